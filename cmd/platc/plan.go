@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/plan"
+)
+
+func planCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "plan",
+		Usage:     "show the deploy order: waves, the critical path and the estimated duration",
+		ArgsUsage: "[PATH]",
+		Flags: []cli.Flag{
+			envFlag,
+			formatFlag("output format", "text", "json"),
+		},
+		Action: func(c *cli.Context) error {
+			format, err := checkFormat(c, "text", "json")
+			if err != nil {
+				return err
+			}
+			_, prog, err := compile(c, format)
+			if err != nil {
+				return err
+			}
+			sched := plan.ASAP(prog)
+			if format == "json" {
+				return writePlanJSON(c.App.Writer, prog, sched)
+			}
+			writePlanText(c.App.Writer, prog, sched)
+			return nil
+		},
+	}
+}
+
+// human formats a duration the way people write timeouts: "20m", "1h5m",
+// "90s" becomes "1m30s".
+func human(d time.Duration) string {
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+func stackName(a *ir.App) string {
+	if a.Stack == nil {
+		return "-"
+	}
+	return a.Stack.Name
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func writePlanText(w io.Writer, p *ir.Program, s plan.Schedule) {
+	fmt.Fprintf(w, "Platform %q, environment %q: %d apps in %d stacks, %d dependencies, %d waves.\n",
+		p.Platform.Name, p.Env.Name, len(p.Apps), len(p.Stacks), p.EdgeCount(), len(p.Waves))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, wave := range p.Waves {
+		fmt.Fprintf(tw, "\nWave %d (%d %s)\n", i, len(wave), pluralize(len(wave), "app"))
+		fmt.Fprintf(tw, "  APP\tSTACK\tCLASS\tEXPECTED\tTIMEOUTS (SYNC/HEALTH)\tDEPENDS ON\n")
+		for _, a := range wave {
+			deps := make([]string, len(a.Deps))
+			for k, d := range a.Deps {
+				deps[k] = d.App.Name
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s/%s\t%s\n", a.Name, stackName(a), orDash(a.Class),
+				human(a.ExpectedDuration), human(a.Timeouts.Sync), human(a.Timeouts.Health), orDash(strings.Join(deps, ", ")))
+		}
+		tw.Flush()
+	}
+	fmt.Fprintf(w, "\nCritical path (%d %s, %s):\n", len(s.CriticalPath), pluralize(len(s.CriticalPath), "app"), human(s.Makespan))
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, st := range s.CriticalPath {
+		fmt.Fprintf(tw, "  %s\t%s\t%s → %s\n", st.App.Name, human(st.App.ExpectedDuration), human(st.Start), human(st.Finish))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nEstimated duration: %s. Each app starts as soon as its own dependencies are healthy, so the critical path is the whole deploy.\n", human(s.Makespan))
+}
+
+func pluralize(n int, s string) string {
+	if n == 1 {
+		return s
+	}
+	return s + "s"
+}
+
+type planJSON struct {
+	Platform     string         `json:"platform"`
+	Environment  string         `json:"environment"`
+	Apps         int            `json:"apps"`
+	Stacks       int            `json:"stacks"`
+	Dependencies int            `json:"dependencies"`
+	Waves        [][]string     `json:"waves"`
+	CriticalPath []planStepJSON `json:"critical_path"`
+	// EstimatedSeconds is the makespan of the deploy DAG.
+	EstimatedSeconds float64 `json:"estimated_seconds"`
+}
+
+type planStepJSON struct {
+	App           string  `json:"app"`
+	StartSeconds  float64 `json:"start_seconds"`
+	FinishSeconds float64 `json:"finish_seconds"`
+}
+
+func writePlanJSON(w io.Writer, p *ir.Program, s plan.Schedule) error {
+	out := planJSON{
+		Platform: p.Platform.Name, Environment: p.Env.Name,
+		Apps: len(p.Apps), Stacks: len(p.Stacks), Dependencies: p.EdgeCount(),
+		Waves: make([][]string, len(p.Waves)), CriticalPath: []planStepJSON{},
+		EstimatedSeconds: s.Makespan.Seconds(),
+	}
+	for i, wave := range p.Waves {
+		for _, a := range wave {
+			out.Waves[i] = append(out.Waves[i], a.Name)
+		}
+	}
+	for _, st := range s.CriticalPath {
+		out.CriticalPath = append(out.CriticalPath, planStepJSON{App: st.App.Name, StartSeconds: st.Start.Seconds(), FinishSeconds: st.Finish.Seconds()})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}

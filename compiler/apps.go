@@ -1,0 +1,302 @@
+package compiler
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/diag"
+	"github.com/platc/platc/lang"
+)
+
+// k8sLabel is a DNS-1123 label, what Kubernetes requires of namespaces.
+var k8sLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
+
+// k8sName is a DNS-1123 subdomain, what Kubernetes requires of most object
+// names (Argo CD Applications among them).
+var k8sName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
+
+// hookPhases are the Argo CD hook phases a declared hook may use.
+var hookPhases = []string{"PreSync", "Sync", "PostSync", "SyncFail", "PreDelete", "PostDelete"}
+
+// hookPurposes are the only purposes RFC 2.2.3 allows hooks for.
+var hookPurposes = []string{"migration", "schema", "init"}
+
+// apps lowers every app, in topological order when the graph is sound and
+// in declaration order otherwise (so per-app errors are still found when
+// the graph is broken).
+func (c *compilation) apps() {
+	s := c.s
+	order := s.order
+	if order == nil {
+		order = make([]int, len(s.apps))
+		for i := range order {
+			order[i] = i
+		}
+	}
+	// Each level's settings are evaluated once, not once per app.
+	var defaults *partial
+	if c.m.Defaults != nil {
+		p := c.eval.settings(c.m.Defaults.Settings)
+		defaults = &p
+	}
+	type stackInfo struct {
+		ir      *ir.Stack
+		partial partial
+		class   *class
+		cname   string
+	}
+	stacks := make(map[*lang.Stack]*stackInfo, len(s.stacks))
+	for _, ls := range s.stacks {
+		si := &stackInfo{
+			ir:      &ir.Stack{Name: ls.Name, Description: c.eval.strOr(ls.Description, ""), NameRange: ls.NameRange, DeclRange: ls.DeclRange},
+			partial: c.eval.settings(ls.Settings),
+		}
+		if ls.Class != nil {
+			si.class, si.cname = c.lookupClass(ls.Class)
+		}
+		stacks[ls] = si
+	}
+	for _, ls := range s.stacks {
+		for _, ref := range ls.DependsOn {
+			if dep, ok := s.stackByName[ref.Name]; ok && ref.Kind == lang.RefStack && dep != ls {
+				if !slices.Contains(stacks[ls].ir.DependsOn, stacks[dep].ir) {
+					stacks[ls].ir.DependsOn = append(stacks[ls].ir.DependsOn, stacks[dep].ir)
+				}
+			}
+		}
+		slices.SortFunc(stacks[ls].ir.DependsOn, func(a, b *ir.Stack) int { return strings.Compare(a.Name, b.Name) })
+	}
+
+	byIndex := make([]*ir.App, len(s.apps))
+	used := map[string]bool{}
+	for pos, i := range order {
+		la := s.apps[i]
+		a := &ir.App{Name: la.Name, Index: pos, NameRange: la.NameRange, DeclRange: la.DeclRange}
+		byIndex[i] = a
+		levels := make([]level, 0, 4)
+		app := c.eval.settings(la.Settings)
+		levels = append(levels, level{ir.FromApp, &app})
+		var cl *class
+		if la.Class != nil {
+			cl, a.Class = c.lookupClass(la.Class)
+		}
+		var si *stackInfo
+		if la.Stack != nil {
+			si = stacks[la.Stack]
+		}
+		if la.Class == nil && si != nil && si.class != nil {
+			cl, a.Class = si.class, si.cname
+		}
+		if cl != nil {
+			levels = append(levels, level{ir.FromClass, &cl.partial})
+		}
+		if si != nil {
+			levels = append(levels, level{ir.FromStack, &si.partial})
+			a.Stack = si.ir
+			si.ir.Apps = append(si.ir.Apps, a)
+		}
+		levels = append(levels, level{ir.FromDefaults, defaults})
+		resolveSettings(a, levels)
+		c.appFields(la, a)
+		for _, cr := range a.CustomResources {
+			c.coverHealth(cr, used)
+		}
+		c.prog.Apps = append(c.prog.Apps, a)
+	}
+	sortHealth(c.prog.Health)
+	if s.order == nil {
+		return
+	}
+	for _, i := range order {
+		a := byIndex[i]
+		for _, e := range s.deps[i] {
+			dep := byIndex[e.to]
+			a.Deps = append(a.Deps, ir.Dep{App: dep, Range: e.rng, Via: e.via, FromStack: e.fromStack})
+			dep.Dependents = append(dep.Dependents, a)
+		}
+		slices.SortFunc(a.Deps, func(x, y ir.Dep) int { return x.App.Index - y.App.Index })
+		a.Wave = s.wave[i]
+	}
+	for _, a := range c.prog.Apps {
+		slices.SortFunc(a.Dependents, func(x, y *ir.App) int { return x.Index - y.Index })
+		for len(c.prog.Waves) <= a.Wave {
+			c.prog.Waves = append(c.prog.Waves, nil)
+		}
+		c.prog.Waves[a.Wave] = append(c.prog.Waves[a.Wave], a)
+	}
+	for _, w := range c.prog.Waves {
+		slices.SortFunc(w, func(x, y *ir.App) int { return strings.Compare(x.Name, y.Name) })
+	}
+	for _, ls := range s.stacks {
+		c.prog.Stacks = append(c.prog.Stacks, stacks[ls].ir)
+	}
+	slices.SortFunc(c.prog.Stacks, func(a, b *ir.Stack) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// appFields evaluates an app's own attributes and blocks.
+func (c *compilation) appFields(la *lang.App, a *ir.App) {
+	e := c.eval
+	if ns, ok := c.checkLabel(e, la.Namespace, "namespace"); ok {
+		a.Namespace = ns
+	}
+	a.Project = e.strOr(la.Project, c.prog.Platform.ArgoCD.Project)
+	a.Application = a.Name
+	if name, ok := e.str(la.Application); ok {
+		if len(name) > 253 || !k8sName.MatchString(name) {
+			c.diags = append(c.diags, diag.Error(la.Application.Expr.Range(), "Invalid application name",
+				fmt.Sprintf("%q is not a valid Kubernetes object name: use lower-case letters, digits, '-' and '.', starting and ending with a letter or digit.", name)))
+		} else {
+			a.Application = name
+		}
+	}
+	if la.Source != nil {
+		a.Source = c.source(la.Source)
+		if la.Namespace == nil {
+			c.diags = append(c.diags, diag.Error(la.NameRange, "Missing namespace",
+				fmt.Sprintf("app %q has a source, so platc generates its Application, which needs a destination namespace. Add namespace = \"...\" to the app.", la.Name)))
+		}
+	}
+	if sy := la.Sync; sy != nil {
+		a.Sync.Automated, _ = e.boolean(sy.Automated)
+		a.Sync.SelfHeal, _ = e.boolean(sy.SelfHeal)
+		a.Sync.Prune, _ = e.boolean(sy.Prune)
+		a.Sync.Options, _ = e.strList(sy.Options)
+		if (a.Sync.SelfHeal || a.Sync.Prune) && !a.Sync.Automated && sy.Automated != nil {
+			c.diags = append(c.diags, diag.Error(sy.Automated.Expr.Range(), "Self-heal without automated sync",
+				"self_heal and prune only take effect with automated sync. Set automated = true, or remove self_heal and prune."))
+		}
+		if sy.Automated == nil && (a.Sync.SelfHeal || a.Sync.Prune) {
+			a.Sync.Automated = true
+		}
+	}
+	c.hooks(la, a)
+	c.customResources(la, a)
+}
+
+// source lowers a source block: a Helm chart from a chart repository, or
+// a path in a Git repository (the platform's own by default).
+func (c *compilation) source(ls *lang.Source) *ir.Source {
+	e := c.eval
+	s := &ir.Source{DeclRange: ls.DeclRange}
+	s.Chart, _ = e.str(ls.Chart)
+	s.Path, _ = e.str(ls.Path)
+	s.RepoURL, _ = e.str(ls.RepoURL)
+	s.Version, _ = e.str(ls.Version)
+	s.TargetRevision, _ = e.str(ls.TargetRevision)
+	switch {
+	case ls.Chart != nil && ls.Path != nil:
+		c.diags = append(c.diags, diag.Error(ls.Path.NameRange, "Conflicting source",
+			"A source is either a Helm chart (chart, repo_url, version) or a Git path (path, optional repo_url and target_revision), not both. Remove chart or path."))
+	case ls.Chart != nil:
+		if ls.RepoURL == nil {
+			c.diags = append(c.diags, diag.Error(ls.DeclRange, "Missing chart repository",
+				"A chart source needs repo_url, the Helm repository to pull the chart from, such as \"https://charts.jetstack.io\"."))
+		}
+		if ls.Version == nil {
+			c.diags = append(c.diags, diag.Error(ls.DeclRange, "Missing chart version",
+				"A chart source needs a pinned version, such as version = \"1.16.1\" (RFC 6.2.1 forbids unversioned charts)."))
+		}
+		if ls.TargetRevision != nil {
+			c.diags = append(c.diags, diag.Error(ls.TargetRevision.NameRange, "Target revision on a chart source",
+				"target_revision applies to Git path sources. For a Helm chart, pin the chart with version instead."))
+		}
+	case ls.Path != nil:
+		if ls.Version != nil {
+			c.diags = append(c.diags, diag.Error(ls.Version.NameRange, "Version on a Git path source",
+				"version pins a Helm chart. For a Git path, pin the revision with target_revision instead."))
+		}
+		if ls.RepoURL == nil {
+			s.RepoURL = c.prog.Platform.Git.RepoURL
+		}
+		if ls.TargetRevision == nil {
+			s.TargetRevision = c.prog.Platform.Git.Revision
+		}
+	default:
+		c.diags = append(c.diags, diag.Error(ls.DeclRange, "Empty source",
+			"A source needs either chart (with repo_url and version) or path. Remove the source block if the app adopts an existing Application."))
+	}
+	if h := ls.Helm; h != nil {
+		s.Helm = &ir.Helm{}
+		if v, ok := e.value(h.Values, cty.DynamicPseudoType, ""); ok {
+			if !v.Type().IsObjectType() && !v.Type().IsMapType() {
+				c.diags = append(c.diags, diag.Error(h.Values.Expr.Range(), "Incorrect attribute value type",
+					fmt.Sprintf("values must be an object, such as { replicas = 2 }; got %s.", v.Type().FriendlyName())))
+			} else if jv, err := jsonValue(v); err != nil {
+				c.diags = append(c.diags, diag.Error(h.Values.Expr.Range(), "Unsupported value", fmt.Sprintf("values cannot be represented as YAML: %s.", err)))
+			} else if m, ok := jv.(map[string]any); ok {
+				s.Helm.Values = m
+			}
+		}
+		s.Helm.ValueFiles, _ = e.strList(h.ValueFiles)
+		s.Helm.ReleaseName, _ = e.str(h.ReleaseName)
+	}
+	return s
+}
+
+// hooks checks declared hooks against INV-8: only application-internal
+// purposes are allowed.
+func (c *compilation) hooks(la *lang.App, a *ir.App) {
+	e := c.eval
+	seen := map[string]hcl.Range{}
+	for _, h := range la.Hooks {
+		if d := checkName("hook", h.Name, h.NameRange); d != nil {
+			c.diags = append(c.diags, d)
+		}
+		if first, ok := seen[h.Name]; ok {
+			c.diags = append(c.diags, duplicateName("hook", h.Name, h.NameRange, first))
+			continue
+		}
+		seen[h.Name] = h.NameRange
+		hk := ir.Hook{Name: h.Name, Dir: dirOf(h.DeclRange), DeclRange: h.DeclRange}
+		hk.Phase, _ = e.oneOf(h.Phase, hookPhases...)
+		hk.Manifest, _ = e.str(h.Manifest)
+		if purpose, ok := e.str(h.Purpose); ok {
+			if slices.Contains(hookPurposes, purpose) {
+				hk.Purpose = purpose
+			} else {
+				c.diags = append(c.diags, diag.Error(h.Purpose.Expr.Range(), "Forbidden hook purpose",
+					fmt.Sprintf("Hooks may only do work inside their own app: migration, schema or init (RFC 2.2.3, INV-8). A %q hook orders apps through a hook, which hangs syncs and runs on every reconciliation. Remove the hook and express the ordering with depends_on instead.", purpose)))
+			}
+		}
+		a.Hooks = append(a.Hooks, hk)
+	}
+}
+
+// customResources reads custom_resources element by element, so INV-7
+// failures point at the exact kind.
+func (c *compilation) customResources(la *lang.App, a *ir.App) {
+	attr := la.CustomResources
+	if attr == nil {
+		return
+	}
+	exprs, ds := hcl.ExprList(attr.Expr)
+	if ds.HasErrors() {
+		c.diags = append(c.diags, diag.Error(attr.Expr.Range(), "Invalid custom_resources",
+			"custom_resources must be a list of kinds, such as [\"ceph.rook.io/CephCluster\"]."))
+		return
+	}
+	seen := map[string]bool{}
+	for _, x := range exprs {
+		v, ok := c.eval.value(&hcl.Attribute{Name: "custom_resources", Expr: x}, cty.String, "a string")
+		if !ok {
+			continue
+		}
+		kind := v.AsString()
+		if d := checkKind(kind, x.Range()); d != nil {
+			c.diags = append(c.diags, d)
+			continue
+		}
+		if seen[kind] {
+			continue
+		}
+		seen[kind] = true
+		group, name, _ := strings.Cut(kind, "/")
+		a.CustomResources = append(a.CustomResources, ir.CustomResource{Group: group, Kind: name, Range: x.Range()})
+	}
+}

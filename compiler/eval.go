@@ -1,0 +1,197 @@
+package compiler
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
+	"github.com/zclconf/go-cty/cty/convert"
+	"github.com/zclconf/go-cty/cty/function"
+	"github.com/zclconf/go-cty/cty/function/stdlib"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
+)
+
+// functions is everything an expression may call. It is deliberately
+// pure: nothing reads the clock, the environment or the network (INV-3).
+var functions = map[string]function.Function{
+	"coalesce":   stdlib.CoalesceFunc,
+	"concat":     stdlib.ConcatFunc,
+	"format":     stdlib.FormatFunc,
+	"join":       stdlib.JoinFunc,
+	"jsonencode": stdlib.JSONEncodeFunc,
+	"lower":      stdlib.LowerFunc,
+	"merge":      stdlib.MergeFunc,
+	"replace":    stdlib.ReplaceFunc,
+	"trimspace":  stdlib.TrimSpaceFunc,
+	"upper":      stdlib.UpperFunc,
+}
+
+// evaluator evaluates attributes in one scope and records diagnostics.
+type evaluator struct {
+	ctx   *hcl.EvalContext
+	diags hcl.Diagnostics
+}
+
+func newEvaluator(vars map[string]cty.Value) *evaluator {
+	return &evaluator{ctx: &hcl.EvalContext{Variables: vars, Functions: functions}}
+}
+
+// value evaluates a and converts it to typ; ok is false when a is unset,
+// null or wrong (and then a diagnostic was recorded for the wrong case).
+func (e *evaluator) value(a *hcl.Attribute, typ cty.Type, want string) (cty.Value, bool) {
+	if a == nil {
+		return cty.NilVal, false
+	}
+	v, ds := a.Expr.Value(e.ctx)
+	if ds.HasErrors() {
+		e.diags = append(e.diags, ds...)
+		return cty.NilVal, false
+	}
+	if v.IsNull() {
+		return cty.NilVal, false
+	}
+	if typ == cty.DynamicPseudoType {
+		return v, true
+	}
+	cv, err := convert.Convert(v, typ)
+	if err != nil {
+		e.diags = append(e.diags, &hcl.Diagnostic{
+			Severity:    hcl.DiagError,
+			Summary:     "Incorrect attribute value type",
+			Detail:      fmt.Sprintf("Inappropriate value for attribute %q: %s is required, got %s.", a.Name, want, v.Type().FriendlyName()),
+			Subject:     a.Expr.Range().Ptr(),
+			Expression:  a.Expr,
+			EvalContext: e.ctx,
+		})
+		return cty.NilVal, false
+	}
+	return cv, true
+}
+
+func (e *evaluator) str(a *hcl.Attribute) (string, bool) {
+	v, ok := e.value(a, cty.String, "a string")
+	if !ok {
+		return "", false
+	}
+	return v.AsString(), true
+}
+
+// strOr evaluates a as a string, or returns def when a is unset.
+func (e *evaluator) strOr(a *hcl.Attribute, def string) string {
+	if s, ok := e.str(a); ok {
+		return s
+	}
+	return def
+}
+
+func (e *evaluator) boolean(a *hcl.Attribute) (bool, bool) {
+	v, ok := e.value(a, cty.Bool, "a bool (true or false)")
+	if !ok {
+		return false, false
+	}
+	return v.True(), true
+}
+
+// integer evaluates a as a whole number no smaller than min.
+func (e *evaluator) integer(a *hcl.Attribute, min int) (int, bool) {
+	v, ok := e.value(a, cty.Number, "a whole number")
+	if !ok {
+		return 0, false
+	}
+	bf := v.AsBigFloat()
+	i, acc := bf.Int64()
+	if !bf.IsInt() || acc != 0 || i < int64(min) || i > 1<<31 {
+		e.diags = append(e.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid number",
+			Detail:   fmt.Sprintf("%q must be a whole number of at least %d; got %s.", a.Name, min, bf.Text('g', -1)),
+			Subject:  a.Expr.Range().Ptr(),
+		})
+		return 0, false
+	}
+	return int(i), true
+}
+
+// duration evaluates a as a positive Go duration string such as "90s".
+func (e *evaluator) duration(a *hcl.Attribute) (time.Duration, bool) {
+	s, ok := e.str(a)
+	if !ok {
+		return 0, false
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		why := "is not a duration"
+		if err == nil {
+			why = "is not a positive duration"
+		}
+		e.diags = append(e.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "Invalid duration",
+			Detail:   fmt.Sprintf("%q %s. Write a number followed by a unit, such as \"90s\", \"5m\" or \"1h30m\".", s, why),
+			Subject:  a.Expr.Range().Ptr(),
+		})
+		return 0, false
+	}
+	return d, true
+}
+
+func (e *evaluator) strList(a *hcl.Attribute) ([]string, bool) {
+	v, ok := e.value(a, cty.List(cty.String), "a list of strings")
+	if !ok {
+		return nil, false
+	}
+	out := make([]string, 0, v.LengthInt())
+	for it := v.ElementIterator(); it.Next(); {
+		_, ev := it.Element()
+		if ev.IsNull() {
+			e.diags = append(e.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Null list element",
+				Detail:   fmt.Sprintf("%q must not contain null elements.", a.Name),
+				Subject:  a.Expr.Range().Ptr(),
+			})
+			return nil, false
+		}
+		out = append(out, ev.AsString())
+	}
+	return out, true
+}
+
+// oneOf evaluates a as a string that must be one of allowed.
+func (e *evaluator) oneOf(a *hcl.Attribute, allowed ...string) (string, bool) {
+	s, ok := e.str(a)
+	if !ok {
+		return "", false
+	}
+	for _, x := range allowed {
+		if s == x {
+			return s, true
+		}
+	}
+	e.diags = append(e.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  fmt.Sprintf("Invalid %s", strings.ReplaceAll(a.Name, "_", " ")),
+		Detail:   fmt.Sprintf("%q is not a valid value for %q. Use one of: %s.", s, a.Name, strings.Join(allowed, ", ")),
+		Subject:  a.Expr.Range().Ptr(),
+	})
+	return "", false
+}
+
+// jsonValue converts an evaluated value to JSON-compatible Go values,
+// keeping integers exact by decoding numbers as json.Number.
+func jsonValue(v cty.Value) (any, error) {
+	b, err := ctyjson.Marshal(v, v.Type())
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.UseNumber()
+	var out any
+	if err := dec.Decode(&out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

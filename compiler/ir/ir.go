@@ -1,0 +1,389 @@
+package ir
+
+import (
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Program is a platform compiled for one environment.
+type Program struct {
+	Platform Platform
+	Env      Environment
+	// Environments lists the names of every environment the platform
+	// declares, in declaration order.
+	Environments []string
+
+	// Apps is every app in topological order: each app comes after all of
+	// its dependencies, and apps that could go in either order are sorted
+	// by name.
+	Apps []*App
+	// Stacks is every stack, sorted by name.
+	Stacks []*Stack
+	// Waves groups apps by the length of their longest dependency chain:
+	// wave 0 has no dependencies, wave n depends on something in wave n-1.
+	// Within a wave apps are sorted by name.
+	Waves [][]*App
+	// Classes is every class an app may use, built-in and declared,
+	// sorted by name.
+	Classes []*Class
+	// Health is the health rule in force for every kind the platform uses
+	// (custom_resources, plus rules that are always emitted), sorted by
+	// kind.
+	Health []*HealthRule
+	// Events is nil unless the platform has an events block.
+	Events *Events
+
+	apps   map[string]*App
+	stacks map[string]*Stack
+}
+
+// Index builds the lookup tables behind App and Stack. The compiler calls
+// it once; tests that build a Program by hand call it too.
+func (p *Program) Index() {
+	p.apps = make(map[string]*App, len(p.Apps))
+	for _, a := range p.Apps {
+		p.apps[a.Name] = a
+	}
+	p.stacks = make(map[string]*Stack, len(p.Stacks))
+	for _, s := range p.Stacks {
+		p.stacks[s.Name] = s
+	}
+}
+
+// App returns the app called name, or nil.
+func (p *Program) App(name string) *App { return p.apps[name] }
+
+// Stack returns the stack called name, or nil.
+func (p *Program) Stack(name string) *Stack { return p.stacks[name] }
+
+// EdgeCount is the number of dependency edges between apps.
+func (p *Program) EdgeCount() int {
+	n := 0
+	for _, a := range p.Apps {
+		n += len(a.Deps)
+	}
+	return n
+}
+
+// Platform is the resolved platform block.
+type Platform struct {
+	Name      string
+	ArgoCD    ArgoCD
+	Workflows Workflows
+	Git       Git
+	Bootstrap Bootstrap
+	DeclRange hcl.Range
+}
+
+// ArgoCD says how workflow steps reach the Argo CD API server.
+type ArgoCD struct {
+	Namespace string // default "argocd"
+	Project   string // default "default"; apps may override
+	Server    string // host:port; default argocd-server.<namespace>.svc:443
+	Version   string // Argo CD version, such as "v3.5.1"; may be empty
+	Insecure  bool
+	PlainText bool
+	GRPCWeb   bool
+	// TokenSecret is the Secret holding the automation account's API
+	// token, in the workflows namespace.
+	TokenSecret SecretRef
+}
+
+// SecretRef names one key of a Kubernetes Secret.
+type SecretRef struct {
+	Name string
+	Key  string
+}
+
+// Workflows says where the generated workflows run.
+type Workflows struct {
+	Namespace      string // default "argo"
+	ServiceAccount string // default "platc-orchestrator"
+	Parallelism    int    // default 10
+	Image          string // step image; empty means the emitter's default
+	// Timeout caps a whole workflow run; zero means the emitter derives
+	// one from the apps' timeouts.
+	Timeout time.Duration
+}
+
+// Git is the repository generated output is committed to.
+type Git struct {
+	RepoURL  string
+	Revision string // default "HEAD"
+	Path     string // default "generated"
+}
+
+// Bootstrap holds pinned chart versions and repositories for the
+// orchestration primitives that Ansible installs.
+type Bootstrap struct {
+	ArgoCDChart        string
+	WorkflowsChart     string
+	EventsChart        string
+	SealedSecretsChart string
+	ArgoRepo           string // default https://argoproj.github.io/argo-helm
+	SealedSecretsRepo  string // default https://bitnami-labs.github.io/sealed-secrets
+}
+
+// Environment is the environment a Program was compiled for.
+type Environment struct {
+	Name string
+	// Vars holds the environment's attributes (what env.* reads in
+	// expressions), sorted by name, as JSON-compatible values.
+	Vars []Var
+}
+
+// Var is one named value.
+type Var struct {
+	Name  string
+	Value any
+}
+
+// Lookup returns the value of the environment attribute name.
+func (e Environment) Lookup(name string) (any, bool) {
+	for _, v := range e.Vars {
+		if v.Name == name {
+			return v.Value, true
+		}
+	}
+	return nil, false
+}
+
+// Stack is a resolved stack.
+type Stack struct {
+	Name        string
+	Description string
+	// Apps are the stack's apps in topological order.
+	Apps []*App
+	// DependsOn lists the stacks named in the stack's own depends_on,
+	// sorted by name.
+	DependsOn []*Stack
+	NameRange hcl.Range
+	DeclRange hcl.Range
+}
+
+// App is a resolved app.
+type App struct {
+	Name string
+	// Index is the app's position in Program.Apps.
+	Index int
+	// Stack is the enclosing stack, or nil for an app outside any stack.
+	Stack       *Stack
+	Namespace   string
+	Application string // Argo CD Application name; defaults to Name
+	Project     string // Argo CD project
+	Class       string // resolved class name, or "" when the app has none
+
+	// Deps are the app's direct dependencies, in topological order.
+	Deps []Dep
+	// Dependents are the apps that depend directly on this one, in
+	// topological order: the reverse graph.
+	Dependents []*App
+	// Wave is the length of the app's longest dependency chain.
+	Wave int
+
+	Timeouts         Timeouts
+	Retry            Retry
+	Teardown         Teardown
+	ExpectedDuration time.Duration
+	// From says which level supplied each setting.
+	From SettingSources
+
+	// Source is nil when the app adopts an Application that exists
+	// already; otherwise platc generates the Application.
+	Source          *Source
+	Sync            SyncPolicy
+	CustomResources []CustomResource
+	Hooks           []Hook
+
+	NameRange hcl.Range
+	DeclRange hcl.Range
+}
+
+// Dep is one dependency edge, with the reference that created it.
+type Dep struct {
+	App *App
+	// Range is the depends_on element that created the edge: app.X in the
+	// app itself, or app.X / stack.Y in the enclosing stack's depends_on.
+	Range hcl.Range
+	// Via is the reference as written, such as "app.vault" or
+	// "stack.storage".
+	Via string
+	// FromStack is true when the edge comes from the enclosing stack's
+	// depends_on rather than the app's own.
+	FromStack bool
+}
+
+// DependsOn reports whether a depends directly on b.
+func (a *App) DependsOn(b *App) bool {
+	for _, d := range a.Deps {
+		if d.App == b {
+			return true
+		}
+	}
+	return false
+}
+
+// Timeouts bound the sync operation and the wait for health.
+type Timeouts struct {
+	Sync   time.Duration
+	Health time.Duration
+}
+
+// Retry is a deploy step's retry policy. Limit counts retries, so a step
+// runs at most Limit+1 times.
+type Retry struct {
+	Limit      int
+	Backoff    time.Duration
+	Factor     int
+	MaxBackoff time.Duration
+}
+
+// VolumePolicy says what teardown does with an app's persistent volumes.
+type VolumePolicy string
+
+// Volume policies (RFC 6.5); retain is the default.
+const (
+	VolumesRetain   VolumePolicy = "retain"
+	VolumesDelete   VolumePolicy = "delete"
+	VolumesSnapshot VolumePolicy = "snapshot"
+)
+
+// Teardown is an app's teardown policy.
+type Teardown struct {
+	Volumes VolumePolicy
+	Timeout time.Duration
+}
+
+// Level is where a setting came from, in precedence order.
+type Level string
+
+// Setting levels, highest precedence first.
+const (
+	FromApp      Level = "app"
+	FromClass    Level = "class"
+	FromStack    Level = "stack"
+	FromDefaults Level = "defaults"
+	FromBuiltIn  Level = "built-in"
+)
+
+// SettingSources records the level each resolved setting came from, so
+// plan and lint can explain a value.
+type SettingSources struct {
+	SyncTimeout, HealthTimeout                 Level
+	RetryLimit, Backoff, Factor, MaxBackoff    Level
+	Volumes, TeardownTimeout, ExpectedDuration Level
+}
+
+// Source is where an app's manifests come from.
+type Source struct {
+	RepoURL string
+	// Chart is the Helm chart name for a chart repository source; empty
+	// for a Git path source.
+	Chart string
+	// Version is the pinned chart version (chart sources).
+	Version string
+	// Path is the directory in RepoURL (Git sources).
+	Path string
+	// TargetRevision is the Git revision (Git sources).
+	TargetRevision string
+	Helm           *Helm
+	DeclRange      hcl.Range
+}
+
+// IsChart reports whether the source is a Helm chart repository.
+func (s *Source) IsChart() bool { return s.Chart != "" }
+
+// Helm holds Helm parameters.
+type Helm struct {
+	// Values is the values tree as JSON-compatible Go values
+	// (map[string]any, []any, string, json.Number, bool, nil).
+	Values      map[string]any
+	ValueFiles  []string
+	ReleaseName string
+}
+
+// SyncPolicy is the steady-state sync policy switched on after a
+// successful deploy, and the sync options set at creation.
+type SyncPolicy struct {
+	Automated bool
+	SelfHeal  bool
+	Prune     bool
+	Options   []string
+}
+
+// CustomResource is one kind listed in custom_resources.
+type CustomResource struct {
+	Group string
+	Kind  string
+	Range hcl.Range
+}
+
+// String returns "group/Kind".
+func (c CustomResource) String() string { return c.Group + "/" + c.Kind }
+
+// Hook is a declared Argo CD resource hook.
+type Hook struct {
+	Name     string
+	Phase    string
+	Purpose  string
+	Manifest string // path as written, relative to the declaring file
+	// Dir is the directory of the file that declared the hook, so
+	// Manifest can be resolved.
+	Dir       string
+	DeclRange hcl.Range
+}
+
+// Class is a resolved class: built-in settings with any declared
+// overrides applied.
+type Class struct {
+	Name             string
+	Description      string
+	BuiltIn          bool // a built-in class (possibly overridden)
+	Declared         bool // declared in the platform
+	Timeouts         Timeouts
+	Retry            *Retry // nil: the class does not set retry
+	ExpectedDuration time.Duration
+	DeclRange        hcl.Range
+}
+
+// HealthOrigin says who provides a kind's health check.
+type HealthOrigin string
+
+// Health rule origins.
+const (
+	// HealthUser is a health block in the platform.
+	HealthUser HealthOrigin = "user"
+	// HealthBuiltIn is a rule from platc's built-in library.
+	HealthBuiltIn HealthOrigin = "built-in"
+	// HealthArgoCD is a check Argo CD ships itself; platc emits nothing.
+	HealthArgoCD HealthOrigin = "argocd"
+)
+
+// HealthRule is the health check in force for one kind.
+type HealthRule struct {
+	Group  string
+	Kind   string
+	Origin HealthOrigin
+	// Lua is the compiled Argo CD health script; empty for HealthArgoCD.
+	Lua string
+	// UseOpenLibs asks Argo CD to open Lua's standard libraries for this
+	// script.
+	UseOpenLibs bool
+	DeclRange   hcl.Range
+}
+
+// Key is the kind as "group/Kind".
+func (h *HealthRule) Key() string { return h.Group + "/" + h.Kind }
+
+// Events configures the Argo Events trigger.
+type Events struct {
+	Type       string // "webhook" or "github"
+	Namespace  string
+	Port       int
+	Endpoint   string
+	Branch     string
+	Repository string
+	URL        string
+	Secret     *SecretRef
+}

@@ -1,0 +1,296 @@
+package lang
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/platc/platc/diag"
+)
+
+// decoder turns parsed files into a Module, collecting every diagnostic.
+type decoder struct {
+	m     *Module
+	diags hcl.Diagnostics
+}
+
+func (d *decoder) add(ds hcl.Diagnostics) { d.diags = append(d.diags, ds...) }
+
+func (d *decoder) decodeFile(f *hcl.File) {
+	content, ds := f.Body.Content(rootSchema)
+	d.add(ds)
+	for _, b := range content.Blocks {
+		switch b.Type {
+		case "platform":
+			p := d.decodePlatform(b)
+			if d.m.Platform != nil {
+				d.duplicate("platform", b.DefRange, d.m.Platform.DeclRange)
+				continue
+			}
+			d.m.Platform = p
+		case "environment":
+			d.m.Environments = append(d.m.Environments, d.decodeEnvironment(b))
+		case "defaults":
+			def := &Defaults{DeclRange: b.DefRange}
+			content, ds := b.Body.Content(defaultsSchema)
+			d.add(ds)
+			def.Settings = d.decodeSettings(content)
+			if d.m.Defaults != nil {
+				d.duplicate("defaults", b.DefRange, d.m.Defaults.DeclRange)
+				continue
+			}
+			d.m.Defaults = def
+		case "class":
+			d.m.Classes = append(d.m.Classes, d.decodeClass(b))
+		case "stack":
+			s := d.decodeStack(b)
+			d.m.Stacks = append(d.m.Stacks, s)
+			d.m.Apps = append(d.m.Apps, s.Apps...)
+		case "app":
+			d.m.Apps = append(d.m.Apps, d.decodeApp(b, nil))
+		case "health":
+			d.m.Health = append(d.m.Health, d.decodeHealth(b))
+		case "events":
+			e := d.decodeEvents(b)
+			if d.m.Events != nil {
+				d.duplicate("events", b.DefRange, d.m.Events.DeclRange)
+				continue
+			}
+			d.m.Events = e
+		}
+	}
+}
+
+// duplicate reports a second block of a type that may appear only once.
+func (d *decoder) duplicate(typ string, at, first hcl.Range) {
+	d.diags = append(d.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  fmt.Sprintf("Duplicate %s block", typ),
+		Detail:   fmt.Sprintf("Only one %s block is allowed here; the first one is at %s. Merge the two blocks.", typ, diag.At(first)),
+		Subject:  &at,
+	})
+}
+
+// single returns the only block of typ in content, reporting extras.
+func (d *decoder) single(content *hcl.BodyContent, typ string) *hcl.Block {
+	var first *hcl.Block
+	for _, b := range content.Blocks {
+		if b.Type != typ {
+			continue
+		}
+		if first != nil {
+			d.duplicate(typ, b.DefRange, first.DefRange)
+			continue
+		}
+		first = b
+	}
+	return first
+}
+
+func (d *decoder) decodePlatform(b *hcl.Block) *Platform {
+	p := &Platform{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange}
+	content, ds := b.Body.Content(platformSchema)
+	d.add(ds)
+	if blk := d.single(content, "argocd"); blk != nil {
+		c, ds := blk.Body.Content(argocdSchema)
+		d.add(ds)
+		a := c.Attributes
+		p.ArgoCD = &ArgoCD{
+			Namespace: a["namespace"], Project: a["project"], Server: a["server"],
+			Version: a["version"], Insecure: a["insecure"], PlainText: a["plaintext"],
+			GRPCWeb: a["grpc_web"], DeclRange: blk.DefRange,
+		}
+		if s := d.single(c, "token_secret"); s != nil {
+			p.ArgoCD.TokenSecret = d.decodeSecretRef(s)
+		}
+	}
+	if blk := d.single(content, "workflows"); blk != nil {
+		c, ds := blk.Body.Content(workflowsSchema)
+		d.add(ds)
+		a := c.Attributes
+		p.Workflows = &Workflows{
+			Namespace: a["namespace"], ServiceAccount: a["service_account"],
+			Parallelism: a["parallelism"], Image: a["image"], Timeout: a["timeout"],
+			DeclRange: blk.DefRange,
+		}
+	}
+	if blk := d.single(content, "git"); blk != nil {
+		c, ds := blk.Body.Content(gitSchema)
+		d.add(ds)
+		a := c.Attributes
+		p.Git = &Git{RepoURL: a["repo_url"], Revision: a["revision"], Path: a["path"], DeclRange: blk.DefRange}
+	}
+	if blk := d.single(content, "bootstrap"); blk != nil {
+		c, ds := blk.Body.Content(bootstrapSchema)
+		d.add(ds)
+		a := c.Attributes
+		p.Bootstrap = &Bootstrap{
+			ArgoCDChart: a["argocd_chart"], WorkflowsChart: a["workflows_chart"],
+			EventsChart: a["events_chart"], SealedSecretsChart: a["sealed_secrets_chart"],
+			ArgoRepo: a["argo_repo"], SealedSecretsRepo: a["sealed_secrets_repo"],
+			DeclRange: blk.DefRange,
+		}
+	}
+	return p
+}
+
+func (d *decoder) decodeSecretRef(b *hcl.Block) *SecretRef {
+	c, ds := b.Body.Content(secretRefSchema)
+	d.add(ds)
+	return &SecretRef{Name: c.Attributes["name"], Key: c.Attributes["key"], DeclRange: b.DefRange}
+}
+
+func (d *decoder) decodeEnvironment(b *hcl.Block) *Environment {
+	attrs, ds := b.Body.JustAttributes()
+	d.add(ds)
+	return &Environment{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange, Attrs: attrs}
+}
+
+// decodeSettings reads the settings shared by defaults, class, stack and
+// app from an already-decoded body.
+func (d *decoder) decodeSettings(c *hcl.BodyContent) Settings {
+	s := Settings{ExpectedDuration: c.Attributes["expected_duration"]}
+	if b := d.single(c, "timeouts"); b != nil {
+		bc, ds := b.Body.Content(timeoutsSchema)
+		d.add(ds)
+		s.Timeouts = &Timeouts{Sync: bc.Attributes["sync"], Health: bc.Attributes["health"], DeclRange: b.DefRange}
+	}
+	if b := d.single(c, "retry"); b != nil {
+		bc, ds := b.Body.Content(retrySchema)
+		d.add(ds)
+		a := bc.Attributes
+		s.Retry = &Retry{Limit: a["limit"], Backoff: a["backoff"], Factor: a["factor"], MaxBackoff: a["max_backoff"], DeclRange: b.DefRange}
+	}
+	if b := d.single(c, "teardown"); b != nil {
+		bc, ds := b.Body.Content(teardownSchema)
+		d.add(ds)
+		s.Teardown = &Teardown{Volumes: bc.Attributes["volumes"], Timeout: bc.Attributes["timeout"], DeclRange: b.DefRange}
+	}
+	return s
+}
+
+func (d *decoder) decodeClass(b *hcl.Block) *Class {
+	c, ds := b.Body.Content(classSchema)
+	d.add(ds)
+	return &Class{
+		Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange,
+		Description: c.Attributes["description"],
+		Settings:    d.decodeSettings(c),
+	}
+}
+
+func (d *decoder) decodeStack(b *hcl.Block) *Stack {
+	c, ds := b.Body.Content(stackSchema)
+	d.add(ds)
+	s := &Stack{
+		Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange,
+		Description: c.Attributes["description"],
+		Class:       c.Attributes["class"],
+		Settings:    d.decodeSettings(c),
+	}
+	if a := c.Attributes["depends_on"]; a != nil {
+		refs, ds := ParseRefs(a)
+		d.add(ds)
+		s.DependsOn = refs
+	}
+	for _, ab := range c.Blocks {
+		if ab.Type == "app" {
+			s.Apps = append(s.Apps, d.decodeApp(ab, s))
+		}
+	}
+	return s
+}
+
+func (d *decoder) decodeApp(b *hcl.Block, stack *Stack) *App {
+	c, ds := b.Body.Content(appSchema)
+	d.add(ds)
+	a := c.Attributes
+	app := &App{
+		Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange, Stack: stack,
+		Namespace: a["namespace"], Class: a["class"], Project: a["project"],
+		Application: a["application"], CustomResources: a["custom_resources"],
+		Settings: d.decodeSettings(c),
+	}
+	if attr := a["depends_on"]; attr != nil {
+		refs, ds := ParseRefs(attr)
+		d.add(ds)
+		app.DependsOn = refs
+	}
+	if sb := d.single(c, "source"); sb != nil {
+		app.Source = d.decodeSource(sb)
+	}
+	if sb := d.single(c, "sync"); sb != nil {
+		sc, ds := sb.Body.Content(syncSchema)
+		d.add(ds)
+		sa := sc.Attributes
+		app.Sync = &Sync{Automated: sa["automated"], SelfHeal: sa["self_heal"], Prune: sa["prune"], Options: sa["options"], DeclRange: sb.DefRange}
+	}
+	for _, hb := range c.Blocks {
+		if hb.Type != "hook" {
+			continue
+		}
+		hc, ds := hb.Body.Content(hookSchema)
+		d.add(ds)
+		ha := hc.Attributes
+		app.Hooks = append(app.Hooks, &Hook{
+			Name: hb.Labels[0], NameRange: hb.LabelRanges[0], DeclRange: hb.DefRange,
+			Phase: ha["phase"], Purpose: ha["purpose"], Manifest: ha["manifest"],
+		})
+	}
+	return app
+}
+
+func (d *decoder) decodeSource(b *hcl.Block) *Source {
+	c, ds := b.Body.Content(sourceSchema)
+	d.add(ds)
+	a := c.Attributes
+	s := &Source{
+		RepoURL: a["repo_url"], Chart: a["chart"], Version: a["version"], Path: a["path"],
+		TargetRevision: a["target_revision"], DeclRange: b.DefRange,
+	}
+	if hb := d.single(c, "helm"); hb != nil {
+		hc, ds := hb.Body.Content(helmSchema)
+		d.add(ds)
+		ha := hc.Attributes
+		s.Helm = &Helm{Values: ha["values"], ValueFiles: ha["value_files"], ReleaseName: ha["release_name"], DeclRange: hb.DefRange}
+	}
+	return s
+}
+
+func (d *decoder) decodeHealth(b *hcl.Block) *Health {
+	c, ds := b.Body.Content(healthSchema)
+	d.add(ds)
+	a := c.Attributes
+	h := &Health{
+		Kind: b.Labels[0], KindRange: b.LabelRanges[0], DeclRange: b.DefRange,
+		Healthy: a["healthy"], Degraded: a["degraded"], Suspended: a["suspended"],
+		Message: a["message"], ObservedGeneration: a["observed_generation"],
+	}
+	for _, tb := range c.Blocks {
+		if tb.Type != "test" {
+			continue
+		}
+		tc, ds := tb.Body.Content(healthTestSchema)
+		d.add(ds)
+		ta := tc.Attributes
+		h.Tests = append(h.Tests, &HealthTest{
+			Name: tb.Labels[0], NameRange: tb.LabelRanges[0], DeclRange: tb.DefRange,
+			Object: ta["object"], Want: ta["want"], WantMessage: ta["want_message"],
+		})
+	}
+	return h
+}
+
+func (d *decoder) decodeEvents(b *hcl.Block) *Events {
+	c, ds := b.Body.Content(eventsSchema)
+	d.add(ds)
+	a := c.Attributes
+	e := &Events{
+		Type: a["type"], Namespace: a["namespace"], Port: a["port"], Endpoint: a["endpoint"],
+		Branch: a["branch"], Repository: a["repository"], URL: a["url"], DeclRange: b.DefRange,
+	}
+	if sb := d.single(c, "secret"); sb != nil {
+		e.Secret = d.decodeSecretRef(sb)
+	}
+	return e
+}

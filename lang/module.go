@@ -1,0 +1,277 @@
+package lang
+
+import (
+	"github.com/hashicorp/hcl/v2"
+)
+
+// Module is one parsed platform: every file and every top-level block, in
+// file-name then declaration order.
+type Module struct {
+	// Files maps each parsed file name to its parsed form, so renderers can
+	// print source snippets.
+	Files map[string]*hcl.File
+	// FileNames lists the files in the order they were read (sorted).
+	FileNames []string
+
+	Platform     *Platform
+	Environments []*Environment
+	Defaults     *Defaults
+	Classes      []*Class
+	Stacks       []*Stack
+	// Apps holds every app, whether declared inside a stack or at top
+	// level, in declaration order.
+	Apps   []*App
+	Health []*Health
+	Events *Events
+}
+
+// Platform is the platform block: the name of the platform and where the
+// orchestration primitives live.
+type Platform struct {
+	Name      string
+	NameRange hcl.Range
+	DeclRange hcl.Range
+
+	ArgoCD    *ArgoCD
+	Workflows *Workflows
+	Git       *Git
+	Bootstrap *Bootstrap
+}
+
+// ArgoCD is platform.argocd: how workflows reach the Argo CD API server.
+type ArgoCD struct {
+	Namespace   *hcl.Attribute
+	Project     *hcl.Attribute
+	Server      *hcl.Attribute
+	Version     *hcl.Attribute
+	Insecure    *hcl.Attribute
+	PlainText   *hcl.Attribute
+	GRPCWeb     *hcl.Attribute
+	TokenSecret *SecretRef
+	DeclRange   hcl.Range
+}
+
+// SecretRef names a key of a Kubernetes Secret. platc never carries secret
+// values, only references to them.
+type SecretRef struct {
+	Name      *hcl.Attribute
+	Key       *hcl.Attribute
+	DeclRange hcl.Range
+}
+
+// Workflows is platform.workflows: where the generated workflows run.
+type Workflows struct {
+	Namespace      *hcl.Attribute
+	ServiceAccount *hcl.Attribute
+	Parallelism    *hcl.Attribute
+	Image          *hcl.Attribute
+	Timeout        *hcl.Attribute
+	DeclRange      hcl.Range
+}
+
+// Git is platform.git: the repository the generated output is committed to.
+type Git struct {
+	RepoURL   *hcl.Attribute
+	Revision  *hcl.Attribute
+	Path      *hcl.Attribute
+	DeclRange hcl.Range
+}
+
+// Bootstrap is platform.bootstrap: pinned chart versions (and optional
+// repositories) for the primitives Ansible installs.
+type Bootstrap struct {
+	ArgoCDChart        *hcl.Attribute
+	WorkflowsChart     *hcl.Attribute
+	EventsChart        *hcl.Attribute
+	SealedSecretsChart *hcl.Attribute
+	ArgoRepo           *hcl.Attribute
+	SealedSecretsRepo  *hcl.Attribute
+	DeclRange          hcl.Range
+}
+
+// Environment is one environment block. Its attributes are open: each one
+// becomes env.<name> in expressions.
+type Environment struct {
+	Name      string
+	NameRange hcl.Range
+	DeclRange hcl.Range
+	Attrs     hcl.Attributes
+}
+
+// Settings are the tunables that defaults, classes, stacks and apps may
+// all set; precedence is app > class > stack > defaults > built-in.
+type Settings struct {
+	Timeouts         *Timeouts
+	Retry            *Retry
+	Teardown         *Teardown
+	ExpectedDuration *hcl.Attribute
+}
+
+// Timeouts bounds one app's sync and health wait.
+type Timeouts struct {
+	Sync      *hcl.Attribute
+	Health    *hcl.Attribute
+	DeclRange hcl.Range
+}
+
+// Retry is the retry policy of one app's deploy step.
+type Retry struct {
+	Limit      *hcl.Attribute
+	Backoff    *hcl.Attribute
+	Factor     *hcl.Attribute
+	MaxBackoff *hcl.Attribute
+	DeclRange  hcl.Range
+}
+
+// Teardown is the teardown policy of one app.
+type Teardown struct {
+	Volumes   *hcl.Attribute
+	Timeout   *hcl.Attribute
+	DeclRange hcl.Range
+}
+
+// Defaults is the defaults block.
+type Defaults struct {
+	Settings
+	DeclRange hcl.Range
+}
+
+// Class is a class block: a named set of settings, overriding the built-in
+// class of the same name if there is one.
+type Class struct {
+	Name        string
+	NameRange   hcl.Range
+	DeclRange   hcl.Range
+	Description *hcl.Attribute
+	Settings
+}
+
+// Stack is a stack block: a group of apps deployed all or nothing.
+type Stack struct {
+	Name        string
+	NameRange   hcl.Range
+	DeclRange   hcl.Range
+	Description *hcl.Attribute
+	Class       *hcl.Attribute
+	DependsOn   []Ref
+	Settings
+	Apps []*App
+}
+
+// App is one app block, inside a stack or at top level.
+type App struct {
+	Name      string
+	NameRange hcl.Range
+	DeclRange hcl.Range
+	// Stack is the enclosing stack, or nil for an app at top level.
+	Stack *Stack
+
+	Namespace       *hcl.Attribute
+	Class           *hcl.Attribute
+	Project         *hcl.Attribute
+	Application     *hcl.Attribute
+	CustomResources *hcl.Attribute
+	DependsOn       []Ref
+	Settings
+	Source *Source
+	Sync   *Sync
+	Hooks  []*Hook
+}
+
+// Source is where an app's manifests come from. With a source, platc
+// generates the app's Argo CD Application.
+type Source struct {
+	RepoURL        *hcl.Attribute
+	Chart          *hcl.Attribute
+	Version        *hcl.Attribute
+	Path           *hcl.Attribute
+	TargetRevision *hcl.Attribute
+	Helm           *Helm
+	DeclRange      hcl.Range
+}
+
+// Helm holds Helm parameters of a source.
+type Helm struct {
+	Values      *hcl.Attribute
+	ValueFiles  *hcl.Attribute
+	ReleaseName *hcl.Attribute
+	DeclRange   hcl.Range
+}
+
+// Sync is the steady-state sync policy that the deploy workflow switches on
+// after a successful deploy (never at creation, INV-2), plus sync options.
+type Sync struct {
+	Automated *hcl.Attribute
+	SelfHeal  *hcl.Attribute
+	Prune     *hcl.Attribute
+	Options   *hcl.Attribute
+	DeclRange hcl.Range
+}
+
+// Hook declares one Argo CD resource hook an app is allowed to carry.
+type Hook struct {
+	Name      string
+	NameRange hcl.Range
+	DeclRange hcl.Range
+	Phase     *hcl.Attribute
+	Purpose   *hcl.Attribute
+	Manifest  *hcl.Attribute
+}
+
+// Health is a health "GROUP/Kind" block: expressions over obj that decide a
+// resource's health, compiled to Argo CD Lua.
+type Health struct {
+	Kind      string
+	KindRange hcl.Range
+	DeclRange hcl.Range
+
+	Healthy            *hcl.Attribute
+	Degraded           *hcl.Attribute
+	Suspended          *hcl.Attribute
+	Message            *hcl.Attribute
+	ObservedGeneration *hcl.Attribute
+	Tests              []*HealthTest
+}
+
+// HealthTest is a test block inside a health block.
+type HealthTest struct {
+	Name        string
+	NameRange   hcl.Range
+	DeclRange   hcl.Range
+	Object      *hcl.Attribute
+	Want        *hcl.Attribute
+	WantMessage *hcl.Attribute
+}
+
+// Events is the events block: submit the deploy workflow on a push to the
+// platform repository.
+type Events struct {
+	Type       *hcl.Attribute
+	Namespace  *hcl.Attribute
+	Port       *hcl.Attribute
+	Endpoint   *hcl.Attribute
+	Branch     *hcl.Attribute
+	Repository *hcl.Attribute
+	URL        *hcl.Attribute
+	Secret     *SecretRef
+	DeclRange  hcl.Range
+}
+
+// RefKind is what a depends_on reference points at.
+type RefKind string
+
+// Reference kinds of depends_on.
+const (
+	RefApp   RefKind = "app"
+	RefStack RefKind = "stack"
+)
+
+// Ref is one parsed depends_on element, such as app.ceph-operator.
+type Ref struct {
+	Kind  RefKind
+	Name  string
+	Range hcl.Range
+}
+
+// String returns the reference as written: "app.NAME" or "stack.NAME".
+func (r Ref) String() string { return string(r.Kind) + "." + r.Name }

@@ -1,0 +1,199 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/platc/platc/diag"
+)
+
+// MaxText is how many diagnostics Text prints before summarising the rest;
+// a garbage file can produce thousands, and nobody reads past the first.
+const MaxText = 50
+
+// maxLine is the widest snippet line printed; longer lines are cut to a
+// window around the subject.
+const maxLine = 120
+
+// TextOptions control text rendering.
+type TextOptions struct {
+	Color bool
+}
+
+const (
+	ansiReset     = "\x1b[0m"
+	ansiBold      = "\x1b[1m"
+	ansiRed       = "\x1b[31m"
+	ansiYellow    = "\x1b[33m"
+	ansiUnderline = "\x1b[4m"
+)
+
+// Text writes diags to w. files supplies source for snippets; a diagnostic
+// whose file is unknown is printed without one.
+func Text(w io.Writer, files map[string]*hcl.File, diags hcl.Diagnostics, opts TextOptions) error {
+	var b strings.Builder
+	for i, d := range diags {
+		if i == MaxText {
+			fmt.Fprintf(&b, "... and %d more diagnostics not shown; use --format json to see them all.\n\n", len(diags)-MaxText)
+			break
+		}
+		writeOne(&b, files, d, opts)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func writeOne(b *strings.Builder, files map[string]*hcl.File, d *hcl.Diagnostic, opts TextOptions) {
+	paint := func(codes, s string) string {
+		if !opts.Color {
+			return s
+		}
+		return codes + s + ansiReset
+	}
+	sev, color := "Error", ansiRed
+	if d.Severity == hcl.DiagWarning {
+		sev, color = "Warning", ansiYellow
+	}
+	fmt.Fprintf(b, "%s: %s\n", paint(ansiBold+color, sev), paint(ansiBold, d.Summary))
+	if d.Subject != nil {
+		r := *d.Subject
+		b.WriteString("\n")
+		loc := Location(r)
+		if ctx := contextOf(files, r); ctx != "" {
+			fmt.Fprintf(b, "  on %s, in %s:\n", loc, ctx)
+		} else {
+			fmt.Fprintf(b, "  on %s:\n", loc)
+		}
+		writeSnippet(b, files, r, func(s string) string { return paint(ansiBold+ansiUnderline+color, s) })
+	}
+	if d.Detail != "" {
+		b.WriteString("\n")
+		b.WriteString(d.Detail)
+		b.WriteString("\n")
+	}
+	if e := diag.ExtraOf(d); e != nil && e.Rule != "" {
+		fmt.Fprintf(b, "\nRule %s (docs/rules/%s.md).\n", e.Rule, e.Rule)
+	}
+	b.WriteString("\n")
+}
+
+// Location formats the start of r as file:line:column.
+func Location(r hcl.Range) string {
+	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)
+}
+
+// contextOf names the blocks that enclose r, outermost first, such as
+// `stack "storage", app "ceph-cluster"`.
+func contextOf(files map[string]*hcl.File, r hcl.Range) string {
+	f := files[r.Filename]
+	if f == nil {
+		return ""
+	}
+	body, ok := f.Body.(*hclsyntax.Body)
+	if !ok {
+		return ""
+	}
+	var parts []string
+	for body != nil {
+		var next *hclsyntax.Body
+		for _, b := range body.Blocks {
+			if !b.Range().ContainsOffset(r.Start.Byte) {
+				continue
+			}
+			header := b.Type
+			for _, l := range b.Labels {
+				header += fmt.Sprintf(" %q", l)
+			}
+			if len(b.Labels) > 0 || len(parts) == 0 {
+				parts = append(parts, header)
+			}
+			next = b.Body
+			break
+		}
+		body = next
+	}
+	return strings.Join(parts, ", ")
+}
+
+// writeSnippet prints the first line of r with the subject underlined by
+// carets (and, in colour, highlighted), so the location reads the same in
+// a CI log as on a terminal.
+func writeSnippet(b *strings.Builder, files map[string]*hcl.File, r hcl.Range, hl func(string) string) {
+	f := files[r.Filename]
+	if f == nil || r.Start.Byte > len(f.Bytes) {
+		return
+	}
+	src := f.Bytes
+	lineStart := r.Start.Byte
+	for lineStart > 0 && src[lineStart-1] != '\n' {
+		lineStart--
+	}
+	lineEnd := r.Start.Byte
+	for lineEnd < len(src) && src[lineEnd] != '\n' {
+		lineEnd++
+	}
+	subjEnd := min(max(r.End.Byte, r.Start.Byte), lineEnd)
+	before := printable(src[lineStart:r.Start.Byte])
+	subject := printable(src[r.Start.Byte:subjEnd])
+	after := printable(src[subjEnd:lineEnd])
+	// Cut very long lines to a window around the subject.
+	if n := utf8.RuneCountInString(before); n > maxLine/2 {
+		before = "…" + string([]rune(before)[n-maxLine/2:])
+	}
+	if n := utf8.RuneCountInString(subject); n > maxLine {
+		subject = string([]rune(subject)[:maxLine]) + "…"
+	}
+	if n := utf8.RuneCountInString(after); n > maxLine/2 {
+		after = string([]rune(after)[:maxLine/2]) + "…"
+	}
+	before = strings.ReplaceAll(before, "\t", "  ")
+	num := fmt.Sprintf("%4d: ", r.Start.Line)
+	fmt.Fprintf(b, "%s%s%s%s\n", num, before, hl(subject), after)
+	width := max(utf8.RuneCountInString(subject), 1)
+	fmt.Fprintf(b, "%s%s\n", strings.Repeat(" ", len(num)+utf8.RuneCountInString(before)), hl(strings.Repeat("^", width)))
+}
+
+// printable makes source bytes safe to print: invalid UTF-8 and control
+// characters (other than tab) become U+FFFD.
+func printable(p []byte) string {
+	var b strings.Builder
+	for len(p) > 0 {
+		r, size := utf8.DecodeRune(p)
+		p = p[size:]
+		if r == utf8.RuneError || (r < 0x20 && r != '\t') || r == 0x7f {
+			r = '\uFFFD'
+		}
+		b.WriteRune(r)
+	}
+	return strings.TrimRight(b.String(), "\r")
+}
+
+// Counts returns the number of errors and warnings in diags.
+func Counts(diags hcl.Diagnostics) (errors, warnings int) {
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			errors++
+		} else {
+			warnings++
+		}
+	}
+	return errors, warnings
+}
+
+// Summary is a one-line count such as "2 errors, 1 warning".
+func Summary(diags hcl.Diagnostics) string {
+	e, w := Counts(diags)
+	return fmt.Sprintf("%d %s, %d %s", e, plural(e, "error"), w, plural(w, "warning"))
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return s
+	}
+	return s + "s"
+}

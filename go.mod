@@ -9,6 +9,7 @@ require (
 	github.com/zclconf/go-cty v1.19.0
 	golang.org/x/term v0.37.0
 	gonum.org/v1/gonum v0.17.0
+	sigs.k8s.io/yaml v1.6.0
 )
 
 require (
@@ -18,6 +19,7 @@ require (
 	github.com/mitchellh/go-wordwrap v1.0.1 // indirect
 	github.com/russross/blackfriday/v2 v2.1.0 // indirect
 	github.com/xrash/smetrics v0.0.0-20240521201337-686a1a2994c1 // indirect
+	go.yaml.in/yaml/v2 v2.4.2 // indirect
 	golang.org/x/mod v0.29.0 // indirect
 	golang.org/x/sync v0.18.0 // indirect
 	golang.org/x/sys v0.38.0 // indirect

@@ -1,0 +1,10 @@
+// Package all lists every emitter platc runs on build, in a fixed order.
+// It exists so that emit itself does not import its sub-packages.
+package all
+
+import "github.com/platc/platc/emit"
+
+// Emitters returns every emitter, in the order build runs them.
+func Emitters() []emit.Emitter {
+	return []emit.Emitter{}
+}

@@ -3,6 +3,7 @@ package compiler
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,6 +13,8 @@ import (
 	"github.com/zclconf/go-cty/cty/function"
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
+
+	"github.com/platc/platc/diag"
 )
 
 // functions is everything an expression may call. It is deliberately
@@ -47,7 +50,7 @@ func (e *evaluator) value(a *hcl.Attribute, typ cty.Type, want string) (cty.Valu
 	}
 	v, ds := a.Expr.Value(e.ctx)
 	if ds.HasErrors() {
-		e.diags = append(e.diags, ds...)
+		e.diags = append(e.diags, e.explain(ds)...)
 		return cty.NilVal, false
 	}
 	if v.IsNull() {
@@ -61,7 +64,7 @@ func (e *evaluator) value(a *hcl.Attribute, typ cty.Type, want string) (cty.Valu
 		e.diags = append(e.diags, &hcl.Diagnostic{
 			Severity:    hcl.DiagError,
 			Summary:     "Incorrect attribute value type",
-			Detail:      fmt.Sprintf("Inappropriate value for attribute %q: %s is required, got %s.", a.Name, want, v.Type().FriendlyName()),
+			Detail:      fmt.Sprintf("Inappropriate value for attribute %q: %s is required, got %s.", a.Name, want, friendlyType(v.Type())),
 			Subject:     a.Expr.Range().Ptr(),
 			Expression:  a.Expr,
 			EvalContext: e.ctx,
@@ -194,4 +197,85 @@ func jsonValue(v cty.Value) (any, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// friendlyType names a type the way the user wrote it: HCL calls ["a"] a
+// tuple and { a = 1 } an object.
+func friendlyType(t cty.Type) string {
+	switch {
+	case t.IsTupleType() || t.IsListType():
+		return "a list"
+	case t.IsObjectType() || t.IsMapType():
+		return "an object"
+	case t == cty.String:
+		return "a string"
+	case t == cty.Number:
+		return "a number"
+	case t == cty.Bool:
+		return "a bool"
+	}
+	return t.FriendlyName()
+}
+
+// explain adds platc's rules to HCL's own evaluation errors, which know
+// nothing of env, platform or INV-3.
+func (e *evaluator) explain(ds hcl.Diagnostics) hcl.Diagnostics {
+	for _, d := range ds {
+		switch d.Summary {
+		case "Unknown variable":
+			d.Detail += " Expressions can use env.* (the attributes of the environment being built) and platform.*; nothing from outside the platform's files is available (INV-3)."
+		case "Call to unknown function":
+			names := make([]string, 0, len(functions))
+			for n := range functions {
+				names = append(names, n)
+			}
+			slices.Sort(names)
+			d.Detail += fmt.Sprintf(" The functions available are %s. There is no clock, environment or network access (INV-3).", strings.Join(names, ", "))
+		case "Unsupported attribute":
+			if root, ok := traversalRoot(d.Expression); ok && root == "env" {
+				d.Detail += " Every environment block must declare the attributes that expressions read through env.*."
+				if env, ok := e.ctx.Variables["env"]; ok && env.Type().IsObjectType() {
+					var attrs []string
+					for n := range env.Type().AttributeTypes() {
+						attrs = append(attrs, n)
+					}
+					slices.Sort(attrs)
+					if name := missingAttr(d); name != "" {
+						if sug := diag.Suggest(name, attrs); sug != "" {
+							d.Detail += fmt.Sprintf(" Did you mean env.%s?", sug)
+						}
+					}
+					d.Detail += fmt.Sprintf(" This environment has: %s.", strings.Join(attrs, ", "))
+				}
+			}
+		}
+	}
+	return ds
+}
+
+// missingAttr returns the attribute name a diagnostic's subject points at
+// within its expression's traversal.
+func missingAttr(d *hcl.Diagnostic) string {
+	if d.Expression == nil || d.Subject == nil {
+		return ""
+	}
+	for _, t := range d.Expression.Variables() {
+		for _, step := range t {
+			if a, ok := step.(hcl.TraverseAttr); ok && a.SrcRange == *d.Subject {
+				return a.Name
+			}
+		}
+	}
+	return ""
+}
+
+func traversalRoot(x hcl.Expression) (string, bool) {
+	if x == nil {
+		return "", false
+	}
+	vars := x.Variables()
+	if len(vars) == 0 {
+		return "", false
+	}
+	return vars[0].RootName(), true
 }

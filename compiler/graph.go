@@ -274,23 +274,25 @@ type edgeFrom struct {
 
 func (s *structure) cycleDiag(comp []int) *hcl.Diagnostic {
 	hops := s.cycleHops(comp)
-	width := 0
-	for _, h := range hops {
-		width = max(width, len(s.apps[h.from].Name)+4)
+	type line struct{ from, to, at string }
+	lines := make([]line, len(hops))
+	wFrom, wTo := 0, 0
+	related := make([]diag.Related, 0, len(hops))
+	onCycle := make(map[int]bool, len(hops))
+	for i, h := range hops {
+		onCycle[h.from] = true
+		from, to := "app."+s.apps[h.from].Name, "app."+s.apps[h.edge.to].Name
+		if h.edge.via != to {
+			to += " (via " + h.edge.via + ")"
+		}
+		lines[i] = line{from, to, diag.At(h.edge.rng)}
+		wFrom, wTo = max(wFrom, len(from)), max(wTo, len(to))
+		related = append(related, diag.Related{Range: h.edge.rng, Message: from + " depends on " + to})
 	}
 	var b strings.Builder
 	b.WriteString("These apps depend on each other, so there is no order in which to deploy them:\n")
-	related := make([]diag.Related, 0, len(hops))
-	onCycle := make(map[int]bool, len(hops))
-	for _, h := range hops {
-		onCycle[h.from] = true
-		from, to := "app."+s.apps[h.from].Name, "app."+s.apps[h.edge.to].Name
-		via := ""
-		if h.edge.via != to {
-			via = " (via " + h.edge.via + ")"
-		}
-		fmt.Fprintf(&b, "  %-*s depends on %s%s  %s\n", width, from, to, via, diag.At(h.edge.rng))
-		related = append(related, diag.Related{Range: h.edge.rng, Message: fmt.Sprintf("%s depends on %s%s", from, to, via)})
+	for _, l := range lines {
+		fmt.Fprintf(&b, "  %-*s depends on %-*s  %s\n", wFrom, l.from, wTo, l.to, l.at)
 	}
 	var others []string
 	for _, id := range comp {

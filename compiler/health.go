@@ -117,7 +117,7 @@ func (c *compilation) coverHealth(cr ir.CustomResource, used map[string]bool) {
 		return
 	}
 	c.diags = append(c.diags, diag.Error(cr.Range, "Custom resource without a health rule",
-		fmt.Sprintf("Nothing decides when a %s is healthy: neither this platform nor Argo CD has a health check for it, and Argo CD skips kinds without one, so the app would count as Healthy before its %s is ready (INV-7). Add a health %q block with healthy and degraded expressions.", key, cr.Kind, key)))
+		fmt.Sprintf("Nothing decides when a resource of kind %s is healthy: neither this platform nor Argo CD has a health check for it, and Argo CD skips kinds without one, so the app would count as Healthy before its %s is ready (INV-7). Add a health %q block with healthy and degraded expressions.", key, cr.Kind, key)))
 }
 
 func sortHealth(rules []*ir.HealthRule) {

@@ -3,6 +3,7 @@ package compiler
 import (
 	"fmt"
 	"regexp"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -69,7 +70,7 @@ func duplicateName(what, name string, at, first hcl.Range) *hcl.Diagnostic {
 	return &hcl.Diagnostic{
 		Severity: hcl.DiagError,
 		Summary:  fmt.Sprintf("Duplicate %s", what),
-		Detail:   fmt.Sprintf("A %s named %q is already declared at %s. %s names must be unique across the platform; rename or remove one of them.", what, name, diag.At(first), capitalize(what)),
+		Detail:   fmt.Sprintf("%s %s named %q is already declared at %s. %s names must be unique across the platform; rename or remove one of them.", capitalize(article(what)), what, name, diag.At(first), capitalize(what)),
 		Subject:  at.Ptr(),
 	}
 }
@@ -83,4 +84,11 @@ func capitalize(s string) string {
 		b[0] -= 'a' - 'A'
 	}
 	return string(b)
+}
+
+func article(noun string) string {
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an"
+	}
+	return "a"
 }

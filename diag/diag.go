@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/agext/levenshtein"
 	"github.com/hashicorp/hcl/v2"
@@ -85,6 +86,15 @@ func At(r hcl.Range) string {
 // enough to be a plausible typo. Candidates are tried in order, so callers
 // pass them sorted to keep suggestions deterministic.
 func Suggest(given string, candidates []string) string {
+	// A prefix is what people type when they abbreviate: "prod" for
+	// "production".
+	if len(given) >= 3 {
+		for _, c := range candidates {
+			if strings.HasPrefix(c, given) {
+				return c
+			}
+		}
+	}
 	best, bestDist := "", 0
 	limit := 3
 	if len(given) > 12 {

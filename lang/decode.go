@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -18,6 +19,11 @@ func (d *decoder) add(ds hcl.Diagnostics) { d.diags = append(d.diags, ds...) }
 
 func (d *decoder) decodeFile(f *hcl.File) {
 	content, ds := f.Body.Content(rootSchema)
+	for _, x := range ds {
+		if x.Summary == "Unsupported block type" && !strings.Contains(x.Detail, "Did you mean") {
+			x.Detail += " A platform file may contain platform, environment, defaults, class, stack, app, health and events blocks."
+		}
+	}
 	d.add(ds)
 	for _, b := range content.Blocks {
 		switch b.Type {

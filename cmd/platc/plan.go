@@ -45,6 +45,9 @@ func planCommand() *cli.Command {
 // human formats a duration the way people write timeouts: "20m", "1h5m",
 // "90s" becomes "1m30s".
 func human(d time.Duration) string {
+	if d == 0 {
+		return "0m"
+	}
 	s := d.Round(time.Second).String()
 	if strings.HasSuffix(s, "m0s") {
 		s = strings.TrimSuffix(s, "0s")
@@ -70,8 +73,8 @@ func orDash(s string) string {
 }
 
 func writePlanText(w io.Writer, p *ir.Program, s plan.Schedule) {
-	fmt.Fprintf(w, "Platform %q, environment %q: %d apps in %d stacks, %d dependencies, %d waves.\n",
-		p.Platform.Name, p.Env.Name, len(p.Apps), len(p.Stacks), p.EdgeCount(), len(p.Waves))
+	fmt.Fprintf(w, "Platform %q, environment %q: %s in %s, %s, %s.\n", p.Platform.Name, p.Env.Name,
+		count(len(p.Apps), "app"), count(len(p.Stacks), "stack"), count(p.EdgeCount(), "dependency"), count(len(p.Waves), "wave"))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, wave := range p.Waves {
 		fmt.Fprintf(tw, "\nWave %d (%d %s)\n", i, len(wave), pluralize(len(wave), "app"))
@@ -96,11 +99,16 @@ func writePlanText(w io.Writer, p *ir.Program, s plan.Schedule) {
 }
 
 func pluralize(n int, s string) string {
-	if n == 1 {
+	switch {
+	case n == 1:
 		return s
+	case strings.HasSuffix(s, "y"):
+		return strings.TrimSuffix(s, "y") + "ies"
 	}
 	return s + "s"
 }
+
+func count(n int, noun string) string { return fmt.Sprintf("%d %s", n, pluralize(n, noun)) }
 
 type planJSON struct {
 	Platform     string         `json:"platform"`

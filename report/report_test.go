@@ -1,0 +1,71 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclparse"
+)
+
+func parsed(t *testing.T, src string) map[string]*hcl.File {
+	t.Helper()
+	p := hclparse.NewParser()
+	if _, diags := p.ParseHCL([]byte(src), "p.hcl"); diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	return p.Files()
+}
+
+func TestTextColourOnlyWhenAsked(t *testing.T) {
+	files := parsed(t, "app \"web\" {\n  class = \"x\"\n}\n")
+	r := hcl.Range{Filename: "p.hcl", Start: hcl.Pos{Line: 2, Column: 11, Byte: 22}, End: hcl.Pos{Line: 2, Column: 14, Byte: 25}}
+	d := hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Unknown class", Detail: "Fix it.", Subject: &r}}
+	var plain, colour bytes.Buffer
+	Text(&plain, files, d, TextOptions{})
+	Text(&colour, files, d, TextOptions{Color: true})
+	if strings.Contains(plain.String(), "\x1b[") {
+		t.Errorf("plain output has escape codes:\n%q", plain.String())
+	}
+	if !strings.Contains(colour.String(), "\x1b[") {
+		t.Errorf("colour output has no escape codes")
+	}
+	want := "Error: Unknown class\n\n  on p.hcl:2:11, in app \"web\":\n   2:   class = \"x\"\n                ^^^\n\nFix it.\n\n"
+	if plain.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", plain.String(), want)
+	}
+}
+
+// A subject deep in a very long line is shown in a window around it, and
+// invalid bytes never reach the terminal.
+func TestTextLongLinesAndBadBytes(t *testing.T) {
+	line := strings.Repeat("x", 5000) + "BAD\xff" + strings.Repeat("y", 5000)
+	files := map[string]*hcl.File{"g.hcl": {Bytes: []byte(line)}}
+	r := hcl.Range{Filename: "g.hcl", Start: hcl.Pos{Line: 1, Column: 5001, Byte: 5000}, End: hcl.Pos{Line: 1, Column: 5005, Byte: 5004}}
+	var out bytes.Buffer
+	Text(&out, files, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Garbage", Subject: &r}}, TextOptions{})
+	for _, l := range strings.Split(out.String(), "\n") {
+		if len([]rune(l)) > 2*maxLine+20 {
+			t.Errorf("line of %d characters printed", len([]rune(l)))
+		}
+	}
+	if !strings.Contains(out.String(), "BAD\uFFFD") || strings.Contains(out.String(), "\xff") {
+		t.Errorf("invalid byte not replaced:\n%q", out.String())
+	}
+}
+
+func TestTextCapsOutput(t *testing.T) {
+	var diags hcl.Diagnostics
+	for range MaxText + 7 {
+		diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Bad"})
+	}
+	var out bytes.Buffer
+	Text(&out, nil, diags, TextOptions{})
+	if n := strings.Count(out.String(), "Error: Bad"); n != MaxText {
+		t.Errorf("printed %d diagnostics, want %d", n, MaxText)
+	}
+	if !strings.Contains(out.String(), "and 7 more diagnostics") {
+		t.Errorf("missing the count of hidden diagnostics")
+	}
+}

@@ -1,10 +1,12 @@
 package compiler
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rogpeppe/go-internal/txtar"
 
@@ -32,6 +34,13 @@ func FuzzCompile(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, src []byte) {
+		// Go's fuzzer does not notice a hang. Crashing the worker does get
+		// the input saved under testdata/fuzz, so a stuck input is turned
+		// into a crash (generously: the machine may be busy).
+		watchdog := time.AfterFunc(30*time.Second, func() {
+			panic(fmt.Sprintf("FuzzCompile: no result after 30s for a %d-byte input", len(src)))
+		})
+		defer watchdog.Stop()
 		m, diags := lang.ParseSources([]lang.SourceFile{{Name: "fuzz.hcl", Bytes: src}})
 		if !diags.HasErrors() {
 			for _, env := range EnvNames(m) {

@@ -27,7 +27,7 @@ lint: build
 # A short fuzzing run of the parser and compiler; FUZZTIME=10m for longer.
 FUZZTIME ?= 30s
 fuzz:
-	$(GO) test ./compiler -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZTIME)
+	$(GO) test ./compiler -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 clean:
 	rm -rf bin

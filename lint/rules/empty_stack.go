@@ -43,8 +43,11 @@ stack and the references to it.`,
 				refer(la.DependsOn, "app "+quote(la.Name))
 			}
 			detail := "Move the apps that belong to it into its block, or remove it."
-			if len(related) > 0 {
-				detail = fmt.Sprintf("%d depends_on reference(s) to it order nothing. %s", len(related), detail)
+			switch n := len(related); {
+			case n == 1:
+				detail = "One depends_on refers to it and orders nothing. " + detail
+			case n > 1:
+				detail = fmt.Sprintf("%d depends_on refer to it and order nothing. %s", n, detail)
 			}
 			p.Report(lint.Issue{
 				Message: fmt.Sprintf("stack %q has no apps", st.Name),

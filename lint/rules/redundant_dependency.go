@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
@@ -85,7 +86,7 @@ with the reason; the edge costs nothing at deploy time.`,
 				if redundant {
 					p.Report(lint.Issue{
 						Message: fmt.Sprintf("dependency on %s %s", e.ref, why),
-						Detail:  fmt.Sprintf("Removing %s from depends_on leaves the deploy order of app %q unchanged.", e.ref, la.Name),
+						Detail:  hops(related) + fmt.Sprintf("Removing %s from depends_on leaves the deploy order of app %q unchanged.", e.ref, la.Name),
 						Subject: e.ref.Range,
 						Related: related,
 					})
@@ -108,6 +109,20 @@ with the reason; the edge costs nothing at deploy time.`,
 		}
 		return nil
 	},
+}
+
+// hops lists related locations one per line, as the compiler lists the
+// hops of a cycle, so text output shows the path too.
+func hops(related []diag.Related) string {
+	if len(related) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("The edge is already there:\n")
+	for _, r := range related {
+		fmt.Fprintf(&b, "  %s  %s\n", r.Message, diag.At(r.Range))
+	}
+	return b.String()
 }
 
 // element is one depends_on reference; stack is set for references of a
@@ -158,7 +173,7 @@ func coveredBy(earlier []element, e element, b *ir.App, p *ir.Program) (string, 
 		if !found {
 			continue
 		}
-		rel := []diag.Related{{Range: f.ref.Range, Message: fmt.Sprintf("%s already listed here", f.ref)}}
+		rel := []diag.Related{{Range: f.ref.Range, Message: fmt.Sprintf("%s gives the same edge", f.ref)}}
 		switch {
 		case f.ref == e.ref || (f.ref.Kind == e.ref.Kind && f.ref.Name == e.ref.Name):
 			return "is listed twice", rel

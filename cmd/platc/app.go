@@ -140,6 +140,7 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 func commands() []*cli.Command {
 	return []*cli.Command{
 		lintCommand(),
+		fmtCommand(),
 		planCommand(),
 		graphCommand(),
 		versionCommand(),

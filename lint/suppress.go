@@ -223,11 +223,12 @@ var InvalidSuppression = &Rule{
 A suppression is a promise that someone looked at a finding and decided
 to keep the code as it is. It must say which rule it silences and why:
 
-    # platc:ignore redundant-dependency -- harbor's registry PVCs need storage classes itself
+    # platc:ignore redundant-dependency -- the registry's volumes need storage classes directly
 
 A comment without a reason, naming a rule platc does not have, or
 matching no finding (because the code changed, or the comment sits on
 the wrong line) silently hides nothing and misleads the next reader.
+
 Add the reason after " -- ", fix the rule name, move the comment onto the
 line of the finding or the line above it, or delete it.`,
 	Severity: Warning,

@@ -13,7 +13,7 @@ import (
 // branches.
 var FloatingTargetRevision = &lint.Rule{
 	Name: "floating-target-revision",
-	Doc: `git revision follows a branch or HEAD instead of a fixed commit
+	Doc: `git revision follows a branch or HEAD, not a fixed commit
 
 A branch or HEAD moves with every push, so the same platform description
 deploys different manifests depending on when it runs, and a re-run after

@@ -34,9 +34,10 @@ positives in mind:
   clientsecret (case and separators ignored), unless the value is a
   placeholder that a tool resolves (<path:...>, ref+..., vault:...), an
   environment variable name, or shorter than 6 characters;
-- literal values of other keys ending in secret that are not Kubernetes
-  object names (existingSecret = "harbor-db" names a Secret; that is
-  fine).
+- literal values of other keys ending in secret, and of keys that name
+  a Secret (existingSecret..., ...SecretName, ...SecretRef), that are not
+  Kubernetes object names: existingSecret = "harbor-db" names a Secret,
+  which is how it should be done.
 
 Move the value into a Kubernetes Secret (sealed with sealed-secrets or
 synced by External Secrets from Vault) and reference it by name, for
@@ -150,6 +151,10 @@ var credentialShapes = []struct {
 // compared lowercased with everything but letters and digits removed.
 var secretSuffixes = []string{"password", "passwd", "passphrase", "token", "apikey", "secretkey", "accesskey", "privatekey", "clientsecret"}
 
+// secretRefMarkers are parts of key names that say the value names a
+// Secret object rather than holding the credential.
+var secretRefMarkers = []string{"existingsecret", "secretname", "secretref"}
+
 var (
 	nonAlnum    = regexp.MustCompile(`[^a-z0-9]`)
 	envVarName  = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
@@ -162,6 +167,13 @@ var (
 // a Secret object), 0 otherwise.
 func sensitiveKey(key string) int {
 	k := nonAlnum.ReplaceAllString(strings.ToLower(key), "")
+	// existingSecretAdminPassword, passwordSecretName, tokenSecretRef:
+	// such keys name the Secret that holds the value.
+	for _, ref := range secretRefMarkers {
+		if strings.Contains(k, ref) {
+			return 1
+		}
+	}
 	for _, s := range secretSuffixes {
 		if strings.HasSuffix(k, s) {
 			return 2

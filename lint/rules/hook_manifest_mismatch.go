@@ -17,7 +17,7 @@ import (
 // exist or does not carry the declared hook.
 var HookManifestMismatch = &lint.Rule{
 	Name: "hook-manifest-mismatch",
-	Doc: `hook manifest is missing or not annotated as the declared hook
+	Doc: `hook manifest is missing or lacks the declared hook
 
 A hook block promises that a manifest holds an Argo CD hook of the
 declared phase. When the file does not exist, is not YAML, or none of its

@@ -26,6 +26,7 @@ while still converging, and the retries start it over.
 The rule reports an app of one of these classes whose own timeouts block
 sets a sync or health timeout below its class's, and a class block that
 overrides one of these built-in classes with less than the RFC figure.
+
 Remove the override, or raise it to at least the class default. If the
 component is known to be fast here, suppress the finding with the
 reason.`,

@@ -19,6 +19,8 @@ app "harbor" {
     helm {
       values = {
         harborAdminPassword = "Harbor12345"  # want `"values.harborAdminPassword" holds a literal credential`
+        existingSecretAdminPassword = "harbor-admin"
+        adminPasswordSecretName     = "Adm1n_Pa55"  # want `"values.adminPasswordSecretName" holds a literal credential`
         database = {
           external = {
             password       = "hunter2hunter2"  # want `"values.database.external.password" holds a literal credential`

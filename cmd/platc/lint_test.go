@@ -215,3 +215,21 @@ func TestLintExitCodes(t *testing.T) {
 		t.Errorf("fmt --check or --diff rewrote the file:\n%s", b)
 	}
 }
+
+// The README shows `platc rules`; it must be what platc prints.
+func TestReadmeRulesTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "judge what the compiler accepts:\n\n```\n")
+	if !ok {
+		t.Fatal("README has no rules table after \"judge what the compiler accepts:\"")
+	}
+	table, _, _ := strings.Cut(after, "```")
+	var b bytes.Buffer
+	writeRules(&b)
+	if table != b.String() {
+		t.Errorf("README's rules table is out of date; paste the output of platc rules:\n%s", b.String())
+	}
+}

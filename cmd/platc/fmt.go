@@ -153,6 +153,11 @@ func unwrapPath(err error) error {
 // same directory, keeping the file's permissions, so an interrupted fmt
 // never leaves a half-written platform file.
 func writeFileAtomic(name string, data []byte) error {
+	// Rewrite what a symlink points to, not the link itself.
+	name, err := filepath.EvalSymlinks(name)
+	if err != nil {
+		return err
+	}
 	info, err := os.Stat(name)
 	if err != nil {
 		return err

@@ -186,8 +186,8 @@ func (o lintOutput) print(diags hcl.Diagnostics) {
 func sarifRules() []report.SARIFRule {
 	out := []report.SARIFRule{{
 		ID:      report.CompilerRuleID,
-		Title:   "platform the compiler rejects",
-		Doc:     "Parse errors, unknown references, dependency cycles and violations of the RFC's invariants. platc compiles nothing until they are fixed, and no comment can suppress them.",
+		Title:   "problem found before any lint rule runs",
+		Doc:     "Parse errors, unknown references, dependency cycles and violations of the RFC's invariants, which the compiler rejects (platc compiles nothing until they are fixed, and no comment can suppress them), and manifests under --scan that platc cannot read.",
 		HelpURI: docsBase + "docs/architecture.md",
 		Level:   "error",
 		Enabled: true,

@@ -233,3 +233,30 @@ func TestReadmeRulesTable(t *testing.T) {
 		t.Errorf("README's rules table is out of date; paste the output of platc rules:\n%s", b.String())
 	}
 }
+
+// fmt rewrites the file a symlink points to and keeps the link.
+func TestFmtFollowsSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.hcl")
+	if err := os.WriteFile(target, []byte("app \"a\" {\nx=1\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.hcl")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"platc", "fmt", link}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced by a file")
+	}
+	b, _ := os.ReadFile(target)
+	if string(b) != "app \"a\" {\n  x = 1\n}\n" {
+		t.Errorf("target not formatted:\n%s", b)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+		t.Errorf("permissions changed to %v", fi.Mode().Perm())
+	}
+}

@@ -1,6 +1,9 @@
 package rules_test
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/platc/platc/lint"
@@ -79,4 +82,34 @@ func TestInvalidSuppression(t *testing.T) {
 		Rules: []*lint.Rule{lint.InvalidSuppression, rules.UnpinnedChartVersion, rules.RedundantDependency, rules.UndeclaredHook},
 		Known: rules.Names(),
 	})
+}
+
+// TestAllRulesOnAllFixtures runs every rule, enabled or not, on every
+// rule's fixtures: a rule must not break on inputs written for another.
+func TestAllRulesOnAllFixtures(t *testing.T) {
+	dirs, err := os.ReadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := linttest.Options{Rules: rules.All(), Known: rules.Names()}
+	for _, d := range dirs {
+		cases, err := os.ReadDir(filepath.Join("testdata", d.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cases {
+			if !c.IsDir() && !strings.HasSuffix(c.Name(), ".hcl") {
+				continue
+			}
+			path := filepath.Join("testdata", d.Name(), c.Name())
+			t.Run(path, func(t *testing.T) {
+				found := linttest.Result(t, path, c.IsDir(), opts)
+				for _, f := range found {
+					if f.Subject == nil || f.Subject.Filename == "" {
+						t.Errorf("finding %q has no location", f.Summary)
+					}
+				}
+			})
+		}
+	}
 }

@@ -18,11 +18,13 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
-# Static checks on the Go code, then platc's own lint on the example.
+# Static checks on the Go code, then platc's own lint (with the example's
+# manifests scanned) and fmt --check on the example.
 lint: build
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	./$(BIN) lint examples/platform.hcl
+	./$(BIN) lint --scan examples/apps examples/platform.hcl
+	./$(BIN) fmt --check examples
 
 # A short fuzzing run of the parser and compiler; FUZZTIME=10m for longer.
 FUZZTIME ?= 30s

@@ -23,6 +23,16 @@ type Related struct {
 type Extra struct {
 	Related []Related
 	Rule    string
+	// Notice marks a lint notice, the level below a warning. HCL knows
+	// only errors and warnings, so a notice travels as a DiagWarning with
+	// Notice set; renderers print and count it as a notice.
+	Notice bool
+}
+
+// IsNotice reports whether d is a lint notice rather than a warning.
+func IsNotice(d *hcl.Diagnostic) bool {
+	e := ExtraOf(d)
+	return e != nil && e.Notice && d.Severity == hcl.DiagWarning
 }
 
 // ExtraOf returns the platc Extra of d, or nil.

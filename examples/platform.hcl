@@ -146,7 +146,8 @@ stack "infrastructure" {
   }
 
   app "ingress-nginx" {
-    namespace         = "ingress-nginx"
+    namespace = "ingress-nginx"
+    # platc:ignore redundant-dependency -- the LoadBalancer Service needs metallb's controller itself, not only its address pool
     depends_on        = [app.metallb, app.metallb-config]
     expected_duration = "3m"
     source {
@@ -547,7 +548,8 @@ stack "developer-platform" {
   description = "Registry, portal, pipelines and virtual machines"
 
   app "harbor" {
-    namespace         = "harbor"
+    namespace = "harbor"
+    # platc:ignore redundant-dependency -- the registry's own volumes need storage classes, whatever postgres uses
     depends_on        = [app.postgres-clusters, app.redis-clusters, app.storage-classes, app.ingress-nginx]
     expected_duration = "8m"
     timeouts {

@@ -45,15 +45,22 @@ type JSONReport struct {
 	Diagnostics []JSONDiagnostic `json:"diagnostics"`
 	Errors      int              `json:"errors"`
 	Warnings    int              `json:"warnings"`
+	// Notices is omitted when zero, so reports without lint notices keep
+	// the shape they always had.
+	Notices int `json:"notices,omitempty"`
 }
 
 // ToJSON converts diags to their JSON form.
 func ToJSON(diags hcl.Diagnostics) JSONReport {
 	rep := JSONReport{Diagnostics: make([]JSONDiagnostic, 0, len(diags))}
 	rep.Errors, rep.Warnings = Counts(diags)
+	rep.Notices = Notices(diags)
 	for _, d := range diags {
 		jd := JSONDiagnostic{Severity: "error", Summary: d.Summary, Detail: d.Detail}
-		if d.Severity == hcl.DiagWarning {
+		switch {
+		case diag.IsNotice(d):
+			jd.Severity = "notice"
+		case d.Severity == hcl.DiagWarning:
 			jd.Severity = "warning"
 		}
 		if d.Subject != nil {

@@ -30,6 +30,7 @@ const (
 	ansiBold      = "\x1b[1m"
 	ansiRed       = "\x1b[31m"
 	ansiYellow    = "\x1b[33m"
+	ansiCyan      = "\x1b[36m"
 	ansiUnderline = "\x1b[4m"
 )
 
@@ -56,7 +57,10 @@ func writeOne(b *strings.Builder, files map[string]*hcl.File, d *hcl.Diagnostic,
 		return codes + s + ansiReset
 	}
 	sev, color := "Error", ansiRed
-	if d.Severity == hcl.DiagWarning {
+	switch {
+	case diag.IsNotice(d):
+		sev, color = "Notice", ansiCyan
+	case d.Severity == hcl.DiagWarning:
 		sev, color = "Warning", ansiYellow
 	}
 	fmt.Fprintf(b, "%s: %s\n", paint(ansiBold+color, sev), paint(ansiBold, d.Summary))
@@ -173,22 +177,40 @@ func printable(p []byte) string {
 	return strings.TrimRight(b.String(), "\r")
 }
 
-// Counts returns the number of errors and warnings in diags.
+// Counts returns the number of errors and warnings in diags. Lint notices
+// are neither; Notices counts them.
 func Counts(diags hcl.Diagnostics) (errors, warnings int) {
 	for _, d := range diags {
-		if d.Severity == hcl.DiagError {
+		switch {
+		case d.Severity == hcl.DiagError:
 			errors++
-		} else {
+		case !diag.IsNotice(d):
 			warnings++
 		}
 	}
 	return errors, warnings
 }
 
-// Summary is a one-line count such as "2 errors, 1 warning".
+// Notices returns the number of lint notices in diags.
+func Notices(diags hcl.Diagnostics) int {
+	n := 0
+	for _, d := range diags {
+		if diag.IsNotice(d) {
+			n++
+		}
+	}
+	return n
+}
+
+// Summary is a one-line count such as "2 errors, 1 warning"; notices are
+// counted only when there are some ("0 errors, 0 warnings, 3 notices").
 func Summary(diags hcl.Diagnostics) string {
 	e, w := Counts(diags)
-	return fmt.Sprintf("%d %s, %d %s", e, plural(e, "error"), w, plural(w, "warning"))
+	s := fmt.Sprintf("%d %s, %d %s", e, plural(e, "error"), w, plural(w, "warning"))
+	if n := Notices(diags); n > 0 {
+		s += fmt.Sprintf(", %d %s", n, plural(n, "notice"))
+	}
+	return s
 }
 
 func plural(n int, s string) string {

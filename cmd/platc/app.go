@@ -140,6 +140,9 @@ func newApp(stdout, stderr io.Writer) *cli.App {
 func commands() []*cli.Command {
 	return []*cli.Command{
 		lintCommand(),
+		rulesCommand(),
+		explainCommand(),
+		fmtCommand(),
 		planCommand(),
 		graphCommand(),
 		versionCommand(),

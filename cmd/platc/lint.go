@@ -1,43 +1,282 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
 	"github.com/urfave/cli/v2"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lang"
+	"github.com/platc/platc/lint"
+	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/lint/rules"
+	"github.com/platc/platc/report"
+)
+
+// Where rule documentation is published, for SARIF helpUri: code
+// scanning links each alert to its rule's page.
+const (
+	repoURL  = "https://github.com/platc/platc"
+	docsBase = repoURL + "/blob/main/"
 )
 
 func lintCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "lint",
-		Usage:     "check a platform: syntax, references, cycles and the RFC invariants, in every environment",
+		Usage:     "check a platform: the compiler's checks in every environment, then the lint rules",
 		ArgsUsage: "[PATH]",
+		Description: "Findings at or above --fail-on exit 1; a platform the compiler rejects exits 3.\n" +
+			"Silence one finding with `# platc:ignore RULE -- reason` on its line or the line above.\n" +
+			"Run 'platc rules' for the rules and 'platc explain RULE' for one of them.",
 		Flags: []cli.Flag{
-			formatFlag("output format", "text", "json"),
+			formatFlag("output format", "text", "json", "sarif"),
+			&cli.StringFlag{Name: "fail-on", Value: "warning", Usage: "lowest severity that fails the run: error, warning or notice"},
+			&cli.StringFlag{Name: "scan", Usage: "also read the plain YAML manifests (and kustomizations) under `DIR` for undeclared hooks, dependency waits and sync waves"},
+			&cli.StringSliceFlag{Name: "enable", Usage: "run `RULE` even though it is off by default (repeatable, or comma-separated)"},
+			&cli.StringSliceFlag{Name: "disable", Usage: "do not run `RULE` (repeatable, or comma-separated)"},
 		},
+		Action: runLint,
+	}
+}
+
+func runLint(c *cli.Context) error {
+	format, err := checkFormat(c, "text", "json", "sarif")
+	if err != nil {
+		return err
+	}
+	failOn, ok := lint.ParseSeverity(c.String("fail-on"))
+	if !ok {
+		return usagef("--fail-on %q is not a severity; use error, warning or notice.", c.String("fail-on"))
+	}
+	enabled, err := selectRules(c.StringSlice("enable"), c.StringSlice("disable"))
+	if err != nil {
+		return err
+	}
+	path, err := pathArg(c)
+	if err != nil {
+		return err
+	}
+	out := lintOutput{c: c, format: format, files: map[string]*hcl.File{}}
+
+	mod, diags := lang.Parse(path)
+	if mod != nil {
+		maps.Copy(out.files, mod.Files)
+	}
+	if diags.HasErrors() {
+		out.print(diag.Sort(diags))
+		return exitWith(exitInvalid)
+	}
+	progs, cdiags := compiler.CompileAll(mod)
+	diags = append(diags, cdiags...)
+	if diags.HasErrors() {
+		out.print(diag.Sort(diags))
+		return exitWith(exitInvalid)
+	}
+	var set *manifest.Set
+	if dir := c.String("scan"); dir != "" {
+		var sdiags hcl.Diagnostics
+		set, sdiags = manifest.Load(dir)
+		if set != nil {
+			maps.Copy(out.files, set.HCLFiles())
+		}
+		diags = append(diags, sdiags...)
+		if sdiags.HasErrors() {
+			out.print(diag.Sort(diags))
+			return exitWith(exitInvalid)
+		}
+	}
+	found, runErr := lint.Run(lint.Config{Module: mod, Programs: progs, Manifests: set, Rules: enabled, Known: rules.Names()})
+	diags = diag.Sort(append(diags, found...))
+	out.print(diags)
+	if runErr != nil {
+		fmt.Fprintf(c.App.ErrWriter, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", runErr)
+		return exitWith(exitFailure)
+	}
+	for _, d := range diags {
+		if severityOf(d) <= failOn {
+			return exitWith(exitFailure)
+		}
+	}
+	return nil
+}
+
+// severityOf is a diagnostic's lint severity: compiler warnings count as
+// warnings.
+func severityOf(d *hcl.Diagnostic) lint.Severity {
+	switch {
+	case d.Severity == hcl.DiagError:
+		return lint.Error
+	case diag.IsNotice(d):
+		return lint.Notice
+	}
+	return lint.Warning
+}
+
+// selectRules returns the rules to run: the default ones, plus --enable,
+// minus --disable, in registry order. Unknown names are usage errors.
+func selectRules(enable, disable []string) ([]*lint.Rule, error) {
+	split := func(list []string) ([]string, error) {
+		var out []string
+		for _, item := range list {
+			for _, name := range strings.Split(item, ",") {
+				name = strings.TrimSpace(name)
+				if name == "" {
+					continue
+				}
+				if rules.Lookup(name) == nil {
+					if s := diag.Suggest(name, rules.Names()); s != "" {
+						return nil, usagef("unknown rule %q. Did you mean %q? Run 'platc rules' for the list.", name, s)
+					}
+					return nil, usagef("unknown rule %q. Run 'platc rules' for the list.", name)
+				}
+				out = append(out, name)
+			}
+		}
+		return out, nil
+	}
+	on, err := split(enable)
+	if err != nil {
+		return nil, err
+	}
+	off, err := split(disable)
+	if err != nil {
+		return nil, err
+	}
+	var out []*lint.Rule
+	for _, r := range rules.All() {
+		if (r.Default || slices.Contains(on, r.Name)) && !slices.Contains(off, r.Name) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// lintOutput prints lint results in the chosen format: text on stderr
+// for people, JSON and SARIF on stdout for machines.
+type lintOutput struct {
+	c      *cli.Context
+	format string
+	files  map[string]*hcl.File
+}
+
+func (o lintOutput) print(diags hcl.Diagnostics) {
+	w := o.c.App.Writer
+	switch o.format {
+	case "json":
+		_ = report.JSON(w, diags)
+	case "sarif":
+		_ = report.SARIF(w, diags, report.SARIFTool{Name: "platc", Version: platcVersion(), InformationURI: repoURL}, sarifRules())
+	default:
+		if len(diags) == 0 {
+			return
+		}
+		ew := o.c.App.ErrWriter
+		_ = report.Text(ew, o.files, diags, report.TextOptions{Color: colorFor(ew)})
+		fmt.Fprintf(ew, "%s\n", report.Summary(diags))
+	}
+}
+
+// sarifRules describes every rule, and the compiler, for SARIF.
+func sarifRules() []report.SARIFRule {
+	out := []report.SARIFRule{{
+		ID:      report.CompilerRuleID,
+		Title:   "problem found before any lint rule runs",
+		Doc:     "Parse errors, unknown references, dependency cycles and violations of the RFC's invariants, which the compiler rejects (platc compiles nothing until they are fixed, and no comment can suppress them), and manifests under --scan that platc cannot read.",
+		HelpURI: docsBase + "docs/architecture.md",
+		Level:   "error",
+		Enabled: true,
+	}}
+	for _, r := range rules.All() {
+		level := r.Severity.String()
+		if r.Severity == lint.Notice {
+			level = "note"
+		}
+		out = append(out, report.SARIFRule{
+			ID:      r.Name,
+			Title:   r.Title(),
+			Doc:     r.Body(),
+			HelpURI: docsBase + r.DocPath(),
+			Level:   level,
+			Enabled: r.Default,
+		})
+	}
+	return out
+}
+
+func rulesCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "rules",
+		Usage: "list the lint rules: name, severity, whether they run by default, and what they report",
 		Action: func(c *cli.Context) error {
-			format, err := checkFormat(c, "text", "json")
-			if err != nil {
-				return err
+			if c.Args().Present() {
+				return usagef("rules takes no arguments; to read about one rule, run 'platc explain %s'", c.Args().First())
 			}
-			path, err := pathArg(c)
-			if err != nil {
-				return err
+			writeRules(c.App.Writer)
+			return nil
+		},
+	}
+}
+
+func writeRules(w io.Writer) {
+	rows := [][]string{{"RULE", "SEVERITY", "DEFAULT", "TITLE"}}
+	for _, r := range rules.All() {
+		def := "off"
+		switch {
+		case r.Default && r.Scan:
+			def = "on, --scan"
+		case r.Default:
+			def = "on"
+		}
+		rows = append(rows, []string{r.Name, r.Severity.String(), def, r.Title()})
+	}
+	widths := make([]int, 3)
+	for _, row := range rows {
+		for i := range widths {
+			widths[i] = max(widths[i], len(row[i]))
+		}
+	}
+	for _, row := range rows {
+		fmt.Fprintf(w, "%-*s  %-*s  %-*s  %s\n", widths[0], row[0], widths[1], row[1], widths[2], row[2], row[3])
+	}
+}
+
+func explainCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "explain",
+		Usage:     "print what a lint rule reports, why, and how to fix it",
+		ArgsUsage: "RULE",
+		Action: func(c *cli.Context) error {
+			args := c.Args().Slice()
+			if len(args) != 1 {
+				return usagef("explain takes one rule name, such as 'platc explain redundant-dependency'; 'platc rules' lists them.")
 			}
-			mod, diags := lang.Parse(path)
-			if !diags.HasErrors() {
-				_, cdiags := compiler.CompileAll(mod)
-				diags = append(diags, cdiags...)
+			r := rules.Lookup(args[0])
+			if r == nil {
+				if s := diag.Suggest(args[0], rules.Names()); s != "" {
+					return usagef("unknown rule %q. Did you mean %q? Run 'platc rules' for the list.", args[0], s)
+				}
+				return usagef("unknown rule %q. Run 'platc rules' for the list.", args[0])
 			}
-			diags = diag.Sort(diags)
-			printDiags(c, mod, diags, format)
+			w := c.App.Writer
+			fmt.Fprintf(w, "%s: %s\n\n%s\n\n", r.Name, r.Title(), r.Body())
+			when := "On by default."
 			switch {
-			case diags.HasErrors():
-				return exitWith(exitInvalid)
-			case len(diags) > 0:
-				return exitWith(exitFailure)
+			case !r.Default:
+				when = fmt.Sprintf("Off by default; run it with --enable %s.", r.Name)
+			case r.Scan:
+				when = "On by default; runs when platc lint is given --scan DIR."
 			}
+			fmt.Fprintf(w, "Severity: %s. %s\n", r.Severity, when)
+			if r != lint.InvalidSuppression {
+				fmt.Fprintf(w, "Suppress one finding: # %s %s -- <reason>\n", lint.Directive, r.Name)
+			}
+			fmt.Fprintf(w, "Docs: %s\n", r.DocPath())
 			return nil
 		},
 	}

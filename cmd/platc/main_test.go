@@ -41,7 +41,10 @@ func TestExitCodes(t *testing.T) {
 		return p
 	}
 	good := write("good.hcl", `platform "acme" {
-  git { repo_url = "https://git.example.com/platform.git" }
+  git {
+    repo_url = "https://git.example.com/platform.git"
+    revision = "v1.0.0"
+  }
 }
 environment "production" {}
 app "db" {}

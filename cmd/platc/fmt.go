@@ -1,0 +1,182 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/urfave/cli/v2"
+
+	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/udiff"
+	"github.com/platc/platc/lang"
+	"github.com/platc/platc/report"
+)
+
+func fmtCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "fmt",
+		Usage:     "rewrite platform files in the canonical HCL layout",
+		ArgsUsage: "[PATH...]",
+		Description: "Each PATH is a .hcl file or a directory whose *.hcl files are formatted (not\n" +
+			"recursively); the default is the current directory, and - reads standard input\n" +
+			"and writes the result to standard output. Files that were rewritten are listed.\n" +
+			"--check and --diff write nothing. A file with syntax errors is reported and left\n" +
+			"alone (exit 3).",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "check", Usage: "write nothing; list the files that are not formatted and exit 1 if there are any"},
+			&cli.BoolFlag{Name: "diff", Usage: "write nothing; print a unified diff of the changes formatting would make"},
+		},
+		Action: runFmt,
+	}
+}
+
+func runFmt(c *cli.Context) error {
+	args := c.Args().Slice()
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") && a != "-" {
+			return usagef("flag %s must come before the paths: platc fmt %s PATH...", a, a)
+		}
+	}
+	if len(args) == 0 {
+		args = []string{"."}
+	}
+	check, showDiff := c.Bool("check"), c.Bool("diff")
+	var diags hcl.Diagnostics
+	files := map[string]*hcl.File{}
+	unformatted := 0
+	for _, arg := range args {
+		if arg == "-" {
+			src, err := io.ReadAll(os.Stdin)
+			if err != nil {
+				return usagef("cannot read standard input: %v", err)
+			}
+			out, ds := lang.Format("<stdin>", src)
+			if ds.HasErrors() {
+				files["<stdin>"] = &hcl.File{Bytes: src}
+				diags = append(diags, ds...)
+				continue
+			}
+			if _, err := c.App.Writer.Write(out); err != nil {
+				return err
+			}
+			continue
+		}
+		names, ds := hclFiles(arg)
+		diags = append(diags, ds...)
+		for _, name := range names {
+			src, err := os.ReadFile(name)
+			if err != nil {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read platform file",
+					Detail: fmt.Sprintf("Reading %s failed: %v.", name, unwrapPath(err))})
+				continue
+			}
+			out, ds := lang.Format(name, src)
+			if ds.HasErrors() {
+				files[name] = &hcl.File{Bytes: src}
+				diags = append(diags, ds...)
+				continue
+			}
+			if string(out) == string(src) {
+				continue
+			}
+			unformatted++
+			if showDiff {
+				slash := filepath.ToSlash(name)
+				fmt.Fprint(c.App.Writer, udiff.Unified("a/"+slash, "b/"+slash, src, out))
+			}
+			if check && !showDiff {
+				fmt.Fprintln(c.App.Writer, name)
+			}
+			if check || showDiff {
+				continue
+			}
+			if err := writeFileAtomic(name, out); err != nil {
+				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot write platform file",
+					Detail: fmt.Sprintf("Writing %s failed: %v. The file was left as it was.", name, unwrapPath(err))})
+				continue
+			}
+			fmt.Fprintln(c.App.Writer, name)
+		}
+	}
+	if len(diags) > 0 {
+		diags = diag.Sort(diags)
+		ew := c.App.ErrWriter
+		_ = report.Text(ew, files, diags, report.TextOptions{Color: colorFor(ew)})
+		fmt.Fprintf(ew, "%s\n", report.Summary(diags))
+		return exitWith(exitInvalid)
+	}
+	if check && unformatted > 0 {
+		return exitWith(exitFailure)
+	}
+	return nil
+}
+
+// hclFiles lists what one fmt argument names: the file itself, or the
+// *.hcl files of a directory, sorted.
+func hclFiles(path string) ([]string, hcl.Diagnostics) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Platform not found",
+			Detail: fmt.Sprintf("Cannot open %s: %v. Pass .hcl files or directories that hold them.", path, unwrapPath(err))}}
+	}
+	if !info.IsDir() {
+		return []string{path}, nil
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read platform directory",
+			Detail: fmt.Sprintf("Listing %s failed: %v.", path, unwrapPath(err))}}
+	}
+	var names []string
+	for _, e := range entries {
+		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".hcl") && !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, filepath.Join(path, e.Name()))
+		}
+	}
+	slices.Sort(names)
+	return names, nil
+}
+
+func unwrapPath(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+// writeFileAtomic replaces name with data through a temporary file in the
+// same directory, keeping the file's permissions, so an interrupted fmt
+// never leaves a half-written platform file.
+func writeFileAtomic(name string, data []byte) error {
+	// Rewrite what a symlink points to, not the link itself.
+	name, err := filepath.EvalSymlinks(name)
+	if err != nil {
+		return err
+	}
+	info, err := os.Stat(name)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".platc-fmt-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(info.Mode().Perm()); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), name)
+}

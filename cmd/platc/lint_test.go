@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/platc/platc/internal/golden"
+	"github.com/platc/platc/internal/sarifcheck"
+)
+
+// TestLintGolden runs platc lint on each case in testdata/lint, from the
+// case's directory so paths print as users see them, and pins stdout,
+// stderr and the exit code. The first line of a case's comment holds the
+// arguments ("args: --scan manifests platform.hcl").
+func TestLintGolden(t *testing.T) {
+	for _, c := range golden.Load(t, "testdata/lint") {
+		t.Run(c.Name, func(t *testing.T) {
+			dir := c.WriteInputs(t, t.TempDir())
+			first, _, _ := strings.Cut(string(c.Archive.Comment), "\n")
+			argLine, ok := strings.CutPrefix(first, "args:")
+			if !ok {
+				t.Fatalf("%s: the comment must start with a line \"args: ...\"", c.Path)
+			}
+			// Check rewrites the case on -update, after the Chdir.
+			abs, err := filepath.Abs(c.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.Path = abs
+			t.Chdir(dir)
+			var stdout, stderr bytes.Buffer
+			code := run(append([]string{"platc", "lint"}, strings.Fields(argLine)...), &stdout, &stderr)
+			c.Check(t, map[string]string{
+				"stdout": stdout.String(),
+				"stderr": stderr.String(),
+				"exit":   fmt.Sprint(code),
+			}, *update)
+		})
+	}
+}
+
+// TestLintSARIFValidates runs failing lint cases with --format sarif and
+// validates the output against the official SARIF 2.1.0 schema: lint
+// findings with rule metadata, scan findings in YAML files, and a
+// compiler error whose cycle hops are relatedLocations.
+func TestLintSARIFValidates(t *testing.T) {
+	cases := golden.Load(t, "testdata/lint")
+	byName := map[string]golden.Case{}
+	for _, c := range cases {
+		byName[c.Name] = c
+	}
+	for _, tc := range []struct {
+		name, args string
+		exit       int
+		related    bool
+	}{
+		{"scan-tree", "--scan manifests platform.hcl", exitFailure, false},
+		{"findings", "platform.hcl", exitFailure, true},
+		{"cycle", "platform.hcl", exitInvalid, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, ok := byName[tc.name]
+			if !ok {
+				t.Fatalf("no case %s in testdata/lint", tc.name)
+			}
+			dir := c.WriteInputs(t, t.TempDir())
+			t.Chdir(dir)
+			var stdout, stderr bytes.Buffer
+			code := run(append([]string{"platc", "lint", "--format", "sarif"}, strings.Fields(tc.args)...), &stdout, &stderr)
+			if code != tc.exit {
+				t.Errorf("exit %d, want %d\n%s", code, tc.exit, stderr.String())
+			}
+			if err := sarifcheck.Validate(stdout.Bytes()); err != nil {
+				t.Fatalf("SARIF does not validate: %v\n%s", err, stdout.String())
+			}
+			var log struct {
+				Runs []struct {
+					Tool struct {
+						Driver struct {
+							Rules []struct {
+								ID       string                 `json:"id"`
+								HelpURI  string                 `json:"helpUri"`
+								Short    struct{ Text string }  `json:"shortDescription"`
+								Full     struct{ Text string }  `json:"fullDescription"`
+								Defaults struct{ Level string } `json:"defaultConfiguration"`
+							} `json:"rules"`
+						} `json:"driver"`
+					} `json:"tool"`
+					Results []struct {
+						RuleID  string            `json:"ruleId"`
+						Related []json.RawMessage `json:"relatedLocations"`
+					} `json:"results"`
+				} `json:"runs"`
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &log); err != nil {
+				t.Fatal(err)
+			}
+			run := log.Runs[0]
+			if len(run.Results) == 0 {
+				t.Fatal("no results")
+			}
+			ids := map[string]bool{}
+			for _, r := range run.Tool.Driver.Rules {
+				ids[r.ID] = true
+				if r.Short.Text == "" || r.Full.Text == "" || r.Defaults.Level == "" || !strings.HasPrefix(r.HelpURI, "https://") {
+					t.Errorf("rule %s lacks metadata: %+v", r.ID, r)
+				}
+			}
+			related := false
+			for _, r := range run.Results {
+				if !ids[r.RuleID] {
+					t.Errorf("result names rule %q, which the driver does not describe", r.RuleID)
+				}
+				related = related || len(r.Related) > 0
+			}
+			if related != tc.related {
+				t.Errorf("relatedLocations present = %v, want %v", related, tc.related)
+			}
+		})
+	}
+}
+
+// The example platform is what newcomers copy: it must lint clean with
+// the default --fail-on, with its manifests scanned too, and be
+// formatted.
+func TestExampleLintsClean(t *testing.T) {
+	for _, args := range [][]string{
+		{"lint", "../../examples/platform.hcl"},
+		{"lint", "--scan", "../../examples/apps", "../../examples/platform.hcl"},
+		{"fmt", "--check", "../../examples"},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"platc"}, args...), &stdout, &stderr)
+		if code != exitOK || stdout.Len() > 0 || stderr.Len() > 0 {
+			t.Errorf("platc %s: exit %d, want 0 and no output\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
+		}
+	}
+}
+
+// TestLintExitCodes pins the exit codes of lint, rules, explain and fmt,
+// which testscript cannot see: 0 clean, 1 findings at or above --fail-on
+// or unformatted files under --check, 3 a rejected platform or a bad
+// invocation.
+func TestLintExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	const header = "platform \"acme\" {\n  git {\n    repo_url = \"https://git.example.com/platform.git\"\n    revision = \"v1.0.0\"\n  }\n}\n"
+	clean := write("clean/platform.hcl", header+"app \"db\" {}\n")
+	notice := write("notice/platform.hcl", header+"app \"a\" {}\napp \"b\" {\n  depends_on = [app.a]\n}\napp \"c\" {\n  depends_on = [app.a, app.b]\n}\n")
+	warning := write("warning/platform.hcl", header+"stack \"empty\" {}\n")
+	errorFinding := write("error/platform.hcl", header+"app \"a\" {\n  namespace = \"a\"\n  source {\n    chart    = \"a\"\n    repo_url = \"https://charts.example.com\"\n    version  = \"^1.0.0\"\n  }\n}\n")
+	outside := write("outside/platform.hcl", header+"app \"a\" {}\n")
+	cycle := write("cycle/platform.hcl", header+"app \"a\" {\n  depends_on = [app.b]\n}\napp \"b\" {\n  depends_on = [app.a]\n}\n")
+	manifests := filepath.Dir(write("manifests/job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  annotations:\n    argocd.argoproj.io/hook: PreSync\n"))
+	unformatted := write("fmt/bad.hcl", "app \"a\" {\nx=1\n}\n")
+	broken := write("fmt-broken/bad.hcl", "app \"a\" {\n")
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"clean", []string{"lint", clean}, exitOK},
+		{"clean sarif", []string{"lint", "--format", "sarif", clean}, exitOK},
+		{"notice passes by default", []string{"lint", notice}, exitOK},
+		{"notice fails with --fail-on notice", []string{"lint", "--fail-on", "notice", notice}, exitFailure},
+		{"warning fails by default", []string{"lint", warning}, exitFailure},
+		{"warning passes with --fail-on error", []string{"lint", "--fail-on", "error", warning}, exitOK},
+		{"lint error fails", []string{"lint", "--fail-on", "error", errorFinding}, exitFailure},
+		{"disabled rule", []string{"lint", "--disable", "empty-stack", warning}, exitOK},
+		{"rule off by default", []string{"lint", "--fail-on", "notice", outside}, exitOK},
+		{"rule enabled", []string{"lint", "--fail-on", "notice", "--enable", "app-outside-stack", outside}, exitFailure},
+		{"scan finding", []string{"lint", "--scan", manifests, clean}, exitFailure},
+		{"scan dir missing", []string{"lint", "--scan", filepath.Join(dir, "nope"), clean}, exitInvalid},
+		{"cycle", []string{"lint", cycle}, exitInvalid},
+		{"cycle sarif", []string{"lint", "--format", "sarif", cycle}, exitInvalid},
+		{"bad fail-on", []string{"lint", "--fail-on", "fatal", clean}, exitInvalid},
+		{"unknown rule enabled", []string{"lint", "--enable", "no-such-rule", clean}, exitInvalid},
+		{"unknown rule disabled", []string{"lint", "--disable", "empty-stak", clean}, exitInvalid},
+		{"rules", []string{"rules"}, exitOK},
+		{"rules with argument", []string{"rules", "x"}, exitInvalid},
+		{"explain", []string{"explain", "undeclared-hook"}, exitOK},
+		{"explain unknown", []string{"explain", "undeclared-hok"}, exitInvalid},
+		{"explain nothing", []string{"explain"}, exitInvalid},
+		{"fmt formatted", []string{"fmt", "--check", filepath.Dir(clean)}, exitOK},
+		{"fmt check unformatted", []string{"fmt", "--check", unformatted}, exitFailure},
+		{"fmt diff unformatted", []string{"fmt", "--diff", unformatted}, exitOK},
+		{"fmt syntax error", []string{"fmt", "--check", broken}, exitInvalid},
+		{"fmt missing path", []string{"fmt", filepath.Join(dir, "nope.hcl")}, exitInvalid},
+		{"fmt flag after path", []string{"fmt", unformatted, "--check"}, exitInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if got := run(append([]string{"platc"}, tc.args...), &stdout, &stderr); got != tc.want {
+				t.Errorf("platc %v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tc.args, got, tc.want, stdout.String(), stderr.String())
+			}
+		})
+	}
+	// --check and --diff never write.
+	if b, _ := os.ReadFile(unformatted); string(b) != "app \"a\" {\nx=1\n}\n" {
+		t.Errorf("fmt --check or --diff rewrote the file:\n%s", b)
+	}
+}
+
+// The README shows `platc rules`; it must be what platc prints.
+func TestReadmeRulesTable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(readme), "judge what the compiler accepts:\n\n```\n")
+	if !ok {
+		t.Fatal("README has no rules table after \"judge what the compiler accepts:\"")
+	}
+	table, _, _ := strings.Cut(after, "```")
+	var b bytes.Buffer
+	writeRules(&b)
+	if table != b.String() {
+		t.Errorf("README's rules table is out of date; paste the output of platc rules:\n%s", b.String())
+	}
+}
+
+// fmt rewrites the file a symlink points to and keeps the link.
+func TestFmtFollowsSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "real.hcl")
+	if err := os.WriteFile(target, []byte("app \"a\" {\nx=1\n}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.hcl")
+	if err := os.Symlink(target, link); err != nil {
+		t.Skip("no symlinks here:", err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"platc", "fmt", link}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced by a file")
+	}
+	b, _ := os.ReadFile(target)
+	if string(b) != "app \"a\" {\n  x = 1\n}\n" {
+		t.Errorf("target not formatted:\n%s", b)
+	}
+	if fi, _ := os.Stat(target); fi.Mode().Perm() != 0o600 {
+		t.Errorf("permissions changed to %v", fi.Mode().Perm())
+	}
+}

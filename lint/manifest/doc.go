@@ -1,0 +1,9 @@
+// Package manifest reads plain Kubernetes manifests for platc lint --scan:
+// every YAML document under a directory, plus the resources and patches
+// that kustomizations there list, as yaml.v3 nodes that keep their line
+// and column, so findings point at the exact line of a manifest.
+//
+// It is not a Kubernetes decoder: objects stay untyped YAML nodes, and
+// nothing is validated against a schema. It does not render Helm
+// templates or run kustomize; it reads files as they are written.
+package manifest

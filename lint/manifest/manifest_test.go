@@ -1,0 +1,127 @@
+package manifest
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/platc/platc/diag"
+)
+
+// write lays out files under a temporary directory and returns it.
+func write(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for name, data := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestLoadWalksFollowsKustomizeAndSkips(t *testing.T) {
+	root := write(t, map[string]string{
+		"scan/a.yaml":                   "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\n---\napiVersion: v1\nkind: List\nitems:\n  - apiVersion: v1\n    kind: Secret\n    metadata: {name: s}\n",
+		"scan/values.yaml":              "replicas: 2\n",
+		"scan/k/kustomization.yaml":     "resources:\n  - ../../outside/b.yml\n  - ../../outside/dir\n  - https://example.com/remote.yaml\npatches:\n  - path: ../../outside/patch.yaml\n  - patch: |-\n      inline\n",
+		"outside/b.yml":                 "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: b\n  namespace: ns\n",
+		"outside/dir/kustomization.yml": "resources: [c.yaml]\n",
+		"outside/dir/c.yaml":            "apiVersion: v1\nkind: Service\nmetadata: {name: c}\n",
+		"outside/patch.yaml":            "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: b\n  annotations: {x: y}\n",
+		"scan/.git/hook.yaml":           "apiVersion: v1\nkind: Pod\nmetadata: {name: hidden}\n",
+		"scan/chart/Chart.yaml":         "apiVersion: v2\nname: chart\n",
+		"scan/chart/templates/t.yaml":   "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}\n",
+	})
+	set, diags := Load(filepath.Join(root, "scan"))
+	if len(diags) != 0 {
+		t.Fatalf("diagnostics: %v", diags)
+	}
+	var got []string
+	for _, o := range set.Objects {
+		rel, _ := filepath.Rel(root, o.File.Path)
+		via := ""
+		if o.Via != "" {
+			via = " via " + filepath.Base(filepath.Dir(o.Via))
+		}
+		got = append(got, filepath.ToSlash(rel)+" "+o.Kind+"/"+o.Name+via)
+	}
+	want := []string{
+		"outside/b.yml Job/b via k",
+		"outside/dir/c.yaml Service/c via dir",
+		"outside/patch.yaml Job/b via k",
+		"scan/a.yaml ConfigMap/a",
+		"scan/a.yaml Secret/s",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("objects (-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadReportsBadInput(t *testing.T) {
+	root := write(t, map[string]string{
+		"scan/bad.yaml":             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n",
+		"scan/k/kustomization.yaml": "resources:\n  - missing.yaml\n  - nokust\n",
+		"scan/k/nokust/x.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
+		"scan/binary.yaml":          "\xff\xfe",
+	})
+	_, diags := Load(filepath.Join(root, "scan"))
+	var got []string
+	for _, d := range diags {
+		rel, _ := filepath.Rel(root, d.Subject.Filename)
+		got = append(got, filepath.ToSlash(rel)+":"+strings.TrimPrefix(diag.At(*d.Subject), d.Subject.Filename+":")+" "+d.Summary)
+	}
+	want := []string{
+		"scan/bad.yaml:3:1 Unreadable manifest", // where yaml.v3 says the problem is
+		"scan/binary.yaml:1:1 Unreadable manifest",
+		"scan/k/kustomization.yaml:2:5 Kustomization entry not found",
+		"scan/k/kustomization.yaml:3:5 Kustomization entry without a kustomization",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", diff)
+	}
+	for _, d := range diags {
+		if d.Severity != 2 {
+			t.Errorf("%s is not a warning", d.Summary)
+		}
+	}
+	if _, diags := Load(filepath.Join(root, "nope")); !diags.HasErrors() {
+		t.Error("a missing scan directory is not an error")
+	}
+}
+
+func TestRanges(t *testing.T) {
+	src := "metadata:\n  annotations:\n    \"helm.sh/hook\": 'pre-install'  # c\n    plain: véry value\n  script: |\n    line one\n\n    line three\n"
+	f := NewFile("m.yaml", []byte(src))
+	docs, d := f.Documents()
+	if d != nil {
+		t.Fatal(d)
+	}
+	ann := Lookup(docs[0], "metadata", "annotations")
+	k, v := Entry(ann, "helm.sh/hook")
+	r := f.Span(k, v)
+	if got := fmt.Sprintf("%d:%d-%d:%d", r.Start.Line, r.Start.Column, r.End.Line, r.End.Column); got != "3:5-3:34" {
+		t.Errorf("span of quoted pair = %s", got)
+	}
+	if got := string(f.Bytes[r.Start.Byte:r.End.Byte]); got != `"helm.sh/hook": 'pre-install'` {
+		t.Errorf("span bytes = %q", got)
+	}
+	_, pv := Entry(ann, "plain")
+	if got := string(f.Bytes[f.Range(pv).Start.Byte:f.Range(pv).End.Byte]); got != "véry value" {
+		t.Errorf("plain value bytes = %q", got)
+	}
+	script := Lookup(docs[0], "metadata", "script")
+	for i, want := range map[int]int{0: 6, 1: 7, 2: 8} {
+		if got, exact := f.ContentLine(script, i); got != want || !exact {
+			t.Errorf("ContentLine(%d) = %d, %v; want %d", i, got, exact, want)
+		}
+	}
+}

@@ -1,0 +1,59 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/platc/platc/lint"
+)
+
+const syncWaveKey = "argocd.argoproj.io/sync-wave"
+
+// ApplicationSyncWave reports sync waves on Argo CD Applications.
+var ApplicationSyncWave = &lint.Rule{
+	Name: "application-sync-wave",
+	Doc: `sync wave on an Application orders apps by waves
+
+A sync wave on an Application object (or in an ApplicationSet's
+template) orders whole apps inside an app-of-apps. RFC 5.4 keeps waves
+for ordering resources inside one app; across apps they cannot express
+health-gated dependencies, and a wave number says nothing about which
+app waits for which. With platc, cross-app order comes from depends_on
+and the generated deploy DAG.
+
+Remove the annotation and express the order with depends_on between
+the apps. Waves on the resources inside an app (CRDs before instances,
+a ConfigMap before its Deployment) are fine and are not reported.`,
+	Severity: lint.Error,
+	Default:  true,
+	Scan:     true,
+	Run: func(p *lint.Pass) error {
+		for _, o := range p.Manifests.Objects {
+			if !strings.HasPrefix(o.APIVersion, "argoproj.io/") {
+				continue
+			}
+			var path []string
+			switch o.Kind {
+			case "Application":
+			case "ApplicationSet":
+				path = []string{"spec", "template"}
+			default:
+				continue
+			}
+			ann, ok := o.Annotation(syncWaveKey, path...)
+			if !ok {
+				continue
+			}
+			what := objectName(o)
+			if o.Kind == "ApplicationSet" {
+				what = "the Applications of " + what
+			}
+			p.Report(lint.Issue{
+				Message: fmt.Sprintf("sync wave %q on %s orders apps by waves", ann.Value.Value, what),
+				Detail:  "Waves order resources inside one app (RFC 5.4); across apps they cannot wait for health and hide which app needs which. Remove the annotation and put the apps this one must follow in its depends_on.",
+				Subject: o.File.Span(ann.Key, ann.Value),
+			})
+		}
+		return nil
+	},
+}

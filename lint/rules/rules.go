@@ -1,0 +1,165 @@
+package rules
+
+import (
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/lang"
+	"github.com/platc/platc/lint"
+)
+
+// All returns every rule platc has, in the order platc rules lists them:
+// platform rules, then the --scan rules, then invalid-suppression.
+func All() []*lint.Rule {
+	return []*lint.Rule{
+		UnpinnedChartVersion,
+		FloatingTargetRevision,
+		ShortTimeoutSlowClass,
+		SlowResourceWithoutClass,
+		RedundantDependency,
+		AppOutsideStack,
+		EmptyStack,
+		UnusedHealthRule,
+		HealthRuleShadowsBuiltin,
+		HardcodedSecret,
+		PruneOnStatefulApp,
+		DeleteVolumesOnStatefulApp,
+		HookManifestMismatch,
+		UndeclaredHook,
+		DependencyWaitJob,
+		ApplicationSyncWave,
+		lint.InvalidSuppression,
+	}
+}
+
+// Lookup returns the rule called name, or nil.
+func Lookup(name string) *lint.Rule {
+	for _, r := range All() {
+		if r.Name == name {
+			return r
+		}
+	}
+	return nil
+}
+
+// Names returns every rule name, sorted.
+func Names() []string {
+	var names []string
+	for _, r := range All() {
+		names = append(names, r.Name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// slowClasses are the built-in classes RFC 3.8.5 gives long timeouts,
+// because what they deploy takes long to become healthy and holds data.
+var slowClasses = []string{"database-cluster", "storage-cluster", "vault"}
+
+// slowKinds maps custom resource kinds that hold data and take long to
+// become healthy to the built-in class whose timeouts suit them.
+var slowKinds = map[string]string{
+	"acid.zalan.do/postgresql":                          "database-cluster",
+	"ceph.rook.io/CephCluster":                          "storage-cluster",
+	"ceph.rook.io/CephFilesystem":                       "storage-cluster",
+	"ceph.rook.io/CephObjectStore":                      "storage-cluster",
+	"kafka.strimzi.io/Kafka":                            "database-cluster",
+	"mongodbcommunity.mongodb.com/MongoDBCommunity":     "database-cluster",
+	"mysql.oracle.com/InnoDBCluster":                    "database-cluster",
+	"postgresql.cnpg.io/Cluster":                        "database-cluster",
+	"pxc.percona.com/PerconaXtraDBCluster":              "database-cluster",
+	"redis.redis.opstreelabs.in/RedisCluster":           "database-cluster",
+	"vault.banzaicloud.com/Vault":                       "vault",
+	"rabbitmq.com/RabbitmqCluster":                      "database-cluster",
+	"elasticsearch.k8s.elastic.co/Elasticsearch":        "database-cluster",
+	"opensearch.opster.io/OpenSearchCluster":            "database-cluster",
+	"clickhouse.altinity.com/ClickHouseInstallation":    "database-cluster",
+	"cassandra.datastax.com/CassandraDatacenter":        "database-cluster",
+	"minio.min.io/Tenant":                               "storage-cluster",
+	"k8s.mariadb.com/MariaDB":                           "database-cluster",
+	"postgres-operator.crunchydata.com/PostgresCluster": "database-cluster",
+}
+
+// stateful reports whether an app holds data: its class is one of the
+// slow data classes, or it manages a kind from slowKinds. It returns what
+// gave it away, for messages.
+func stateful(a *ir.App) (string, bool) {
+	if slices.Contains(slowClasses, a.Class) {
+		return "class " + quote(a.Class), true
+	}
+	for _, cr := range a.CustomResources {
+		if _, ok := slowKinds[cr.String()]; ok {
+			return cr.String(), true
+		}
+	}
+	return "", false
+}
+
+// builtinClass returns the RFC 3.8.5 figures of a built-in class.
+func builtinClass(name string) (ir.Class, bool) {
+	for _, c := range compiler.BuiltinClasses() {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return ir.Class{}, false
+}
+
+// classOf returns the resolved class of a program by name.
+func classOf(p *ir.Program, name string) *ir.Class {
+	for _, c := range p.Classes {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// appDecl returns the app block called name; compilation guarantees it
+// exists and is unique.
+func appDecl(m *lang.Module, name string) *lang.App {
+	for _, a := range m.Apps {
+		if a.Name == name {
+			return a
+		}
+	}
+	return nil
+}
+
+// stackDecl returns the stack block called name.
+func stackDecl(m *lang.Module, name string) *lang.Stack {
+	for _, s := range m.Stacks {
+		if s.Name == name {
+			return s
+		}
+	}
+	return nil
+}
+
+// exprRange is the range of an attribute's value, or of the fallback when
+// the attribute is absent.
+func exprRange(a *hcl.Attribute, fallback hcl.Range) hcl.Range {
+	if a == nil {
+		return fallback
+	}
+	return a.Expr.Range()
+}
+
+// human formats a duration as people write timeouts: "30m", "1h30m".
+func human(d time.Duration) string {
+	s := d.String()
+	if len(s) > 2 && s[len(s)-2:] == "0s" && d >= time.Minute {
+		s = s[:len(s)-2]
+	}
+	if len(s) > 2 && s[len(s)-2:] == "0m" && d >= time.Hour {
+		s = s[:len(s)-2]
+	}
+	return s
+}
+
+func quote(s string) string { return strconv.Quote(s) }

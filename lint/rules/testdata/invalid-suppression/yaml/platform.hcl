@@ -1,0 +1,6 @@
+platform "acme" {
+  git {
+    repo_url = "https://git.example.com/platform.git"
+    revision = "v1.0.0"
+  }
+}

@@ -1,0 +1,193 @@
+package lint
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/diag"
+	"github.com/platc/platc/lang"
+	"github.com/platc/platc/lint/manifest"
+)
+
+// Config is one lint run. Rules run only on a platform that compiled:
+// compiler errors are not findings, so no suppression applies to them.
+type Config struct {
+	Module   *lang.Module
+	Programs []*ir.Program
+	// Manifests is the --scan result, or nil; Scan rules run only with it.
+	Manifests *manifest.Set
+	// Rules are the enabled rules. InvalidSuppression, if among them,
+	// runs last, whatever its position.
+	Rules []*Rule
+	// Known lists every registered rule name, sorted, so a suppression
+	// naming a disabled rule is not taken for a typo. Empty means the
+	// names of Rules.
+	Known []string
+}
+
+// Run runs the rules and returns their findings as diagnostics, sorted,
+// with diag.Extra naming the rule. Suppressed findings are dropped.
+//
+// A non-nil error means a rule broke (returned an error or panicked);
+// the findings of the other rules are still returned.
+func Run(cfg Config) (hcl.Diagnostics, error) {
+	if len(cfg.Programs) == 0 {
+		return nil, errors.New("lint needs a compiled program; this is a bug in platc")
+	}
+	known := cfg.Known
+	if len(known) == 0 {
+		for _, r := range cfg.Rules {
+			known = append(known, r.Name)
+		}
+		slices.Sort(known)
+	}
+	sups := suppressions(cfg.Module, cfg.Manifests)
+	for _, s := range sups {
+		s.Ran = map[string]bool{}
+		s.Matched = map[string]int{}
+		for _, name := range s.Rules {
+			if !slices.Contains(known, name) {
+				s.Unknown = append(s.Unknown, name)
+			}
+		}
+	}
+
+	var issues []Issue
+	var errs []error
+	var final *Rule
+	for _, r := range cfg.Rules {
+		if r == InvalidSuppression {
+			final = r
+			continue
+		}
+		if r.Scan && cfg.Manifests == nil {
+			continue
+		}
+		for _, s := range sups {
+			s.Ran[r.Name] = true
+		}
+		found, err := runRule(r, cfg, nil, known)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		issues = append(issues, found...)
+	}
+	issues = dedup(issues)
+	kept := issues[:0]
+	for _, is := range issues {
+		suppressed := false
+		for _, s := range sups {
+			if s.applies(is.Rule.Name, is.Subject.Filename, is.Subject.Start.Line) {
+				s.Matched[is.Rule.Name]++
+				suppressed = true
+			}
+		}
+		if !suppressed {
+			kept = append(kept, is)
+		}
+	}
+	issues = kept
+	if final != nil {
+		found, err := runRule(final, cfg, sups, known)
+		if err != nil {
+			errs = append(errs, err)
+		}
+		issues = append(issues, found...)
+	}
+	diags := make(hcl.Diagnostics, 0, len(issues))
+	for _, is := range issues {
+		diags = append(diags, is.Diagnostic())
+	}
+	return diag.Sort(diags), errors.Join(errs...)
+}
+
+// runRule runs one rule, turning a panic into an error so one broken rule
+// does not hide the findings of the others.
+func runRule(r *Rule, cfg Config, sups []*Suppression, known []string) (found []Issue, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("rule %s panicked: %v", r.Name, v)
+		}
+	}()
+	p := &Pass{
+		Rule:         r,
+		Module:       cfg.Module,
+		Programs:     cfg.Programs,
+		Program:      cfg.Programs[0],
+		Manifests:    cfg.Manifests,
+		Suppressions: sups,
+		known:        known,
+		report:       func(i Issue) { found = append(found, i) },
+	}
+	if err := r.Run(p); err != nil {
+		return found, fmt.Errorf("rule %s: %w", r.Name, err)
+	}
+	return found, nil
+}
+
+// suppressions collects the platc:ignore comments of every platform file
+// and scanned manifest, in file order.
+func suppressions(m *lang.Module, set *manifest.Set) []*Suppression {
+	var out []*Suppression
+	if m != nil {
+		for _, name := range m.FileNames {
+			if f := m.Files[name]; f != nil {
+				out = append(out, HCLSuppressions(name, f.Bytes)...)
+			}
+		}
+	}
+	if set != nil {
+		for _, f := range set.Files {
+			out = append(out, YAMLSuppressions(f.Path, f.Bytes)...)
+		}
+	}
+	return out
+}
+
+// dedup drops findings reported more than once: the same rule, place and
+// message, as happens when a rule checks every environment and the value
+// is the same in all of them.
+func dedup(issues []Issue) []Issue {
+	slices.SortStableFunc(issues, compareIssues)
+	return slices.CompactFunc(issues, func(a, b Issue) bool { return compareIssues(a, b) == 0 })
+}
+
+func compareIssues(a, b Issue) int {
+	return cmp.Or(
+		cmp.Compare(a.Subject.Filename, b.Subject.Filename),
+		cmp.Compare(a.Subject.Start.Byte, b.Subject.Start.Byte),
+		cmp.Compare(a.Subject.End.Byte, b.Subject.End.Byte),
+		cmp.Compare(a.Rule.Name, b.Rule.Name),
+		cmp.Compare(a.Message, b.Message),
+	)
+}
+
+// Diagnostic converts an issue into the hcl.Diagnostic every renderer
+// reads: the message as summary, the rule in diag.Extra, and a detail that
+// ends by saying how to suppress the finding when it is deliberate.
+func (i Issue) Diagnostic() *hcl.Diagnostic {
+	subject := i.Subject
+	d := &hcl.Diagnostic{
+		Severity: hcl.DiagWarning,
+		Summary:  i.Message,
+		Detail:   i.Detail,
+		Subject:  &subject,
+		Extra:    &diag.Extra{Rule: i.Rule.Name, Related: i.Related, Notice: i.Rule.Severity == Notice},
+	}
+	if i.Rule.Severity == Error {
+		d.Severity = hcl.DiagError
+	}
+	if i.Rule != InvalidSuppression {
+		hint := fmt.Sprintf("If this is deliberate, add `# %s %s -- <reason>` at the end of the line or on the line above.", Directive, i.Rule.Name)
+		if d.Detail != "" {
+			d.Detail += "\n\n"
+		}
+		d.Detail += hint
+	}
+	return d
+}

@@ -1,0 +1,203 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"net/url"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/platc/platc/diag"
+)
+
+// SARIFSchema is the schema SARIF output declares: the OASIS SARIF 2.1.0
+// schema with errata 01, the version GitHub code scanning reads.
+const SARIFSchema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+
+// CompilerRuleID is the rule id SARIF gives compiler diagnostics, which
+// belong to no lint rule. Code scanning needs a rule for every result.
+const CompilerRuleID = "compiler"
+
+// SARIFTool describes the tool in a SARIF log.
+type SARIFTool struct {
+	Name           string
+	Version        string
+	InformationURI string
+}
+
+// SARIFRule is what SARIF and code scanning show about one rule: its id,
+// a one-line and a full description, a link to its documentation, the
+// level its findings have, and whether it runs by default.
+type SARIFRule struct {
+	ID      string
+	Title   string
+	Doc     string // full description, plain text
+	HelpURI string
+	Level   string // error, warning or note
+	Enabled bool
+}
+
+// SARIF writes diags as a SARIF 2.1.0 log with one run. Every result
+// names its rule (compiler diagnostics use CompilerRuleID), and related
+// locations (such as the hops of a dependency cycle) become
+// relatedLocations. Paths are written relative to the source root when
+// they are relative, as code scanning expects.
+func SARIF(w io.Writer, diags hcl.Diagnostics, tool SARIFTool, rules []SARIFRule) error {
+	run := sarifRun{
+		Tool:       sarifTool{Driver: sarifDriver{Name: tool.Name, Version: tool.Version, InformationURI: tool.InformationURI}},
+		Results:    []sarifResult{},
+		ColumnKind: "unicodeCodePoints",
+	}
+	index := map[string]int{}
+	for i, r := range rules {
+		index[r.ID] = i
+		run.Tool.Driver.Rules = append(run.Tool.Driver.Rules, sarifDescriptor{
+			ID:                   r.ID,
+			ShortDescription:     &sarifText{Text: r.Title},
+			FullDescription:      &sarifText{Text: r.Doc},
+			Help:                 &sarifText{Text: r.Doc},
+			HelpURI:              r.HelpURI,
+			DefaultConfiguration: &sarifConfig{Level: r.Level, Enabled: r.Enabled},
+		})
+	}
+	for _, d := range diags {
+		res := sarifResult{RuleID: CompilerRuleID, Level: sarifLevel(d), Message: sarifText{Text: d.Summary}}
+		if d.Detail != "" {
+			res.Message.Text += "\n\n" + d.Detail
+		}
+		e := diag.ExtraOf(d)
+		if e != nil && e.Rule != "" {
+			res.RuleID = e.Rule
+		}
+		if i, ok := index[res.RuleID]; ok {
+			res.RuleIndex = &i
+		}
+		if d.Subject != nil {
+			res.Locations = []sarifLocation{{PhysicalLocation: physical(*d.Subject)}}
+		}
+		if e != nil {
+			for i, rel := range e.Related {
+				res.RelatedLocations = append(res.RelatedLocations, sarifLocation{
+					ID:               i + 1,
+					PhysicalLocation: physical(rel.Range),
+					Message:          &sarifText{Text: rel.Message},
+				})
+			}
+		}
+		run.Results = append(run.Results, res)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}})
+}
+
+func sarifLevel(d *hcl.Diagnostic) string {
+	switch {
+	case diag.IsNotice(d):
+		return "note"
+	case d.Severity == hcl.DiagWarning:
+		return "warning"
+	}
+	return "error"
+}
+
+func physical(r hcl.Range) *sarifPhysical {
+	p := &sarifPhysical{ArtifactLocation: artifact(r.Filename)}
+	if r.Start.Line > 0 {
+		reg := &sarifRegion{StartLine: r.Start.Line, StartColumn: r.Start.Column}
+		if r.End.Line >= r.Start.Line && (r.End.Line > r.Start.Line || r.End.Column > r.Start.Column) {
+			reg.EndLine, reg.EndColumn = r.End.Line, r.End.Column
+		}
+		p.Region = reg
+	}
+	return p
+}
+
+// artifact turns a file name into a SARIF artifact location: a relative
+// URI against %SRCROOT% for relative paths, a file: URI otherwise.
+func artifact(name string) sarifArtifact {
+	slash := filepath.ToSlash(name)
+	if filepath.IsAbs(name) {
+		if !strings.HasPrefix(slash, "/") {
+			slash = "/" + slash // a Windows drive path
+		}
+		return sarifArtifact{URI: (&url.URL{Scheme: "file", Path: slash}).String()}
+	}
+	slash = strings.TrimPrefix(slash, "./")
+	return sarifArtifact{URI: (&url.URL{Path: slash}).String(), URIBaseID: "%SRCROOT%"}
+}
+
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool       sarifTool     `json:"tool"`
+	Results    []sarifResult `json:"results"`
+	ColumnKind string        `json:"columnKind"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string            `json:"name"`
+	Version        string            `json:"version,omitempty"`
+	InformationURI string            `json:"informationUri,omitempty"`
+	Rules          []sarifDescriptor `json:"rules,omitempty"`
+}
+
+type sarifDescriptor struct {
+	ID                   string       `json:"id"`
+	ShortDescription     *sarifText   `json:"shortDescription,omitempty"`
+	FullDescription      *sarifText   `json:"fullDescription,omitempty"`
+	Help                 *sarifText   `json:"help,omitempty"`
+	HelpURI              string       `json:"helpUri,omitempty"`
+	DefaultConfiguration *sarifConfig `json:"defaultConfiguration,omitempty"`
+}
+
+type sarifConfig struct {
+	Level   string `json:"level"`
+	Enabled bool   `json:"enabled"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifResult struct {
+	RuleID           string          `json:"ruleId"`
+	RuleIndex        *int            `json:"ruleIndex,omitempty"`
+	Level            string          `json:"level"`
+	Message          sarifText       `json:"message"`
+	Locations        []sarifLocation `json:"locations,omitempty"`
+	RelatedLocations []sarifLocation `json:"relatedLocations,omitempty"`
+}
+
+type sarifLocation struct {
+	ID               int            `json:"id,omitempty"`
+	PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
+	Message          *sarifText     `json:"message,omitempty"`
+}
+
+type sarifPhysical struct {
+	ArtifactLocation sarifArtifact `json:"artifactLocation"`
+	Region           *sarifRegion  `json:"region,omitempty"`
+}
+
+type sarifArtifact struct {
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId,omitempty"`
+}
+
+type sarifRegion struct {
+	StartLine   int `json:"startLine"`
+	StartColumn int `json:"startColumn,omitempty"`
+	EndLine     int `json:"endLine,omitempty"`
+	EndColumn   int `json:"endColumn,omitempty"`
+}

@@ -59,3 +59,25 @@ func TestBootstrapPinned(t *testing.T) {
 		t.Errorf("unpinned versions not defaulted: %+v", got)
 	}
 }
+
+// An app may not take the name of an Application platc generates for
+// itself, nor put itself in platc's own project: the files and the Argo
+// CD objects would collide.
+func TestReservedNames(t *testing.T) {
+	for _, tc := range []struct{ body, want string }{
+		{`app "platc-root" {}`, "Reserved application name"},
+		{`app "x" { application = "platc-workflows" }`, "Reserved application name"},
+		{"app \"platc-events\" {\n namespace = \"n\"\n source {\n path = \"p\"\n }\n}", "Reserved application name"},
+		{`app "x" { project = "platc-orchestration" }`, "Reserved project name"},
+	} {
+		src := "platform \"p\" {\n  git {\n    repo_url = \"https://git.example.com/p.git\"\n  }\n}\n" + tc.body + "\n"
+		m, diags := lang.ParseSources([]lang.SourceFile{{Name: "p.hcl", Bytes: []byte(src)}})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		_, diags = Compile(m, Options{})
+		if !diags.HasErrors() || diags[0].Summary != tc.want {
+			t.Errorf("%s: diagnostics %v, want %q", tc.body, diags, tc.want)
+		}
+	}
+}

@@ -203,7 +203,7 @@ func handoffUnit() unit {
 			kv{"chart_repo_url", "{{ gitops_handoff_chart_repo_url | default(omit, true) }}"},
 			kv{"atomic", true},
 			kv{"wait", true},
-			kv{"wait_timeout", "{{ gitops_handoff_helm_timeout }}"},
+			kv{"timeout", "{{ gitops_handoff_helm_timeout }}"},
 			kv{"history_max", 10},
 			kv{"values", "{{ gitops_handoff_values }}"},
 		), kv{"register", "gitops_handoff_helm"}),
@@ -313,10 +313,10 @@ func handoffUnit() unit {
 			kv{"chart_ref", "{{ gitops_handoff_chart_ref }}"},
 			kv{"chart_version", "{{ gitops_handoff_previous.status.chart | regex_replace('^' ~ gitops_handoff_chart ~ '-', '') }}"},
 			kv{"chart_repo_url", "{{ gitops_handoff_chart_repo_url | default(omit, true) }}"},
-			kv{"values", "{{ gitops_handoff_previous.status['values'] | default({}, true) }}"},
+			kv{"values", "{{ gitops_handoff_previous.status.release_values | default(gitops_handoff_previous.status['values'], true) | default({}, true) }}"},
 			kv{"atomic", true},
 			kv{"wait", true},
-			kv{"wait_timeout", "{{ gitops_handoff_helm_timeout }}"},
+			kv{"timeout", "{{ gitops_handoff_helm_timeout }}"},
 		), kv{"when", changed + " and gitops_handoff_previous.status is defined"}),
 		// Without finalizers on the Applications, removing the root leaves
 		// the child Applications in place; nothing is deployed by them

@@ -95,7 +95,8 @@ func (c component) build() role {
 		// itself before the task fails.
 		kv{"atomic", true},
 		kv{"wait", true},
-		kv{"wait_timeout", "{{ " + v("helm_timeout") + " }}"},
+		// timeout, not wait_timeout: kubernetes.core deprecates the latter.
+		kv{"timeout", "{{ " + v("helm_timeout") + " }}"},
 		kv{"history_max", 10},
 	)
 	if c.valuesFile {
@@ -155,10 +156,11 @@ func (c component) build() role {
 		kv{"chart_ref", "{{ " + v("chart_ref") + " }}"},
 		kv{"chart_version", "{{ " + v("previous") + ".status.chart | regex_replace('^' ~ " + v("chart") + " ~ '-', '') }}"},
 		kv{"chart_repo_url", "{{ " + v("chart_repo_url") + " | default(omit, true) }}"},
-		kv{"values", "{{ " + v("previous") + ".status['values'] | default({}, true) }}"},
+		// kubernetes.core 6 renames status.values to status.release_values.
+		kv{"values", "{{ " + v("previous") + ".status.release_values | default(" + v("previous") + ".status['values'], true) | default({}, true) }}"},
 		kv{"atomic", true},
 		kv{"wait", true},
-		kv{"wait_timeout", "{{ " + v("helm_timeout") + " }}"},
+		kv{"timeout", "{{ " + v("helm_timeout") + " }}"},
 	)
 	rollback := []om{
 		// kubernetes.core.helm has no rollback state and RFC 6.2.1

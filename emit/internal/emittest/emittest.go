@@ -5,16 +5,12 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
-
-	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit"
+	"github.com/platc/platc/internal/golden"
 	"github.com/platc/platc/lang"
 )
 
@@ -86,32 +82,17 @@ func Write(t testing.TB, dir string, files map[string][]byte) {
 	}
 }
 
-// Golden runs every testdata/golden/*.txtar case: build turns the case's
-// platform.hcl into output files, and keep selects the ones the case pins
-// under out/. With -update the out/ sections are rewritten.
+// Golden runs every testdata/golden/*.txtar case (internal/golden): build
+// turns the case's platform.hcl into output files, and keep selects the
+// ones the case pins under out/. With -update the out/ sections are
+// rewritten.
 func Golden(t *testing.T, build func(t *testing.T, p *ir.Program) map[string][]byte, keep func(path string) bool) {
-	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(files) == 0 {
-		t.Fatal("no golden cases in testdata/golden")
-	}
-	for _, file := range files {
-		name := strings.TrimSuffix(filepath.Base(file), ".txtar")
-		t.Run(name, func(t *testing.T) {
-			ar, err := txtar.ParseFile(file)
-			if err != nil {
-				t.Fatal(err)
-			}
+	for _, c := range golden.Load(t, filepath.Join("testdata", "golden")) {
+		t.Run(c.Name, func(t *testing.T) {
 			var src []byte
-			want := map[string]string{}
-			for _, f := range ar.Files {
-				switch {
-				case f.Name == "platform.hcl":
+			for _, f := range c.Archive.Files {
+				if f.Name == "platform.hcl" {
 					src = f.Data
-				case strings.HasPrefix(f.Name, "out/"):
-					want[strings.TrimPrefix(f.Name, "out/")] = string(f.Data)
 				}
 			}
 			if src == nil {
@@ -123,76 +104,7 @@ func Golden(t *testing.T, build func(t *testing.T, p *ir.Program) map[string][]b
 					got[path] = string(data)
 				}
 			}
-			if *update {
-				rewrite(t, file, ar, got)
-				return
-			}
-			for _, path := range union(want, got) {
-				w, inWant := want[path]
-				g, inGot := got[path]
-				switch {
-				case !inGot:
-					t.Errorf("out/%s: pinned but no longer emitted", path)
-				case !inWant:
-					t.Errorf("out/%s: emitted but not pinned", path)
-				case w != g:
-					t.Errorf("out/%s differs:\n%s", path, lineDiff(w, g))
-				}
-			}
-			if t.Failed() {
-				t.Logf("update with: go test -run 'Golden/%s' -update", name)
-			}
+			c.Check(t, got, *update)
 		})
 	}
-}
-
-func union(a, b map[string]string) []string {
-	var keys []string
-	for k := range a {
-		keys = append(keys, k)
-	}
-	for k := range b {
-		if _, ok := a[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-func rewrite(t *testing.T, file string, ar *txtar.Archive, got map[string]string) {
-	var kept []txtar.File
-	for _, f := range ar.Files {
-		if !strings.HasPrefix(f.Name, "out/") {
-			kept = append(kept, f)
-		}
-	}
-	paths := make([]string, 0, len(got))
-	for p := range got {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	for _, p := range paths {
-		kept = append(kept, txtar.File{Name: "out/" + p, Data: []byte(got[p])})
-	}
-	ar.Files = kept
-	if err := os.WriteFile(file, txtar.Format(ar), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// lineDiff shows the first differing line with a little context.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	i := 0
-	for i < len(w) && i < len(g) && w[i] == g[i] {
-		i++
-	}
-	line := func(l []string, i int) string {
-		if i < len(l) {
-			return l[i]
-		}
-		return "<end of file>"
-	}
-	return "line " + strconv.Itoa(i+1) + ":\n  want: " + line(w, i) + "\n  got:  " + line(g, i)
 }

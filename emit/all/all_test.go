@@ -1,6 +1,7 @@
 package all_test
 
 import (
+	"bytes"
 	"testing"
 
 	"github.com/platc/platc/emit/all"
@@ -22,6 +23,20 @@ func TestEmitters(t *testing.T) {
 	for _, want := range []string{"argocd/root.yaml", "argocd/values.yaml", "events/events.yaml", "ansible/site.yml"} {
 		if _, ok := files[want]; !ok {
 			t.Errorf("%s not emitted", want)
+		}
+	}
+}
+
+// Two builds of the example give the same files, byte for byte (INV-3).
+func TestDeterministic(t *testing.T) {
+	a := emittest.Emit(t, emittest.Example(t, "../.."), all.Emitters()...)
+	b := emittest.Emit(t, emittest.Example(t, "../.."), all.Emitters()...)
+	if len(a) != len(b) {
+		t.Fatalf("%d files, then %d", len(a), len(b))
+	}
+	for path, data := range a {
+		if !bytes.Equal(data, b[path]) {
+			t.Errorf("%s differs between two builds", path)
 		}
 	}
 }

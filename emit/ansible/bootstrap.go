@@ -179,7 +179,9 @@ func handoffUnit() unit {
 			{"pod", "{{ gitops_handoff_server.resources[0].metadata.name }}"},
 			{"container", "{{ argocd_server_container }}"},
 			{"command", "argocd account generate-token --core --account {{ gitops_handoff_argocd_account }}"},
-		}, kv{"register", "gitops_handoff_issued"}, kv{"no_log", true}, kv{"when", missing}),
+		}, kv{"register", "gitops_handoff_issued"}, kv{"no_log", true}, kv{"when", missing},
+			// k8s_exec reports the command's exit code without failing on it.
+			kv{"failed_when", "gitops_handoff_issued.rc != 0 or gitops_handoff_issued.stdout | trim | length == 0"}),
 		task("Apply | Store the token in its Secret", "kubernetes.core.k8s", om{
 			{"state", "present"},
 			{"definition", om{

@@ -47,7 +47,7 @@ func (r role) tasks() []om {
 
 func (r role) unitTasks(u unit) []om {
 	status, errv, rolled := r.v("status"), r.v("error"), r.v("rolled_back")
-	reset := task("Pre-check | Reset the "+r.title+" result", "ansible.builtin.set_fact", om{
+	reset := task("Pre-check | Reset the result of "+r.title, "ansible.builtin.set_fact", om{
 		{status, "running"},
 		{errv, ""},
 		{rolled, false},
@@ -76,8 +76,8 @@ func (r role) unitTasks(u unit) []om {
 	}
 	facts = append(facts, u.result...)
 	always := []om{
-		task("Result | Record the "+r.title+" outcome", "ansible.builtin.set_fact", facts),
-		task("Result | Report the "+r.title+" outcome", "ansible.builtin.debug", om{
+		task("Result | Record the outcome of "+r.title, "ansible.builtin.set_fact", facts),
+		task("Result | Report the outcome of "+r.title, "ansible.builtin.debug", om{
 			{"msg", fmt.Sprintf("%s: {{ %s }}{{ (' (' ~ %s ~ ')') if %s | length > 0 else '' }}", r.dir, status, errv, errv)},
 		}),
 	}

@@ -420,19 +420,23 @@ func triggerUnit() unit {
 			{"quiet", true},
 		}),
 	}
+	// A workflow this run submitted that the controller never started is
+	// removed, so the cluster is back to having no deploy in flight. One
+	// that started and failed is kept: its nodes and logs are what
+	// explains the failure.
+	neverStarted := submitted + " and " + lines(
+		"(gitops_handoff_workflow_state.resources | default([]))",
+		"| selectattr('status.phase', 'defined') | selectattr('status.phase', 'in', ['Running', 'Succeeded', 'Failed', 'Error'])",
+		"| list | length == 0")
 	rollback := []om{
-		// A workflow this run submitted that did not start (a template the
-		// controller rejects fails at once) is removed, so the cluster is
-		// back to having no deploy in flight; its message is already in
-		// gitops_handoff_error.
-		task("Rollback | Remove the deploy workflow this run submitted", "kubernetes.core.k8s", workflows.with(
+		task("Rollback | Remove the deploy workflow this run submitted if it never started", "kubernetes.core.k8s", workflows.with(
 			kv{"name", "{{ gitops_handoff_workflow }}"},
 			kv{"state", "absent"},
 			kv{"wait", true},
-		), kv{"when", submitted}),
+		), kv{"when", neverStarted}),
 		task("Rollback | Mark the submission as rolled back", "ansible.builtin.set_fact", om{
 			{"gitops_handoff_rolled_back", true},
-		}, kv{"when", submitted}),
+		}, kv{"when", neverStarted}),
 	}
 	return unit{
 		what:     "Submit the deploy workflow, then test and validate that it runs",

@@ -155,6 +155,7 @@ func (c *compilation) appFields(la *lang.App, a *ir.App) {
 			a.Application = name
 		}
 	}
+	c.checkReserved(la, a)
 	if la.Source != nil {
 		a.Source = c.source(la.Source)
 		if la.Namespace == nil {
@@ -177,6 +178,44 @@ func (c *compilation) appFields(la *lang.App, a *ir.App) {
 	}
 	c.hooks(la, a)
 	c.customResources(la, a)
+}
+
+// reservedApplications are the names of the Applications platc generates
+// for itself (emit/internal/gitops): the root app-of-apps and the apps
+// that deliver the workflow and event objects. reservedProject is their
+// AppProject.
+var reservedApplications = []string{"platc-root", "platc-workflows", "platc-events"}
+
+const reservedProject = "platc-orchestration"
+
+// checkReserved refuses an app whose name, Application or project would
+// collide with platc's own objects in Argo CD or in generated/<env>/argocd/apps.
+func (c *compilation) checkReserved(la *lang.App, a *ir.App) {
+	for _, n := range []struct {
+		value, what string
+		rng         hcl.Range
+	}{
+		{a.Name, "app name", la.NameRange},
+		{a.Application, "application name", attrRange(la.Application, la.NameRange)},
+	} {
+		if slices.Contains(reservedApplications, n.value) {
+			c.diags = append(c.diags, diag.Error(n.rng, "Reserved application name",
+				fmt.Sprintf("%q is the name of an Application platc generates for itself (%s). Choose another %s.", n.value, strings.Join(reservedApplications, ", "), n.what)))
+			return
+		}
+	}
+	if a.Project == reservedProject {
+		c.diags = append(c.diags, diag.Error(attrRange(la.Project, la.NameRange), "Reserved project name",
+			fmt.Sprintf("%q is the AppProject of platc's own Applications, which the automation account is kept out of. Put the app in another project.", reservedProject)))
+	}
+}
+
+// attrRange is the range of a's value, or def when a is not set.
+func attrRange(a *hcl.Attribute, def hcl.Range) hcl.Range {
+	if a == nil {
+		return def
+	}
+	return a.Expr.Range()
 }
 
 // source lowers a source block: a Helm chart from a chart repository, or

@@ -249,8 +249,10 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 			SealedSecretsChart: e.strOr(b.SealedSecretsChart, ""),
 			ArgoRepo:           e.strOr(b.ArgoRepo, ""),
 			SealedSecretsRepo:  e.strOr(b.SealedSecretsRepo, ""),
+			ArgoCDAppsChart:    e.strOr(b.ArgoCDAppsChart, ""),
 		}
 	}
+	bootstrapVersions(&p.Bootstrap)
 	if p.Bootstrap.ArgoRepo == "" {
 		p.Bootstrap.ArgoRepo = "https://argoproj.github.io/argo-helm"
 	}
@@ -275,6 +277,35 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 			"path":     cty.StringVal(p.Git.Path),
 		}),
 	})
+}
+
+// Chart versions for a platform that does not pin its own. RFC 6.2.1
+// forbids unversioned charts, so the bootstrap always gets a version; these
+// are the versions platc's design document and example use.
+const (
+	defaultArgoCDChart        = "7.7.0"
+	defaultWorkflowsChart     = "0.45.0"
+	defaultEventsChart        = "2.4.9"
+	defaultSealedSecretsChart = "2.16.2"
+	defaultArgoCDAppsChart    = "2.0.2"
+)
+
+// bootstrapVersions fills in the chart versions a platform leaves out.
+func bootstrapVersions(b *ir.Bootstrap) {
+	for _, f := range []struct {
+		v   *string
+		def string
+	}{
+		{&b.ArgoCDChart, defaultArgoCDChart},
+		{&b.WorkflowsChart, defaultWorkflowsChart},
+		{&b.EventsChart, defaultEventsChart},
+		{&b.SealedSecretsChart, defaultSealedSecretsChart},
+		{&b.ArgoCDAppsChart, defaultArgoCDAppsChart},
+	} {
+		if *f.v == "" {
+			*f.v = f.def
+		}
+	}
 }
 
 // checkLabel reports a namespace-like attribute that is not a DNS-1123

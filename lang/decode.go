@@ -134,7 +134,8 @@ func (d *decoder) decodePlatform(b *hcl.Block) *Platform {
 			ArgoCDChart: a["argocd_chart"], WorkflowsChart: a["workflows_chart"],
 			EventsChart: a["events_chart"], SealedSecretsChart: a["sealed_secrets_chart"],
 			ArgoRepo: a["argo_repo"], SealedSecretsRepo: a["sealed_secrets_repo"],
-			DeclRange: blk.DefRange,
+			ArgoCDAppsChart: a["argocd_apps_chart"],
+			DeclRange:       blk.DefRange,
 		}
 	}
 	return p

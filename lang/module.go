@@ -86,7 +86,10 @@ type Bootstrap struct {
 	SealedSecretsChart *hcl.Attribute
 	ArgoRepo           *hcl.Attribute
 	SealedSecretsRepo  *hcl.Attribute
-	DeclRange          hcl.Range
+	// ArgoCDAppsChart pins the argo-helm argocd-apps chart, which creates
+	// the root Application (Helm is the only install method, RFC 6.2.1).
+	ArgoCDAppsChart *hcl.Attribute
+	DeclRange       hcl.Range
 }
 
 // Environment is one environment block. Its attributes are open: each one

@@ -55,6 +55,7 @@ var bootstrapSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "argocd_chart"}, {Name: "workflows_chart"}, {Name: "events_chart"},
 		{Name: "sealed_secrets_chart"}, {Name: "argo_repo"}, {Name: "sealed_secrets_repo"},
+		{Name: "argocd_apps_chart"},
 	},
 }
 

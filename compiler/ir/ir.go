@@ -115,7 +115,9 @@ type Git struct {
 }
 
 // Bootstrap holds pinned chart versions and repositories for the
-// orchestration primitives that Ansible installs.
+// orchestration primitives that Ansible installs. The compiler fills in
+// pinned defaults for versions the platform leaves out, so every version
+// here is set.
 type Bootstrap struct {
 	ArgoCDChart        string
 	WorkflowsChart     string
@@ -123,6 +125,9 @@ type Bootstrap struct {
 	SealedSecretsChart string
 	ArgoRepo           string // default https://argoproj.github.io/argo-helm
 	SealedSecretsRepo  string // default https://bitnami-labs.github.io/sealed-secrets
+	// ArgoCDAppsChart is the argo-helm argocd-apps chart version, the
+	// Helm chart that creates the root Application and its AppProjects.
+	ArgoCDAppsChart string
 }
 
 // Environment is the environment a Program was compiled for.

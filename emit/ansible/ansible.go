@@ -1,0 +1,294 @@
+package ansible
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit"
+	"github.com/platc/platc/emit/internal/gitops"
+)
+
+// Dir is the Ansible tree's directory in generated/<env>/.
+const Dir = "ansible"
+
+// Emitter emits the Ansible bootstrap.
+type Emitter struct{}
+
+// Name implements emit.Emitter.
+func (Emitter) Name() string { return "ansible" }
+
+// Emit implements emit.Emitter.
+func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
+	var files []emit.File
+	add := func(name string, v any) error {
+		data, err := yamlFile(v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		files = append(files, emit.File{Path: path.Join(Dir, name), Data: data})
+		return nil
+	}
+	inv := path.Join("inventories", p.Env.Name)
+	files = append(files,
+		emit.File{Path: path.Join(Dir, "ansible.cfg"), Data: config(p)},
+	)
+	vars, err := groupVars(p)
+	if err != nil {
+		return nil, err
+	}
+	type file struct {
+		name string
+		v    any
+	}
+	steps := []file{
+		{".ansible-lint", lintConfig()},
+		{"requirements.yml", requirements()},
+		{"site.yml", site()},
+		{path.Join(inv, "hosts.yml"), hosts()},
+		{path.Join(inv, "group_vars", "all.yml"), vars},
+	}
+	for _, r := range roles() {
+		dir := path.Join("roles", r.dir)
+		steps = append(steps,
+			file{path.Join("playbooks", r.dir+".yml"), playbook(r)},
+			file{path.Join(dir, "tasks", "main.yml"), r.tasks()},
+			file{path.Join(dir, "defaults", "main.yml"), r.defaults},
+			file{path.Join(dir, "meta", "main.yml"), r.meta()},
+		)
+	}
+	for _, s := range steps {
+		if err := add(s.name, s.v); err != nil {
+			return nil, err
+		}
+	}
+	emit.Sort(files)
+	return files, nil
+}
+
+// config is ansible.cfg. Ansible reads it from the working directory, so
+// the bootstrap runs from the ansible/ directory; relative paths in it are
+// relative to the file.
+func config(p *ir.Program) []byte {
+	var b bytes.Buffer
+	b.WriteString(emit.Header)
+	b.WriteString("# Run from this directory: ansible-playbook site.yml\n")
+	b.WriteString("[defaults]\n")
+	fmt.Fprintf(&b, "inventory = inventories/%s/hosts.yml\n", p.Env.Name)
+	b.WriteString("roles_path = roles\n")
+	b.WriteString("retry_files_enabled = False\n")
+	b.WriteString("interpreter_python = auto_silent\n")
+	b.WriteString("\n[inventory]\n")
+	// An inventory Ansible cannot parse is an error, not an empty
+	// inventory that makes every play skip.
+	b.WriteString("unparsed_is_failed = True\n")
+	return b.Bytes()
+}
+
+// lintConfig pins how ansible-lint judges the tree: the production
+// profile, plus opt-in rules that matter for a bootstrap that handles a
+// credential.
+func lintConfig() om {
+	return om{
+		{"profile", "production"},
+		{"offline", true},
+		{"enable_list", []string{"no-log-password", "empty-string-compare", "loop-var-prefix", "no-same-owner", "no-prompting"}},
+	}
+}
+
+// requirements lists the collections RFC 3.2.3 requires, at its minimum
+// versions. The roles use only kubernetes.core modules and options that
+// kubernetes.core 2.4.0 already has.
+func requirements() om {
+	col := func(name, version string) om { return om{{"name", name}, {"version", ">=" + version}} }
+	return om{{"collections", []om{
+		col("kubernetes.core", "4.0.0"),
+		col("community.general", "4.0.0"),
+		col("ansible.posix", "1.0.0"),
+		col("ansible.utils", "5.0.0"),
+	}}}
+}
+
+// site runs the five playbooks in RFC 6.2.2's order.
+func site() []om {
+	var out []om
+	for _, r := range roles() {
+		out = append(out, om{{"name", "Bootstrap " + r.dir}, {"ansible.builtin.import_playbook", "playbooks/" + r.dir + ".yml"}})
+	}
+	return out
+}
+
+func playbook(r role) []om {
+	return []om{{
+		{"name", "Bootstrap " + r.dir},
+		{"hosts", "bootstrap"},
+		{"gather_facts", false},
+		{"roles", []om{{{"role", r.dir}}}},
+	}}
+}
+
+// hosts is the inventory: the machine that runs Ansible, which reaches the
+// cluster through the kubeconfig in KUBECONFIG (or ~/.kube/config).
+func hosts() om {
+	return om{{"all", om{{"children", om{{"bootstrap", om{{"hosts", om{{"localhost", om{
+		{"ansible_connection", "local"},
+		{"ansible_python_interpreter", "{{ ansible_playbook_python }}"},
+	}}}}}}}}}}}
+}
+
+// chart returns the chart_ref and chart_repo_url for a chart in repo: a
+// Helm repository URL is passed as chart_repo_url, while an OCI registry
+// is part of the chart reference.
+func chart(repo, name string) (ref, repoURL string) {
+	if strings.HasPrefix(repo, "oci://") {
+		return strings.TrimSuffix(repo, "/") + "/" + name, ""
+	}
+	return name, repo
+}
+
+func groupVars(p *ir.Program) (om, error) {
+	pl, b := p.Platform, p.Platform.Bootstrap
+	vars := om{
+		{"platc_platform", pl.Name},
+		{"platc_environment", p.Env.Name},
+		{"platc_git_repo_url", pl.Git.RepoURL},
+		{"platc_git_revision", pl.Git.Revision},
+		{"platc_generated_path", path.Join(pl.Git.Path, p.Env.Name)},
+	}
+	component := func(prefix, namespace, release, repo, name, version string, values kv) {
+		ref, url := chart(repo, name)
+		vars = append(vars,
+			kv{prefix + "_namespace", namespace},
+			kv{prefix + "_release_name", release},
+			kv{prefix + "_chart", name},
+			kv{prefix + "_chart_ref", ref},
+			kv{prefix + "_chart_repo_url", url},
+			kv{prefix + "_chart_version", version},
+			values,
+		)
+	}
+	// Every chart keeps its CRDs on uninstall: a rollback that removes a
+	// release must never delete the custom resources of everything else.
+	keepCRDs := om{{"install", true}, {"keep", true}}
+	component("argocd", pl.ArgoCD.Namespace, "argocd", b.ArgoRepo, "argo-cd", b.ArgoCDChart,
+		kv{"argocd_values_file", "{{ inventory_dir }}/../../../" + gitops.ValuesFile})
+	vars = append(vars,
+		// Names the argo-cd chart gives the API server for release "argocd".
+		kv{"argocd_server_service", "argocd-server"},
+		kv{"argocd_server_container", "server"},
+		kv{"argocd_expected_version", pl.ArgoCD.Version},
+		kv{"argocd_requires_automated_enabled", gitops.EnabledRecipe(p)},
+	)
+	component("argo_workflows", pl.Workflows.Namespace, "argo-workflows", b.ArgoRepo, "argo-workflows", b.WorkflowsChart,
+		kv{"argo_workflows_values", om{{"crds", keepCRDs}}})
+	js := gitops.JetStream
+	component("argo_events", "argo-events", "argo-events", b.ArgoRepo, "argo-events", b.EventsChart,
+		kv{"argo_events_values", om{
+			{"crds", keepCRDs},
+			// Exactly the JetStream version the EventBus pins, so the pin
+			// holds whatever this chart version lists by default.
+			{"configs", om{{"jetstream", om{{"versions", []om{{
+				{"version", js.Version},
+				{"natsImage", js.NATSImage},
+				{"metricsExporterImage", js.MetricsExporterImage},
+				{"configReloaderImage", js.ConfigReloaderImage},
+				{"startCommand", js.StartCommand},
+			}}}}}}},
+		}})
+	// The controller name and namespace kubeseal looks for by default.
+	component("sealed_secrets", "kube-system", "sealed-secrets-controller", b.SealedSecretsRepo, "sealed-secrets", b.SealedSecretsChart,
+		kv{"sealed_secrets_values", om{}})
+
+	handoff, err := handoffValues(p)
+	if err != nil {
+		return nil, err
+	}
+	ref, url := chart(b.ArgoRepo, "argocd-apps")
+	orchestration := []string{gitops.WorkflowsApp}
+	if p.Events != nil {
+		orchestration = append(orchestration, gitops.EventsApp)
+	}
+	vars = append(vars,
+		kv{"gitops_handoff_release_name", gitops.RootApp},
+		kv{"gitops_handoff_chart", "argocd-apps"},
+		kv{"gitops_handoff_chart_ref", ref},
+		kv{"gitops_handoff_chart_repo_url", url},
+		kv{"gitops_handoff_chart_version", b.ArgoCDAppsChart},
+		kv{"gitops_handoff_root_app", gitops.RootApp},
+		kv{"gitops_handoff_orchestration_apps", orchestration},
+		kv{"gitops_handoff_argocd_account", gitops.Account},
+		// Where the workflows read the automation token; the bootstrap
+		// creates the Secret and never writes the token anywhere else.
+		kv{"gitops_handoff_token_secret", om{
+			{"name", pl.ArgoCD.TokenSecret.Name},
+			{"key", pl.ArgoCD.TokenSecret.Key},
+			{"namespace", pl.Workflows.Namespace},
+		}},
+		kv{"gitops_handoff_workflows_namespace", pl.Workflows.Namespace},
+		kv{"gitops_handoff_workflow_templates", []string{gitops.DeployTemplate, gitops.ValidateTemplate, gitops.TeardownTemplate}},
+		kv{"gitops_handoff_cluster_workflow_templates", []string{gitops.ClusterTemplate}},
+		kv{"gitops_handoff_submit_template", gitops.DeployTemplate},
+		kv{"gitops_handoff_values", handoff},
+	)
+	return vars, nil
+}
+
+// handoffValues are the argocd-apps chart values: the AppProjects and the
+// root Application, the same objects as argocd/projects.yaml and
+// argocd/root.yaml, in the chart's name-keyed form.
+func handoffValues(p *ir.Program) (om, error) {
+	var projects om
+	for _, pr := range gitops.Projects(p) {
+		spec, err := plain(pr.Spec)
+		if err != nil {
+			return nil, err
+		}
+		projects = append(projects, kv{pr.Metadata.Name, om{
+			{"namespace", pr.Metadata.Namespace},
+			{"additionalLabels", plainLabels(pr.Metadata.Labels)},
+		}.with(spec...)})
+	}
+	root := gitops.Root(p)
+	spec, err := plain(root.Spec)
+	if err != nil {
+		return nil, err
+	}
+	apps := om{{root.Metadata.Name, om{
+		{"namespace", root.Metadata.Namespace},
+		{"additionalLabels", plainLabels(root.Metadata.Labels)},
+	}.with(spec...)}}
+	return om{{"projects", projects}, {"applications", apps}}, nil
+}
+
+// plain turns a typed object into an ordered map with sorted keys, the
+// same JSON the objects have in argocd/*.yaml.
+func plain(v any) (om, error) {
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("emit/ansible: %w", err)
+	}
+	d := json.NewDecoder(bytes.NewReader(j))
+	d.UseNumber()
+	var m map[string]any
+	if err := d.Decode(&m); err != nil {
+		return nil, fmt.Errorf("emit/ansible: %w", err)
+	}
+	out := make(om, 0, len(m))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, kv{k, m[k]})
+	}
+	return out, nil
+}
+
+func plainLabels(l map[string]string) map[string]any {
+	m := make(map[string]any, len(l))
+	for k, v := range l {
+		m[k] = v
+	}
+	return m
+}

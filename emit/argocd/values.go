@@ -1,0 +1,107 @@
+package argocd
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit"
+	"github.com/platc/platc/emit/internal/gitops"
+)
+
+// Values emits argocd/values.yaml, the argo-cd chart values the bootstrap
+// installs Argo CD with.
+type Values struct{}
+
+// Name implements emit.Emitter.
+func (Values) Name() string { return "argocd-values" }
+
+// Emit implements emit.Emitter.
+func (Values) Emit(p *ir.Program) ([]emit.File, error) {
+	data, err := emit.YAML(ChartValues(p))
+	if err != nil {
+		return nil, err
+	}
+	return []emit.File{{Path: gitops.ValuesFile, Data: data}}, nil
+}
+
+// ChartValues are the argo-cd chart values: the health customizations,
+// the automation account and the RBAC policy for it, in the chart's
+// configs.cm, configs.rbac and configs.params.
+func ChartValues(p *ir.Program) map[string]any {
+	cm := HealthEntries(p)
+	// An API-key-only account: it can hold tokens but cannot log in to
+	// the UI or the CLI with a password.
+	cm["accounts."+gitops.Account] = "apiKey"
+	configs := map[string]any{
+		"cm":   cm,
+		"rbac": map[string]any{"policy.csv": Policy(p)},
+	}
+	if p.Platform.ArgoCD.PlainText {
+		// The workflows reach the API server with --plaintext, so it must
+		// serve plain HTTP/2.
+		configs["params"] = map[string]any{"server.insecure": true}
+	}
+	return map[string]any{"configs": configs}
+}
+
+// HealthEntries are the argocd-cm entries for every health rule platc
+// provides (user and built-in rules; Argo CD's own checks need none):
+// resource.customizations.health.<group>_<Kind> holds the Lua, and
+// resource.customizations.useOpenLibs.<group>_<Kind> is the string "true"
+// when the script needs Lua's standard libraries (the API server rejects
+// an unquoted boolean in a ConfigMap).
+func HealthEntries(p *ir.Program) map[string]any {
+	m := map[string]any{}
+	for _, h := range p.Health {
+		if h.Origin == ir.HealthArgoCD || h.Lua == "" {
+			continue
+		}
+		key := h.Kind
+		if h.Group != "" {
+			key = h.Group + "_" + h.Kind
+		}
+		m["resource.customizations.health."+key] = h.Lua
+		if h.UseOpenLibs {
+			m["resource.customizations.useOpenLibs."+key] = "true"
+		}
+	}
+	return m
+}
+
+// Policy is the Argo CD RBAC policy (policy.csv) of the automation
+// account, least privilege for what the workflows do (ARGO-NOTES §7):
+// get (app get, wait, get --refresh), sync (app sync) and delete (app
+// delete, teardown) on the projects of the platform's apps, and update
+// (app set / app patch, which switch automated sync on after a deploy)
+// only on the Applications whose HCL asks for automated sync. The
+// orchestration project is not covered, so the workflows cannot change
+// the root app or the apps that deliver the workflows themselves.
+func Policy(p *ir.Program) string {
+	var projects, updates []string
+	for _, a := range p.Apps {
+		if !slices.Contains(projects, a.Project) {
+			projects = append(projects, a.Project)
+		}
+		if a.Sync.Automated {
+			updates = append(updates, a.Project+"/"+a.Application)
+		}
+	}
+	slices.Sort(projects)
+	slices.Sort(updates)
+	var b strings.Builder
+	line := func(action, object string) {
+		fmt.Fprintf(&b, "p, %s, applications, %s, %s, allow\n", gitops.Role, action, object)
+	}
+	for _, pr := range projects {
+		for _, action := range []string{"get", "sync", "delete"} {
+			line(action, pr+"/*")
+		}
+	}
+	for _, obj := range updates {
+		line("update", obj)
+	}
+	fmt.Fprintf(&b, "g, %s, %s\n", gitops.Account, gitops.Role)
+	return b.String()
+}

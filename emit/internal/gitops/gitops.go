@@ -1,0 +1,404 @@
+package gitops
+
+import (
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/platc/platc/compiler/ir"
+)
+
+// Names of the objects platc itself owns. The workflows, the executor and
+// the bootstrap find each other through these names, so they are fixed
+// rather than derived from the platform.
+const (
+	// RootApp is the root app-of-apps.
+	RootApp = "platc-root"
+	// WorkflowsApp syncs generated/<env>/workflows/.
+	WorkflowsApp = "platc-workflows"
+	// EventsApp syncs generated/<env>/events/.
+	EventsApp = "platc-events"
+	// Project is the AppProject of the three Applications above. It is
+	// not the platform's project, so the automation account, which may
+	// sync and delete everything in the platform's project, cannot touch
+	// the machinery that deploys the platform.
+	Project = "platc-orchestration"
+	// Account is the Argo CD local account the workflows authenticate as.
+	Account = "platc"
+	// Role is the Argo CD RBAC role granted to Account.
+	Role = "role:platc-orchestrator"
+	// InClusterServer is the Kubernetes API server Argo CD runs in.
+	InClusterServer = "https://kubernetes.default.svc"
+)
+
+// Names of the Argo Workflows templates that generated/<env>/workflows/
+// holds. The bootstrap waits for them and submits DeployTemplate; the
+// Argo Events sensor submits DeployTemplate too.
+const (
+	DeployTemplate   = "deploy"
+	ValidateTemplate = "validate"
+	TeardownTemplate = "teardown"
+	ClusterTemplate  = "platc-argocd"
+)
+
+// Paths of the generated tree, relative to generated/<env>/.
+const (
+	AppsDir      = "argocd/apps"
+	WorkflowsDir = "workflows"
+	EventsDir    = "events"
+	ValuesFile   = "argocd/values.yaml"
+)
+
+// Recipe pointers for the root app's ignoreDifferences (ARGO-NOTES §8).
+const (
+	// AutomatedPointer ignores the whole automated block: safe on every
+	// Argo CD version, because the child Applications carry no automated
+	// block at all until the deploy workflow adds one.
+	AutomatedPointer = "/spec/syncPolicy/automated"
+	// EnabledPointer ignores only automated.enabled (Argo CD v3.1+), so
+	// prune and selfHeal stay under Git's control.
+	EnabledPointer = "/spec/syncPolicy/automated/enabled"
+)
+
+// Meta is the part of ObjectMeta platc sets.
+type Meta struct {
+	Name      string            `json:"name"`
+	Namespace string            `json:"namespace,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
+}
+
+// Application is an argoproj.io/v1alpha1 Application.
+type Application struct {
+	APIVersion string          `json:"apiVersion"`
+	Kind       string          `json:"kind"`
+	Metadata   Meta            `json:"metadata"`
+	Spec       ApplicationSpec `json:"spec"`
+}
+
+// ApplicationSpec is the part of an Application's spec platc sets.
+type ApplicationSpec struct {
+	Project           string             `json:"project"`
+	Source            Source             `json:"source"`
+	Destination       Destination        `json:"destination"`
+	SyncPolicy        *SyncPolicy        `json:"syncPolicy,omitempty"`
+	IgnoreDifferences []IgnoreDifference `json:"ignoreDifferences,omitempty"`
+}
+
+// Source is a Helm chart in a chart repository, or a path in a Git
+// repository.
+type Source struct {
+	RepoURL        string      `json:"repoURL"`
+	Chart          string      `json:"chart,omitempty"`
+	Path           string      `json:"path,omitempty"`
+	TargetRevision string      `json:"targetRevision"`
+	Helm           *HelmSource `json:"helm,omitempty"`
+}
+
+// HelmSource holds Helm parameters. Values go in valuesObject, a real
+// YAML tree rather than a string of YAML, so diffs of generated files read
+// like diffs of the HCL.
+type HelmSource struct {
+	ReleaseName  string         `json:"releaseName,omitempty"`
+	ValueFiles   []string       `json:"valueFiles,omitempty"`
+	ValuesObject map[string]any `json:"valuesObject,omitempty"`
+}
+
+// Destination is where an Application deploys to.
+type Destination struct {
+	Server    string `json:"server"`
+	Namespace string `json:"namespace"`
+}
+
+// SyncPolicy is an Application's sync policy.
+type SyncPolicy struct {
+	Automated   *Automated `json:"automated,omitempty"`
+	SyncOptions []string   `json:"syncOptions,omitempty"`
+}
+
+// Automated is automated sync. A nil Enabled means on.
+type Automated struct {
+	Enabled  *bool `json:"enabled,omitempty"`
+	Prune    bool  `json:"prune,omitempty"`
+	SelfHeal bool  `json:"selfHeal,omitempty"`
+}
+
+// IgnoreDifference is one ignoreDifferences entry.
+type IgnoreDifference struct {
+	Group        string   `json:"group"`
+	Kind         string   `json:"kind"`
+	JSONPointers []string `json:"jsonPointers"`
+}
+
+// AppProject is an argoproj.io/v1alpha1 AppProject.
+type AppProject struct {
+	APIVersion string      `json:"apiVersion"`
+	Kind       string      `json:"kind"`
+	Metadata   Meta        `json:"metadata"`
+	Spec       ProjectSpec `json:"spec"`
+}
+
+// ProjectSpec is the part of an AppProject's spec platc sets.
+type ProjectSpec struct {
+	Description              string        `json:"description,omitempty"`
+	SourceRepos              []string      `json:"sourceRepos"`
+	Destinations             []Destination `json:"destinations"`
+	ClusterResourceWhitelist []GroupKind   `json:"clusterResourceWhitelist,omitempty"`
+}
+
+// GroupKind names a kind of resource; "*" matches any.
+type GroupKind struct {
+	Group string `json:"group"`
+	Kind  string `json:"kind"`
+}
+
+const apiVersion = "argoproj.io/v1alpha1"
+
+// TreePath is the path in the platform repository of dir, a directory of
+// the generated tree: platform.git.path/<env>/dir.
+func TreePath(p *ir.Program, dir string) string {
+	return path.Join(p.Platform.Git.Path, p.Env.Name, dir)
+}
+
+// EnabledRecipe reports whether the platform's Argo CD has
+// spec.syncPolicy.automated.enabled (v3.1.0 and later). Only a declared
+// version counts: without one platc cannot know the field exists, and an
+// API server whose CRD lacks it would silently prune enabled: false and
+// leave automated sync on at creation, breaking INV-2.
+func EnabledRecipe(p *ir.Program) bool {
+	major, minor, ok := majorMinor(p.Platform.ArgoCD.Version)
+	return ok && (major > 3 || major == 3 && minor >= 1)
+}
+
+// majorMinor parses "v3.5.1" or "3.5.1".
+func majorMinor(v string) (int, int, bool) {
+	parts := strings.SplitN(strings.TrimPrefix(v, "v"), ".", 3)
+	if len(parts) < 2 {
+		return 0, 0, false
+	}
+	major, err1 := strconv.Atoi(parts[0])
+	minor, err2 := strconv.Atoi(parts[1])
+	return major, minor, err1 == nil && err2 == nil
+}
+
+// IgnorePointer is the root app's ignoreDifferences pointer for the
+// child Applications' automated sync.
+func IgnorePointer(p *ir.Program) string {
+	if EnabledRecipe(p) {
+		return EnabledPointer
+	}
+	return AutomatedPointer
+}
+
+func labels(p *ir.Program) map[string]string {
+	return map[string]string{
+		"app.kubernetes.io/managed-by": "platc",
+		"app.kubernetes.io/part-of":    p.Platform.Name,
+	}
+}
+
+// App is the Application of a, or nil when a adopts an Application that
+// exists already (it has no source).
+//
+// It is created without automated sync (INV-2): the deploy workflow syncs
+// it in dependency order and only then switches automated sync on for
+// apps that ask for it. With the enabled recipe those apps carry their
+// automated block with enabled: false, so prune and selfHeal come from Git
+// and the workflow flips nothing but enabled; otherwise they carry no
+// automated block and the workflow adds it.
+func App(p *ir.Program, a *ir.App) *Application {
+	src := a.Source
+	if src == nil {
+		return nil
+	}
+	s := Source{RepoURL: src.RepoURL}
+	if src.IsChart() {
+		s.Chart, s.TargetRevision = src.Chart, src.Version
+	} else {
+		s.Path, s.TargetRevision = src.Path, src.TargetRevision
+	}
+	if h := src.Helm; h != nil && (h.ReleaseName != "" || len(h.ValueFiles) > 0 || len(h.Values) > 0) {
+		s.Helm = &HelmSource{ReleaseName: h.ReleaseName, ValueFiles: h.ValueFiles, ValuesObject: h.Values}
+	}
+	sp := &SyncPolicy{SyncOptions: slices.Clone(a.Sync.Options)}
+	// The app declares its namespace in HCL and nothing else creates it;
+	// without CreateNamespace the first sync of most charts fails.
+	if !slices.ContainsFunc(sp.SyncOptions, func(o string) bool { return strings.HasPrefix(o, "CreateNamespace=") }) {
+		sp.SyncOptions = append(sp.SyncOptions, "CreateNamespace=true")
+	}
+	if a.Sync.Automated && EnabledRecipe(p) {
+		off := false
+		sp.Automated = &Automated{Enabled: &off, Prune: a.Sync.Prune, SelfHeal: a.Sync.SelfHeal}
+	}
+	l := labels(p)
+	if a.Stack != nil {
+		l["platc.io/stack"] = a.Stack.Name
+	}
+	return &Application{
+		APIVersion: apiVersion,
+		Kind:       "Application",
+		Metadata:   Meta{Name: a.Application, Namespace: p.Platform.ArgoCD.Namespace, Labels: l},
+		Spec: ApplicationSpec{
+			Project:     a.Project,
+			Source:      s,
+			Destination: Destination{Server: InClusterServer, Namespace: a.Namespace},
+			SyncPolicy:  sp,
+		},
+	}
+}
+
+// Root is the root app-of-apps: it points at generated/<env>/argocd/apps
+// in the platform repository and only creates Application objects.
+//
+// It syncs automatically, but without selfHeal and prune: a new commit
+// creates the Applications of new apps, while teardown can delete child
+// Applications without the root resurrecting them, and an app removed
+// from the HCL leaves its Application for an ordered teardown rather than
+// vanishing. The ignoreDifferences recipe (ARGO-NOTES §8) keeps the root
+// from reverting the automated sync the deploy workflow switches on, and
+// from flapping on the refresh annotation and operation the workflow
+// writes to children.
+func Root(p *ir.Program) *Application {
+	g := p.Platform.Git
+	return &Application{
+		APIVersion: apiVersion,
+		Kind:       "Application",
+		Metadata:   Meta{Name: RootApp, Namespace: p.Platform.ArgoCD.Namespace, Labels: labels(p)},
+		Spec: ApplicationSpec{
+			Project:     Project,
+			Source:      Source{RepoURL: g.RepoURL, Path: TreePath(p, AppsDir), TargetRevision: g.Revision},
+			Destination: Destination{Server: InClusterServer, Namespace: p.Platform.ArgoCD.Namespace},
+			SyncPolicy: &SyncPolicy{
+				Automated:   &Automated{},
+				SyncOptions: []string{"RespectIgnoreDifferences=true"},
+			},
+			IgnoreDifferences: []IgnoreDifference{{
+				Group: "argoproj.io",
+				Kind:  "Application",
+				JSONPointers: []string{
+					IgnorePointer(p),
+					"/metadata/annotations/argocd.argoproj.io~1refresh",
+					"/operation",
+				},
+			}},
+		},
+	}
+}
+
+// orchestration is an Application of platc's own objects: synced
+// automatically, pruned and self-healed, because these objects have no
+// ordering constraints and must always match Git.
+func orchestration(p *ir.Program, name, dir, namespace string) *Application {
+	g := p.Platform.Git
+	return &Application{
+		APIVersion: apiVersion,
+		Kind:       "Application",
+		Metadata:   Meta{Name: name, Namespace: p.Platform.ArgoCD.Namespace, Labels: labels(p)},
+		Spec: ApplicationSpec{
+			Project:     Project,
+			Source:      Source{RepoURL: g.RepoURL, Path: TreePath(p, dir), TargetRevision: g.Revision},
+			Destination: Destination{Server: InClusterServer, Namespace: namespace},
+			SyncPolicy:  &SyncPolicy{Automated: &Automated{Prune: true, SelfHeal: true}},
+		},
+	}
+}
+
+// Workflows is the Application that brings generated/<env>/workflows/
+// (the deploy, validate and teardown templates and their RBAC) to the
+// cluster.
+func Workflows(p *ir.Program) *Application {
+	return orchestration(p, WorkflowsApp, WorkflowsDir, p.Platform.Workflows.Namespace)
+}
+
+// Events is the Application that brings generated/<env>/events/ to the
+// cluster, or nil when the platform has no events block.
+func Events(p *ir.Program) *Application {
+	if p.Events == nil {
+		return nil
+	}
+	return orchestration(p, EventsApp, EventsDir, p.Events.Namespace)
+}
+
+// Projects are the AppProjects the bootstrap creates before the root
+// Application: platc's own project, then every project a generated
+// Application uses, sorted by name. Argo CD's built-in "default" project
+// exists already and is left alone.
+func Projects(p *ir.Program) []AppProject {
+	g := p.Platform.Git
+	dests := []Destination{
+		{Server: InClusterServer, Namespace: p.Platform.ArgoCD.Namespace},
+		{Server: InClusterServer, Namespace: p.Platform.Workflows.Namespace},
+	}
+	if p.Events != nil {
+		dests = append(dests, Destination{Server: InClusterServer, Namespace: p.Events.Namespace})
+	}
+	dests = slices.CompactFunc(sortDests(dests), func(a, b Destination) bool { return a == b })
+	out := []AppProject{{
+		APIVersion: apiVersion,
+		Kind:       "AppProject",
+		Metadata:   Meta{Name: Project, Namespace: p.Platform.ArgoCD.Namespace, Labels: labels(p)},
+		Spec: ProjectSpec{
+			Description:  "platc's orchestration: the root app and the workflow and event objects",
+			SourceRepos:  []string{g.RepoURL},
+			Destinations: dests,
+			// The only cluster-scoped object platc deploys through Argo CD.
+			ClusterResourceWhitelist: []GroupKind{{Group: "argoproj.io", Kind: "ClusterWorkflowTemplate"}},
+		},
+	}}
+	var names []string
+	repos := map[string][]string{}
+	for _, a := range p.Apps {
+		if a.Source == nil || a.Project == "default" {
+			continue
+		}
+		if _, seen := repos[a.Project]; !seen {
+			names = append(names, a.Project)
+		}
+		if !slices.Contains(repos[a.Project], a.Source.RepoURL) {
+			repos[a.Project] = append(repos[a.Project], a.Source.RepoURL)
+		}
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		rs := repos[name]
+		slices.Sort(rs)
+		out = append(out, AppProject{
+			APIVersion: apiVersion,
+			Kind:       "AppProject",
+			Metadata:   Meta{Name: name, Namespace: p.Platform.ArgoCD.Namespace, Labels: labels(p)},
+			Spec: ProjectSpec{
+				Description: "Apps of platform " + p.Platform.Name + ", generated by platc",
+				// Only the repositories the HCL names: an Application that
+				// points anywhere else is refused by Argo CD.
+				SourceRepos: rs,
+				// Platform apps are cluster infrastructure: operators bring
+				// CRDs and cluster roles, and charts write outside their
+				// own namespace (leader-election roles in kube-system), so
+				// any namespace of this cluster and any kind are allowed.
+				Destinations:             []Destination{{Server: InClusterServer, Namespace: "*"}},
+				ClusterResourceWhitelist: []GroupKind{{Group: "*", Kind: "*"}},
+			},
+		})
+	}
+	return out
+}
+
+func sortDests(d []Destination) []Destination {
+	slices.SortFunc(d, func(a, b Destination) int { return strings.Compare(a.Namespace, b.Namespace) })
+	return d
+}
+
+// JetStream is the NATS JetStream the EventBus runs. The events emitter
+// pins Version in the EventBus, and the bootstrap gives the argo-events
+// controller exactly this entry as its list of supported versions, so the
+// pin holds whichever argo-events chart version is installed. These are
+// the images argo-events chart 2.4.9 lists for 2.10.10.
+var JetStream = struct {
+	Version, NATSImage, MetricsExporterImage, ConfigReloaderImage, StartCommand string
+}{
+	Version:              "2.10.10",
+	NATSImage:            "nats:2.10.10",
+	MetricsExporterImage: "natsio/prometheus-nats-exporter:0.14.0",
+	ConfigReloaderImage:  "natsio/nats-server-config-reloader:0.14.0",
+	StartCommand:         "/nats-server",
+}

@@ -16,7 +16,7 @@ platform "acme" {
     namespace = "argocd"
     project   = "platform"
     server    = "argocd-server.argocd.svc:443"
-    version   = "v3.5.1"
+    version   = "v3.4.4" # what argo-cd chart 10.1.1 installs; the bootstrap checks they agree
   }
   workflows {
     namespace       = "argo"
@@ -29,7 +29,7 @@ platform "acme" {
     path     = "generated"
   }
   bootstrap {
-    argocd_chart         = "7.7.0"
+    argocd_chart         = "10.1.1"
     workflows_chart      = "0.45.0"
     events_chart         = "2.4.9"
     sealed_secrets_chart = "2.16.2"
@@ -132,6 +132,9 @@ stack "infrastructure" {
     }
   }
 
+  # The bootstrap installs this same release (chart, namespace and release
+  # name) so sealed secrets can be decrypted before anything else syncs;
+  # syncing it here hands the identical objects over to Argo CD.
   app "sealed-secrets" {
     namespace         = "kube-system"
     expected_duration = "2m"

@@ -324,10 +324,10 @@ func TestAnsibleTools(t *testing.T) {
 	}
 	vars := inv.Meta.Hostvars["localhost"]
 	for k, want := range map[string]any{
-		"argocd_chart_version":           "7.7.0",
+		"argocd_chart_version":           "10.1.1",
 		"argo_workflows_namespace":       "argo",
 		"gitops_handoff_submit_template": "deploy",
-		"argocd_expected_version":        "v3.5.1",
+		"argocd_expected_version":        "v3.4.4",
 	} {
 		if vars[k] != want {
 			t.Errorf("inventory %s = %v, want %v", k, vars[k], want)

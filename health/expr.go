@@ -318,7 +318,9 @@ func (c *checker) literal(v cty.Value, r hcl.Range) node {
 	case cty.Number:
 		f, ok := number(v.AsBigFloat())
 		if !ok {
-			c.errorf(r, "Number out of range", "Health rules compute with 64-bit floating point numbers, as Lua does; %s is too large.", v.AsBigFloat().Text('g', 10))
+			// Not formatted back: printing a number with a huge exponent
+			// in decimal takes seconds.
+			c.errorf(r, "Number out of range", "Health rules compute with 64-bit floating point numbers, as Lua does, and this number is too large for one (the largest is about 1.8e308).")
 			return &badN{r: r}
 		}
 		return &constN{v: f, r: r}

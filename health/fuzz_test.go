@@ -5,12 +5,23 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/platc/platc/health/luavm"
 	"github.com/platc/platc/lang"
 )
+
+// watchdog turns a hang into a crash, which Go's fuzzer saves under
+// testdata/fuzz (it does not notice a hang by itself). The limit is
+// generous because the machine may be busy.
+func watchdog(target string, size int) (stop func()) {
+	t := time.AfterFunc(20*time.Second, func() {
+		panic(fmt.Sprintf("%s: no result after 20s for a %d-byte input", target, size))
+	})
+	return func() { t.Stop() }
+}
 
 // gen turns fuzz bytes into an expression of the language and an object,
 // both drawn from small vocabularies so that paths in the expression meet
@@ -211,6 +222,7 @@ func FuzzAgreement(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer watchdog("FuzzAgreement", len(data))()
 		g := &gen{b: data}
 		src := g.expr(4)
 		objJSON := g.object()
@@ -259,6 +271,7 @@ func FuzzCompile(f *testing.F) {
 	}
 	obj := []byte(`{"metadata":{"generation":2},"status":{"observedGeneration":2,"phase":"Ready","a":[1,null,"x"],"conditions":[{"type":"Ready","status":"True"}]}}`)
 	f.Fuzz(func(t *testing.T, src string) {
+		defer watchdog("FuzzCompile", len(src))()
 		rule := "health \"x.io/Fuzz\" {\n  healthy = " + src + "\n  message = " + src + "\n}\n"
 		m, diags := lang.ParseHealthFiles([]lang.SourceFile{{Name: "fuzz.hcl", Bytes: []byte(rule)}})
 		if diags.HasErrors() || len(m.Health) != 1 {
@@ -276,7 +289,10 @@ func FuzzCompile(f *testing.F) {
 			}
 			return
 		}
-		if _, err := lua.NewState().LoadString(r.Lua); err != nil {
+		L := lua.NewState()
+		_, err := L.LoadString(r.Lua)
+		L.Close()
+		if err != nil {
 			t.Fatalf("invalid Lua for %q: %v\n%s", src, err, r.Lua)
 		}
 		res, err := luavm.Run(r.Lua, r.UseOpenLibs, obj)

@@ -166,3 +166,18 @@ func TestHealthExample(t *testing.T) {
 		t.Errorf("the Application rule is missing: %v", kinds)
 	}
 }
+
+// health.yaml and the Helm values carry the same health entries.
+func TestHealthMatchesValues(t *testing.T) {
+	p := compileFile(t, "../../examples/platform.hcl", "")
+	cm := argocd.HealthConfigMap(p)
+	values := argocd.HealthEntries(p)
+	if len(values) != len(cm.Data) {
+		t.Fatalf("values.yaml has %d health entries, health.yaml %d", len(values), len(cm.Data))
+	}
+	for k, v := range cm.Data {
+		if values[k] != v {
+			t.Errorf("%s differs between health.yaml and values.yaml", k)
+		}
+	}
+}

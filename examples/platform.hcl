@@ -235,8 +235,11 @@ stack "storage" {
     }
   }
 
+  # A CephFilesystem waits for its metadata servers: storage-cluster
+  # timeouts (30m/30m), though it usually takes minutes.
   app "storage-classes" {
     namespace         = "rook-ceph"
+    class             = "storage-cluster"
     depends_on        = [app.ceph-cluster]
     expected_duration = "3m"
     custom_resources  = ["ceph.rook.io/CephBlockPool", "ceph.rook.io/CephFilesystem"]

@@ -10,6 +10,7 @@ import (
 
 	"github.com/platc/platc/health"
 	"github.com/platc/platc/health/builtin"
+	"github.com/platc/platc/lang"
 )
 
 // TestDocs keeps docs/health.md in step with the library: every built-in
@@ -61,6 +62,28 @@ func TestDocs(t *testing.T) {
 	for _, s := range builtin.Settings {
 		if !strings.Contains(string(doc), "| `"+s.Name+"` |") {
 			t.Errorf("docs/health.md does not document the setting %s", s.Name)
+		}
+	}
+}
+
+// TestLibraryFormatted keeps the library in the layout `platc fmt` writes,
+// like any platform file.
+func TestLibraryFormatted(t *testing.T) {
+	lib, err := builtin.Library()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range lib.FileNames {
+		src, err := builtin.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, diags := lang.Format(name, src)
+		if diags.HasErrors() {
+			t.Fatal(diags.Error())
+		}
+		if string(got) != string(src) {
+			t.Errorf("%s is not formatted; run platc fmt health/builtin/library", name)
 		}
 	}
 }

@@ -13,13 +13,13 @@ health "example.com/Everything" {
     (obj.status.conditions[0].status == "True" || length(obj.status.conditions) == 0 || obj.status.ready == true)
   )
   suspended = obj.spec.suspend == true || startswith(lower(coalesce(obj.status.phase, "")), "pause")
-  message = "%{if obj.status.phase != null}${upper(obj.status.phase)}%{else}no phase%{endif}: ${obj.status.readyReplicas}/${obj.spec.replicas} ${condition(obj, "Ready").message} [${length(obj.status)} ${obj.metadata.name} ${obj.status.ready}]"
+  message   = "%{if obj.status.phase != null}${upper(obj.status.phase)}%{else}no phase%{endif}: ${obj.status.readyReplicas}/${obj.spec.replicas} ${condition(obj, "Ready").message} [${length(obj.status)} ${obj.metadata.name} ${obj.status.ready}]"
 }
 
 health "example.com/Strings" {
-  healthy  = obj.status.message > "M" && obj.status.message <= "ready"
-  degraded = obj.status.message == obj.status.phase || obj.status.message != obj.status.phase && obj.status.phase == null
-  message  = coalesce(obj.status.message, obj.status.phase, obj.metadata.generation, "none")
+  healthy             = obj.status.message > "M" && obj.status.message <= "ready"
+  degraded            = obj.status.message == obj.status.phase || obj.status.message != obj.status.phase && obj.status.phase == null
+  message             = coalesce(obj.status.message, obj.status.phase, obj.metadata.generation, "none")
   observed_generation = false
 }
 

@@ -109,7 +109,7 @@ func (c *compilation) apps() {
 		}
 		c.prog.Apps = append(c.prog.Apps, a)
 	}
-	sortHealth(c.prog.Health)
+	c.finishHealth(used)
 	if s.order == nil {
 		return
 	}

@@ -82,6 +82,7 @@ type compilation struct {
 	classes    map[string]*class
 	classNames []string
 	health     map[string]*lang.Health
+	hs         *healthState
 	diags      hcl.Diagnostics
 }
 

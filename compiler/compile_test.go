@@ -364,7 +364,7 @@ health "example.com/Widget" {
 	for _, h := range p.Health {
 		rules = append(rules, h.Key()+"="+string(h.Origin))
 	}
-	if diff := cmp.Diff([]string{"ceph.rook.io/CephCluster=argocd", "example.com/Widget=user"}, rules); diff != "" {
+	if diff := cmp.Diff([]string{"argoproj.io/Application=built-in", "ceph.rook.io/CephCluster=built-in", "example.com/Widget=user"}, rules); diff != "" {
 		t.Errorf("health rules (-want +got):\n%s", diff)
 	}
 	if len(a.Hooks) != 1 || a.Hooks[0].Purpose != "migration" || a.Hooks[0].Dir != "." {

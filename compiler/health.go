@@ -10,6 +10,8 @@ import (
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/health"
+	healthlib "github.com/platc/platc/health/builtin"
 	"github.com/platc/platc/lang"
 )
 
@@ -73,9 +75,26 @@ func checkKind(kind string, r hcl.Range) *hcl.Diagnostic {
 		fmt.Sprintf("%q is not a kind of the form \"GROUP/Kind\", such as \"ceph.rook.io/CephCluster\". Use the API group (without version) and the kind.", kind))
 }
 
-// healthRules indexes the platform's health blocks by kind.
+// healthState is what the compiler knows about health rules while it
+// lowers one environment.
+type healthState struct {
+	scope    health.Scope
+	user     map[string]*health.Rule // compiled user rules; absent when a rule has errors
+	builtins map[string]*health.Rule // built-in rules compiled so far
+	used     map[string]bool         // kinds already in Program.Health
+}
+
+// healthRules indexes the platform's health blocks by kind and compiles
+// each one for this environment, so expression errors are reported
+// whether or not an app uses the kind.
 func (c *compilation) healthRules() {
 	c.health = make(map[string]*lang.Health, len(c.m.Health))
+	c.hs = &healthState{
+		scope:    health.ScopeOf(c.prog),
+		user:     map[string]*health.Rule{},
+		builtins: map[string]*health.Rule{},
+		used:     map[string]bool{},
+	}
 	for _, h := range c.m.Health {
 		if d := checkKind(h.Kind, h.KindRange); d != nil {
 			c.diags = append(c.diags, d)
@@ -95,31 +114,119 @@ func (c *compilation) healthRules() {
 			}
 			names[t.Name] = t.NameRange
 		}
+		r, diags := health.Compile(h, c.hs.scope, health.Options{Origin: "the platform's health rule", Files: c.m.Files})
+		c.diags = append(c.diags, diags...)
+		if r != nil {
+			c.hs.user[h.Kind] = r
+		}
+		_, diags = health.Tests(h)
+		c.diags = append(c.diags, diags...)
+	}
+	c.checkHealthSettings()
+}
+
+// checkHealthSettings checks the environment attributes that tune
+// built-in rules, such as ceph_health_warn.
+func (c *compilation) checkHealthSettings() {
+	var env *lang.Environment
+	for _, e := range c.m.Environments {
+		if e.Name == c.prog.Env.Name {
+			env = e
+			break
+		}
+	}
+	if env == nil {
+		return
+	}
+	for _, s := range healthlib.Settings {
+		a, ok := env.Attrs[s.Name]
+		if !ok {
+			continue
+		}
+		v, _ := c.prog.Env.Lookup(s.Name)
+		if str, ok := v.(string); ok && slices.Contains(s.Values, str) {
+			continue
+		}
+		got := fmt.Sprintf("%v", v)
+		if str, ok := v.(string); ok {
+			got = fmt.Sprintf("%q", str)
+		}
+		c.diags = append(c.diags, diag.Error(a.Expr.Range(), "Invalid health setting",
+			fmt.Sprintf("%s tunes the built-in health rule for %s and must be one of %q; got %s. %s", s.Name, s.Kind, s.Values, got, s.Doc)))
 	}
 }
 
 // coverHealth checks INV-7 for one custom resource and records the rule
-// in force for its kind.
-func (c *compilation) coverHealth(cr ir.CustomResource, used map[string]bool) {
+// in force for its kind: the platform's own rule, else platc's built-in
+// rule, else Argo CD's native check.
+func (c *compilation) coverHealth(cr ir.CustomResource, _ map[string]bool) {
 	key := cr.String()
-	if h, ok := c.health[key]; ok {
-		if !used[key] {
-			used[key] = true
-			c.prog.Health = append(c.prog.Health, &ir.HealthRule{Group: cr.Group, Kind: cr.Kind, Origin: ir.HealthUser, DeclRange: h.DeclRange})
-		}
-		return
+	if !c.addHealth(cr.Group, cr.Kind) {
+		c.diags = append(c.diags, diag.Error(cr.Range, "Custom resource without a health rule",
+			fmt.Sprintf("Nothing decides when a resource of kind %s is healthy: neither this platform, platc's built-in library nor Argo CD has a health check for it, and Argo CD skips kinds without one, so the app would count as Healthy before its %s is ready (INV-7). Add a health %q block with healthy and degraded expressions (see docs/health.md).", key, cr.Kind, key)))
 	}
-	if ArgoCDCovers(key) {
-		if !used[key] {
-			used[key] = true
-			c.prog.Health = append(c.prog.Health, &ir.HealthRule{Group: cr.Group, Kind: cr.Kind, Origin: ir.HealthArgoCD})
-		}
-		return
-	}
-	c.diags = append(c.diags, diag.Error(cr.Range, "Custom resource without a health rule",
-		fmt.Sprintf("Nothing decides when a resource of kind %s is healthy: neither this platform nor Argo CD has a health check for it, and Argo CD skips kinds without one, so the app would count as Healthy before its %s is ready (INV-7). Add a health %q block with healthy and degraded expressions.", key, cr.Kind, key)))
 }
 
-func sortHealth(rules []*ir.HealthRule) {
-	slices.SortFunc(rules, func(a, b *ir.HealthRule) int { return strings.Compare(a.Key(), b.Key()) })
+// addHealth puts the rule in force for group/kind into Program.Health
+// (once) and reports whether there is one.
+func (c *compilation) addHealth(group, kind string) bool {
+	key := group + "/" + kind
+	if _, ok := c.health[key]; ok {
+		// A user rule with errors covers its kind too; its errors are
+		// reported already.
+		if r := c.hs.user[key]; r != nil && !c.hs.used[key] {
+			c.hs.used[key] = true
+			c.prog.Health = append(c.prog.Health, &ir.HealthRule{Group: group, Kind: kind, Origin: ir.HealthUser,
+				Lua: r.Lua, UseOpenLibs: r.UseOpenLibs, DeclRange: r.Block.DeclRange})
+		}
+		return true
+	}
+	if b := healthlib.Rule(key); b != nil {
+		if !c.hs.used[key] {
+			r := c.builtinRule(b)
+			if r == nil {
+				return true
+			}
+			c.hs.used[key] = true
+			c.prog.Health = append(c.prog.Health, &ir.HealthRule{Group: group, Kind: kind, Origin: ir.HealthBuiltIn,
+				Lua: r.Lua, UseOpenLibs: r.UseOpenLibs, DeclRange: b.DeclRange})
+		}
+		return true
+	}
+	if ArgoCDCovers(key) {
+		if !c.hs.used[key] {
+			c.hs.used[key] = true
+			c.prog.Health = append(c.prog.Health, &ir.HealthRule{Group: group, Kind: kind, Origin: ir.HealthArgoCD})
+		}
+		return true
+	}
+	return false
+}
+
+// builtinRule compiles a built-in rule for this environment. A failure
+// is a platc bug (the library's own tests compile every rule), reported
+// at the platform block since nothing in the user's files is wrong.
+func (c *compilation) builtinRule(h *lang.Health) *health.Rule {
+	if r, ok := c.hs.builtins[h.Kind]; ok {
+		return r
+	}
+	r, diags := health.Compile(h, c.hs.scope, health.Options{Origin: "platc's built-in library", Files: healthlib.Files()})
+	if diags.HasErrors() {
+		subject := hcl.Range{}
+		if c.m.Platform != nil {
+			subject = c.m.Platform.DeclRange
+		}
+		c.diags = append(c.diags, diag.Error(subject, "Built-in health rule does not compile",
+			fmt.Sprintf("platc's built-in health rule for %s does not compile in environment %q: %s. This is a platc bug; as a workaround, declare your own health %q block.", h.Kind, c.prog.Env.Name, diags.Error(), h.Kind)))
+	}
+	c.hs.builtins[h.Kind] = r
+	return r
+}
+
+// finishHealth adds the rules platc always emits (the nested Application
+// health of RFC 5.5) and sorts Program.Health by kind.
+func (c *compilation) finishHealth(_ map[string]bool) {
+	group, kind, _ := strings.Cut(healthlib.ApplicationKind, "/")
+	c.addHealth(group, kind)
+	slices.SortFunc(c.prog.Health, func(a, b *ir.HealthRule) int { return strings.Compare(a.Key(), b.Key()) })
 }

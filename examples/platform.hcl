@@ -39,6 +39,10 @@ platform "acme" {
 environment "production" {
   domain       = "prod.example.com"
   cluster_name = "prod-1"
+  # What Ceph's HEALTH_WARN means for the built-in CephCluster health rule:
+  # "progressing" (the default) waits for HEALTH_OK; a small lab cluster
+  # that never leaves HEALTH_WARN would set "healthy" (docs/health.md).
+  ceph_health_warn = "progressing"
 }
 
 defaults {
@@ -87,6 +91,7 @@ stack "infrastructure" {
     namespace         = "metallb-system"
     depends_on        = [app.metallb]
     expected_duration = "1m"
+    custom_resources  = ["metallb.io/IPAddressPool", "metallb.io/L2Advertisement"]
     source {
       path = "apps/metallb-config"
       helm {
@@ -230,10 +235,14 @@ stack "storage" {
     }
   }
 
+  # A CephFilesystem waits for its metadata servers: storage-cluster
+  # timeouts (30m/30m), though it usually takes minutes.
   app "storage-classes" {
     namespace         = "rook-ceph"
+    class             = "storage-cluster"
     depends_on        = [app.ceph-cluster]
     expected_duration = "3m"
+    custom_resources  = ["ceph.rook.io/CephBlockPool", "ceph.rook.io/CephFilesystem"]
     source {
       path = "apps/storage-classes"
     }
@@ -307,10 +316,12 @@ stack "security" {
     }
   }
 
+  # Vault run by the Bank-Vaults operator, which initialises and unseals it.
   app "vault" {
-    namespace  = "vault"
-    class      = "vault"
-    depends_on = [app.vault-operator, app.storage-classes, app.ingress-nginx]
+    namespace        = "vault"
+    class            = "vault"
+    depends_on       = [app.vault-operator, app.storage-classes, app.ingress-nginx]
+    custom_resources = ["vault.banzaicloud.com/Vault"]
     source {
       path = "apps/vault"
       helm {
@@ -387,6 +398,7 @@ stack "security" {
     namespace         = "kyverno"
     depends_on        = [app.kyverno]
     expected_duration = "1m"
+    custom_resources  = ["kyverno.io/ClusterPolicy"]
     source {
       path = "apps/kyverno-policies"
     }
@@ -427,6 +439,7 @@ stack "platform-data" {
     class             = "database-cluster"
     depends_on        = [app.redis-operator]
     expected_duration = "5m"
+    custom_resources  = ["redis.redis.opstreelabs.in/RedisCluster"]
     source {
       path = "apps/redis-clusters"
     }
@@ -536,7 +549,7 @@ stack "data-streaming" {
     class             = "database-cluster"
     depends_on        = [app.strimzi-operator, app.storage-classes]
     expected_duration = "7m"
-    custom_resources  = ["kafka.strimzi.io/Kafka"]
+    custom_resources  = ["kafka.strimzi.io/Kafka", "kafka.strimzi.io/KafkaNodePool"]
     source {
       path = "apps/kafka"
     }
@@ -618,6 +631,7 @@ stack "developer-platform" {
     namespace         = "kubevirt"
     depends_on        = [app.kubevirt-operator, app.storage-classes]
     expected_duration = "6m"
+    custom_resources  = ["kubevirt.io/KubeVirt"]
     timeouts {
       sync   = "10m"
       health = "15m"
@@ -676,6 +690,7 @@ stack "application-infrastructure" {
     namespace         = "temporal"
     depends_on        = [app.temporal-operator, app.postgres-clusters, app.ingress-nginx]
     expected_duration = "5m"
+    custom_resources  = ["temporal.io/TemporalCluster"]
     timeouts {
       sync   = "10m"
       health = "10m"
@@ -710,6 +725,7 @@ stack "backup" {
     namespace         = "velero"
     depends_on        = [app.snapshot-controller, app.object-buckets]
     expected_duration = "3m"
+    custom_resources  = ["velero.io/BackupStorageLocation"]
     source {
       chart    = "velero"
       repo_url = "https://vmware-tanzu.github.io/helm-charts"

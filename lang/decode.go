@@ -282,7 +282,7 @@ func (d *decoder) decodeHealth(b *hcl.Block) *Health {
 		ta := tc.Attributes
 		h.Tests = append(h.Tests, &HealthTest{
 			Name: tb.Labels[0], NameRange: tb.LabelRanges[0], DeclRange: tb.DefRange,
-			Object: ta["object"], Want: ta["want"], WantMessage: ta["want_message"],
+			Object: ta["object"], Want: ta["want"], WantMessage: ta["want_message"], Env: ta["env"],
 		})
 	}
 	return h

@@ -244,6 +244,9 @@ type HealthTest struct {
 	Object      *hcl.Attribute
 	Want        *hcl.Attribute
 	WantMessage *hcl.Attribute
+	// Env overrides env.* attributes for this test only, so a rule that
+	// reads an environment setting can be tested under each value.
+	Env *hcl.Attribute
 }
 
 // Events is the events block: submit the deploy workflow on a push to the

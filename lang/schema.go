@@ -143,7 +143,7 @@ var healthSchema = &hcl.BodySchema{
 var healthTestSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "object", Required: true}, {Name: "want", Required: true},
-		{Name: "want_message"},
+		{Name: "want_message"}, {Name: "env"},
 	},
 }
 

@@ -145,6 +145,7 @@ func commands() []*cli.Command {
 		fmtCommand(),
 		planCommand(),
 		graphCommand(),
+		testCommand(),
 		versionCommand(),
 	}
 }

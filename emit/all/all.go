@@ -14,6 +14,7 @@ func Emitters() []emit.Emitter {
 	return []emit.Emitter{
 		argocd.Apps{},
 		argocd.Values{},
+		argocd.Health{},
 		events.Emitter{},
 		ansible.Emitter{},
 	}

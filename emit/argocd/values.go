@@ -53,19 +53,10 @@ func ChartValues(p *ir.Program) map[string]any {
 // when the script needs Lua's standard libraries (the API server rejects
 // an unquoted boolean in a ConfigMap).
 func HealthEntries(p *ir.Program) map[string]any {
+	// The same keys as health.yaml, from one place (healthData).
 	m := map[string]any{}
-	for _, h := range p.Health {
-		if h.Origin == ir.HealthArgoCD || h.Lua == "" {
-			continue
-		}
-		key := h.Kind
-		if h.Group != "" {
-			key = h.Group + "_" + h.Kind
-		}
-		m["resource.customizations.health."+key] = h.Lua
-		if h.UseOpenLibs {
-			m["resource.customizations.useOpenLibs."+key] = "true"
-		}
+	for k, v := range healthData(p) {
+		m[k] = v
 	}
 	return m
 }

@@ -21,10 +21,10 @@ For many kinds a health check already exists: Argo CD ships its own for
 cert-manager, External Secrets, Strimzi, Ceph and others, and platc has
 a built-in library for the kinds Argo CD lacks or gets wrong. A health
 block for such a kind replaces that check for every app. The built-in
-one encodes conditions learnt the hard way (a CephCluster in
-HEALTH_WARN is usable, a postgresql is only ready when every replica
-is); a hand-written replacement often misses them, and it stops getting
-fixes when platc or Argo CD improve theirs.
+one encodes conditions learnt the hard way (a CephCluster must not fail
+on HEALTH_WARN while it comes up, a postgresql is only ready when every
+replica is); a hand-written replacement often misses them, and it stops
+getting fixes when platc or Argo CD improve theirs.
 
 Remove the health block to use the existing check. If the replacement is
 deliberate, keep it and suppress the finding with the reason.`,

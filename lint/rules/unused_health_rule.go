@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/health/builtin"
 	"github.com/platc/platc/lint"
 )
 
@@ -37,7 +38,8 @@ kind's spelling, or remove the health block.`,
 		}
 		slices.Sort(used)
 		for _, h := range p.Module.Health {
-			if slices.Contains(used, h.Kind) {
+			// platc always emits the Application rule (RFC 5.5).
+			if slices.Contains(used, h.Kind) || h.Kind == builtin.ApplicationKind {
 				continue
 			}
 			detail := fmt.Sprintf("No app lists %q in custom_resources, so this rule is never applied to a deploy. Add the kind to the custom_resources of the app that creates it, or remove the block.", h.Kind)

@@ -22,3 +22,9 @@ health "vault.banzaicloud.com/Vaults" {  # want `health rule for "vault.banzaicl
 health "temporal.io/TemporalCluster" {  # want `health rule for "temporal.io/TemporalCluster" is used by no app`
   healthy = condition(obj, "Ready").status == "True"
 }
+
+# platc always emits the Application rule (RFC 5.5), whether or not an app
+# lists the kind.
+health "argoproj.io/Application" {
+  healthy = obj.status.health.status == "Healthy"
+}

@@ -371,3 +371,16 @@ health "example.com/Widget" {
 		t.Errorf("hooks = %+v", a.Hooks)
 	}
 }
+
+// A huge number is rejected quickly and printed briefly (printing it in
+// full took seconds, which the fuzzer found in the health compiler).
+func TestHugeNumberReportedBriefly(t *testing.T) {
+	diags := compileErrors(t, `
+app "web" {
+  retry { limit = 1e9000090 }
+}
+`)
+	if len(diags) != 1 || !strings.Contains(diags[0].Detail, "got a number far out of range.") {
+		t.Errorf("got: %v", diags)
+	}
+}

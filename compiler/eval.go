@@ -3,6 +3,7 @@ package compiler
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"slices"
 	"strings"
 	"time"
@@ -110,12 +111,25 @@ func (e *evaluator) integer(a *hcl.Attribute, min int) (int, bool) {
 		e.diags = append(e.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid number",
-			Detail:   fmt.Sprintf("%q must be a whole number of at least %d; got %s.", a.Name, min, bf.Text('g', -1)),
+			Detail:   fmt.Sprintf("%q must be a whole number between %d and %d; got %s.", a.Name, min, 1<<31, shortNumber(bf)),
 			Subject:  a.Expr.Range().Ptr(),
 		})
 		return 0, false
 	}
 	return int(i), true
+}
+
+// shortNumber prints n for a message. Converting a number like 1e9000090
+// to decimal takes seconds at any precision, so numbers far outside the
+// range of an int64 are not printed at all.
+func shortNumber(n *big.Float) string {
+	if exp := n.MantExp(nil); exp > 64 || exp < -64 {
+		return "a number far out of range"
+	}
+	if n.IsInt() {
+		return n.Text('f', 0)
+	}
+	return n.Text('g', 6)
 }
 
 // duration evaluates a as a positive Go duration string such as "90s".

@@ -141,8 +141,14 @@
 // ScopedDeploy and ScopedTeardown build the Workflows for
 // TARGET_SCOPE=stack:<name> or app:<name>: checks of the scope's outside
 // neighbours first (dependencies Healthy for a deploy, dependents gone for
-// a teardown), then the scope's own DAG. ArgoCDPermissions lists the Argo
-// CD RBAC the steps need, for the Argo CD values emitter.
+// a teardown), then the scope's own DAG.
+//
+// # Argo CD permissions
+//
+// The automation account needs get, sync and delete on the platform's
+// Applications, update on those that ask for automated sync, and
+// TeardownResourceActions; the Argo CD values emitter grants exactly
+// that.
 //
 // This package does not write files (see the build command), does not
 // emit Argo CD Applications or Argo Events objects (other emitters do),

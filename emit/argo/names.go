@@ -61,11 +61,14 @@ const (
 )
 
 // Labels put on every emitted object and on the workflows the templates
-// create, so that the executor can find its runs.
+// create. platc.io/workflow is what the bootstrap and the push sensor
+// label the deploy workflows they submit with, and what the bootstrap
+// looks for to avoid starting a second deploy; since the templates put it
+// on every workflow they create, that holds whoever submits them.
 const (
 	labelManagedBy = "app.kubernetes.io/managed-by"
-	labelPlatform  = "platc.dev/platform"
-	labelAction    = "platc.dev/action"
+	labelPlatform  = "platc.io/platform"
+	labelAction    = "platc.io/workflow"
 )
 
 // Argo Workflows' limits (ARGO-NOTES §4): the v4 full CRDs cap a DAG at

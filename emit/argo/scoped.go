@@ -151,7 +151,7 @@ func (b *builder) workflow(action string, scope, apps []*ir.App, spec wfv1.Workf
 			GenerateName: generateName(action + "-" + name),
 			Namespace:    b.p.Platform.Workflows.Namespace,
 			Labels:       b.labels(action),
-			Annotations:  map[string]string{"platc.dev/scope": what},
+			Annotations:  map[string]string{"platc.io/scope": what},
 		},
 		Spec: spec,
 	}

@@ -259,7 +259,7 @@ func (b *builder) snapshotVolume() wfv1.Template {
 			"generateName": fromInput("claim") + "-",
 			"namespace":    fromInput("namespace"),
 			"labels":       map[string]string{labelManagedBy: "platc", labelPlatform: b.p.Platform.Name},
-			"annotations":  map[string]string{"platc.dev/application": fromInput("application")},
+			"annotations":  map[string]string{"platc.io/application": fromInput("application")},
 		},
 		"spec": map[string]any{"source": map[string]any{"persistentVolumeClaimName": fromInput("claim")}},
 	})

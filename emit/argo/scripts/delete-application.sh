@@ -14,15 +14,15 @@ if ! present; then
   echo "$APP: already gone"
   exit 0
 fi
-argocd_call app get "$APP" -o json >/tmp/app.json
-if jq -e '.metadata.deletionTimestamp // empty' /tmp/app.json >/dev/null; then
+argocd_call app get "$APP" -o json >"$dir/app.json"
+if jq -e '.metadata.deletionTimestamp // empty' "$dir/app.json" >/dev/null; then
   # A previous attempt started the deletion; adding the finalizer again
   # would fail, so wait for it instead.
   echo "$APP: deletion already in progress; waiting (at most ${TIMEOUT}s)"
   argocd app wait "$APP" --delete --timeout "$TIMEOUT"
   exit 0
 fi
-if jq -e '(.spec.syncPolicy.automated // null) != null and .spec.syncPolicy.automated.enabled != false' /tmp/app.json >/dev/null; then
+if jq -e '(.spec.syncPolicy.automated // null) != null and .spec.syncPolicy.automated.enabled != false' "$dir/app.json" >/dev/null; then
   # Self-heal would undo the patches below before the delete lands.
   echo "$APP: switching automated sync off before deleting"
   argocd_call app set "$APP" --sync-policy none
@@ -53,7 +53,7 @@ while IFS=$'\t' read -r kind group namespace name; do
     patch "$kind" apps "$namespace" "$name" "$sts"
     ;;
   esac
-done < <(jq -r '.status.resources[]? | [.kind, (.group // ""), (.namespace // ""), .name] | @tsv' /tmp/app.json)
+done < <(jq -r '.status.resources[]? | [.kind, (.group // ""), (.namespace // ""), .name] | @tsv' "$dir/app.json")
 
 echo "$APP: deleting with cascade (at most ${TIMEOUT}s)"
 timeout --kill-after=30s "$TIMEOUT" argocd app delete "$APP" --cascade --propagation-policy foreground --yes --wait

@@ -14,16 +14,16 @@ retain | delete | snapshot) ;;
   exit 1
   ;;
 esac
-printf %s "$policy" >/tmp/policy
-printf '[]' >/tmp/claims
+printf %s "$policy" >"$dir/policy"
+printf '[]' >"$dir/claims"
 if ! present; then
   echo "$APP: already gone"
   exit 0
 fi
 if [[ $policy == snapshot ]]; then
-  argocd_call app get-resource "$APP" --kind PersistentVolumeClaim -o json >/tmp/claims.raw
+  argocd_call app get-resource "$APP" --kind PersistentVolumeClaim -o json >"$dir/claims.raw"
   # One JSON object per claim, separated by "---" lines.
-  grep -v '^---$' /tmp/claims.raw |
-    jq -s -c '[.[] | {name: .metadata.name, namespace: .metadata.namespace}]' >/tmp/claims
+  grep -v '^---$' "$dir/claims.raw" |
+    jq -s -c '[.[] | {name: .metadata.name, namespace: .metadata.namespace}]' >"$dir/claims"
 fi
-echo "$APP: volume policy $policy, $(jq length /tmp/claims) claim(s) to snapshot"
+echo "$APP: volume policy $policy, $(jq length "$dir/claims") claim(s) to snapshot"

@@ -2,6 +2,11 @@ set -euo pipefail
 # Every value platc knows arrives in an environment variable; nothing from
 # the platform description is ever part of this text.
 
+# Scratch and output files (output parameters read them from /tmp); the
+# tests point PLATC_STEP_DIR elsewhere. Not every step writes files.
+# shellcheck disable=SC2034
+dir=${PLATC_STEP_DIR:-/tmp}
+
 # argocd_call runs an argocd command that has no --timeout of its own, so
 # that no step can hang on a stuck API call.
 argocd_call() { timeout --kill-after=10s 300 argocd "$@"; }

@@ -4,7 +4,7 @@
 # so its hooks do not run again.
 : "${APP:?}" "${SYNC_TIMEOUT:?}" "${HEALTH_TIMEOUT:?}"
 EXPECT_REVISION=${EXPECT_REVISION:-}
-state=/tmp/app.json
+state=$dir/app.json
 
 # get --refresh returns once the controller has compared the Application
 # again, so what is read below is not stale.

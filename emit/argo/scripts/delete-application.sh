@@ -40,7 +40,9 @@ retain) claims=Retain ;;
 *) claims=Delete ;;
 esac
 sts=$(jq -n -c --arg w "$claims" '{spec: {persistentVolumeClaimRetentionPolicy: {whenDeleted: $w}}}')
-while IFS=$'\t' read -r kind group namespace name; do
+# Fields are split on the unit separator, not a tab: bash merges runs of
+# whitespace separators, so an empty group (core kinds) would vanish.
+while IFS=$'\x1f' read -r kind group namespace name; do
   case "$group/$kind" in
   /PersistentVolumeClaim | /Namespace)
     if [[ $POLICY == retain ]]; then
@@ -53,7 +55,7 @@ while IFS=$'\t' read -r kind group namespace name; do
     patch "$kind" apps "$namespace" "$name" "$sts"
     ;;
   esac
-done < <(jq -r '.status.resources[]? | [.kind, (.group // ""), (.namespace // ""), .name] | @tsv' "$dir/app.json")
+done < <(jq -r '.status.resources[]? | [.kind, (.group // ""), (.namespace // ""), .name] | join("\u001f")' "$dir/app.json")
 
 echo "$APP: deleting with cascade (at most ${TIMEOUT}s)"
 timeout --kill-after=30s "$TIMEOUT" argocd app delete "$APP" --cascade --propagation-policy foreground --yes --wait

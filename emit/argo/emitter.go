@@ -77,6 +77,11 @@ func render(objs ...any) ([]byte, error) {
 			return nil, err
 		}
 		prune(m, "")
+		// Nothing platc emits has a status; a typed Workflow's zero status
+		// still marshals startedAt: null, which its CRD schema rejects.
+		if obj, ok := m.(map[string]any); ok {
+			delete(obj, "status")
+		}
 		clean[i] = m
 	}
 	return emit.YAML(clean...)

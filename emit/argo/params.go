@@ -73,12 +73,13 @@ func retryValues(v map[string]string, r ir.Retry) {
 	v["retry-cap"] = goDuration(r.MaxBackoff)
 }
 
-// stepDeadline is the worst case of one attempt of an app's deploy step,
-// and of its whole retry loop.
+// syncWorstCase is the longest an app's deploy task can take: every
+// attempt running into its deadline, with the backoffs between them.
 func syncWorstCase(a *ir.App) time.Duration {
 	return worstCase(2*a.Timeouts.Sync+a.Timeouts.Health+callHeadroom, a.Retry)
 }
 
+// deleteWorstCase is the same for an app's teardown task.
 func deleteWorstCase(a *ir.App) time.Duration {
 	return worstCase(a.Teardown.Timeout+2*callHeadroom, a.Retry)
 }

@@ -51,7 +51,7 @@ var templateTypeMeta = metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind:
 
 // call makes a task or step run a ClusterTemplate template: by reference,
 // or by name when the templates are inlined (scoped workflows).
-func (b *builder) call(template string) (name string, ref_ *wfv1.TemplateRef) {
+func (b *builder) call(template string) (string, *wfv1.TemplateRef) {
 	if b.inline {
 		return template, nil
 	}

@@ -5,7 +5,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/internal/gitops"
 )
 
 // rbac is rbac.yaml: the workflows' ServiceAccount and the least it needs.
@@ -21,7 +21,8 @@ import (
 // account may also create and read VolumeSnapshots. That is a
 // ClusterRole: namespaced Roles in the apps' namespaces would be applied
 // (through Argo CD, at bootstrap) before those namespaces exist, and
-// would fail the sync.
+// would fail the sync. platc's AppProject lets exactly these two
+// cluster-scoped kinds through when they are emitted (gitops.SnapshotRBAC).
 func (b *builder) rbac() []any {
 	wf := b.p.Platform.Workflows
 	meta := func(name string) metav1.ObjectMeta {
@@ -46,7 +47,7 @@ func (b *builder) rbac() []any {
 			Subjects:   subject,
 		},
 	}
-	if !usesSnapshots(b.p.Apps) {
+	if !gitops.SnapshotRBAC(b.p) {
 		return objs
 	}
 	cluster := metav1.ObjectMeta{Name: SnapshotRole, Labels: b.labels("")}
@@ -68,13 +69,4 @@ func (b *builder) rbac() []any {
 			Subjects:   subject,
 		},
 	)
-}
-
-func usesSnapshots(apps []*ir.App) bool {
-	for _, a := range apps {
-		if a.Teardown.Volumes == ir.VolumesSnapshot {
-			return true
-		}
-	}
-	return false
 }

@@ -213,6 +213,8 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 	p.ArgoCD.GRPCWeb, _ = e.boolean(a.GRPCWeb)
 	if ts := a.TokenSecret; ts != nil {
 		p.ArgoCD.TokenSecret = ir.SecretRef{Name: e.strOr(ts.Name, ""), Key: e.strOr(ts.Key, "")}
+		c.checkObjectName(e, ts.Name, "secret name")
+		c.checkSecretKey(e, ts.Key)
 	}
 	c.checkLabel(e, a.Namespace, "namespace")
 	w := lp.Workflows
@@ -226,6 +228,7 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 		Image:          e.strOr(w.Image, ""),
 	}
 	c.checkLabel(e, w.Namespace, "namespace")
+	c.checkObjectName(e, w.ServiceAccount, "service account name")
 	if n, ok := e.integer(w.Parallelism, 1); ok {
 		p.Workflows.Parallelism = n
 	}

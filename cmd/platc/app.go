@@ -143,6 +143,7 @@ func commands() []*cli.Command {
 		rulesCommand(),
 		explainCommand(),
 		fmtCommand(),
+		buildCommand(),
 		planCommand(),
 		graphCommand(),
 		testCommand(),

@@ -96,6 +96,7 @@ func writePlanText(w io.Writer, p *ir.Program, s plan.Schedule) {
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nEstimated duration: %s. Each app starts as soon as its own dependencies are healthy, so the critical path is the whole deploy.\n", human(s.Makespan))
+	writeGroupingText(w, p)
 }
 
 func pluralize(n int, s string) string {
@@ -120,6 +121,8 @@ type planJSON struct {
 	CriticalPath []planStepJSON `json:"critical_path"`
 	// EstimatedSeconds is the makespan of the deploy DAG.
 	EstimatedSeconds float64 `json:"estimated_seconds"`
+	// DeployDAG is how the DAG fits Argo's limits (nested beyond 200 apps).
+	DeployDAG *deployDAGJSON `json:"deploy_dag"`
 }
 
 type planStepJSON struct {
@@ -134,6 +137,7 @@ func writePlanJSON(w io.Writer, p *ir.Program, s plan.Schedule) error {
 		Apps: len(p.Apps), Stacks: len(p.Stacks), Dependencies: p.EdgeCount(),
 		Waves: make([][]string, len(p.Waves)), CriticalPath: []planStepJSON{},
 		EstimatedSeconds: s.Makespan.Seconds(),
+		DeployDAG:        deployDAG(p),
 	}
 	for i, wave := range p.Waves {
 		for _, a := range wave {

@@ -5,6 +5,7 @@ package all
 import (
 	"github.com/platc/platc/emit"
 	"github.com/platc/platc/emit/ansible"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/emit/argocd"
 	"github.com/platc/platc/emit/events"
 )
@@ -15,6 +16,7 @@ func Emitters() []emit.Emitter {
 		argocd.Apps{},
 		argocd.Values{},
 		argocd.Health{},
+		argo.Emitter{},
 		events.Emitter{},
 		ansible.Emitter{},
 	}

@@ -20,7 +20,7 @@ func TestEmitters(t *testing.T) {
 		seen[e.Name()] = true
 	}
 	files := emittest.Emit(t, p, all.Emitters()...)
-	for _, want := range []string{"argocd/root.yaml", "argocd/values.yaml", "events/events.yaml", "ansible/site.yml"} {
+	for _, want := range []string{"argocd/root.yaml", "argocd/values.yaml", "events/events.yaml", "ansible/site.yml", "workflows/deploy.yaml"} {
 		if _, ok := files[want]; !ok {
 			t.Errorf("%s not emitted", want)
 		}

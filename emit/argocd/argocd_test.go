@@ -252,14 +252,15 @@ func TestRecipe(t *testing.T) {
 }
 
 // The automation account may get, sync and delete in the projects of the
-// platform's apps, and update exactly the apps that ask for automated
-// sync; nothing else.
+// platform's apps, update the claims, namespaces and StatefulSets of their
+// apps (teardown's volume policy), and update exactly the apps that ask
+// for automated sync; nothing else.
 func TestPolicy(t *testing.T) {
 	p := emittest.Example(t, "../..")
 	p.Apps[0].Project = "team"
 	var want []string
 	for _, pr := range []string{"platform", "team"} {
-		for _, action := range []string{"get", "sync", "delete"} {
+		for _, action := range []string{"get", "sync", "delete", "update//Namespace/*/*", "update//PersistentVolumeClaim/*/*", "update/apps/StatefulSet/*/*"} {
 			want = append(want, "p, role:platc-orchestrator, applications, "+action+", "+pr+"/*, allow")
 		}
 	}

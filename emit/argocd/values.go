@@ -7,6 +7,7 @@ import (
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/emit/internal/gitops"
 )
 
@@ -64,9 +65,11 @@ func HealthEntries(p *ir.Program) map[string]any {
 // Policy is the Argo CD RBAC policy (policy.csv) of the automation
 // account, least privilege for what the workflows do (ARGO-NOTES §7):
 // get (app get, wait, get --refresh), sync (app sync) and delete (app
-// delete, teardown) on the projects of the platform's apps, and update
-// (app set / app patch, which switch automated sync on after a deploy)
-// only on the Applications whose HCL asks for automated sync. The
+// delete, teardown) on the projects of the platform's apps, the update
+// sub-resource actions teardown uses to apply volume policies
+// (argo.TeardownResourceActions: claims, namespaces, StatefulSets only),
+// and update (app set / app patch, which switch automated sync on after a
+// deploy) only on the Applications whose HCL asks for automated sync. The
 // orchestration project is not covered, so the workflows cannot change
 // the root app or the apps that deliver the workflows themselves.
 func Policy(p *ir.Program) string {
@@ -87,6 +90,9 @@ func Policy(p *ir.Program) string {
 	}
 	for _, pr := range projects {
 		for _, action := range []string{"get", "sync", "delete"} {
+			line(action, pr+"/*")
+		}
+		for _, action := range argo.TeardownResourceActions {
 			line(action, pr+"/*")
 		}
 	}

@@ -285,6 +285,19 @@ func Root(p *ir.Program) *Application {
 	}
 }
 
+// clusterResources are the cluster-scoped kinds platc deploys through
+// Argo CD: the ClusterWorkflowTemplate, and the snapshot ClusterRole and
+// its binding when teardown needs them.
+func clusterResources(p *ir.Program) []GroupKind {
+	out := []GroupKind{{Group: "argoproj.io", Kind: "ClusterWorkflowTemplate"}}
+	if SnapshotRBAC(p) {
+		out = append(out,
+			GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRole"},
+			GroupKind{Group: "rbac.authorization.k8s.io", Kind: "ClusterRoleBinding"})
+	}
+	return out
+}
+
 // orchestration is an Application of platc's own objects: synced
 // automatically, pruned and self-healed, because these objects have no
 // ordering constraints and must always match Git.
@@ -305,9 +318,23 @@ func orchestration(p *ir.Program, name, dir, namespace string) *Application {
 
 // Workflows is the Application that brings generated/<env>/workflows/
 // (the deploy, validate and teardown templates and their RBAC) to the
-// cluster.
+// cluster. It applies server-side: a client-side apply keeps a copy of
+// each object in the last-applied-configuration annotation, which may not
+// exceed 256 KiB, and the deploy template of a platform of about 800 apps
+// is larger than that.
 func Workflows(p *ir.Program) *Application {
-	return orchestration(p, WorkflowsApp, WorkflowsDir, p.Platform.Workflows.Namespace)
+	a := orchestration(p, WorkflowsApp, WorkflowsDir, p.Platform.Workflows.Namespace)
+	a.Spec.SyncPolicy.SyncOptions = []string{"ServerSideApply=true"}
+	return a
+}
+
+// SnapshotRBAC reports whether generated/<env>/workflows/ holds the
+// ClusterRole and ClusterRoleBinding that let teardown create
+// VolumeSnapshots: when some app's teardown policy is snapshot. The
+// workflows emitter writes them and Projects lets platc's project sync
+// them, both from this one test.
+func SnapshotRBAC(p *ir.Program) bool {
+	return slices.ContainsFunc(p.Apps, func(a *ir.App) bool { return a.Teardown.Volumes == ir.VolumesSnapshot })
 }
 
 // Events is the Application that brings generated/<env>/events/ to the
@@ -338,11 +365,10 @@ func Projects(p *ir.Program) []AppProject {
 		Kind:       "AppProject",
 		Metadata:   Meta{Name: Project, Namespace: p.Platform.ArgoCD.Namespace, Labels: labels(p)},
 		Spec: ProjectSpec{
-			Description:  "platc's orchestration: the root app and the workflow and event objects",
-			SourceRepos:  []string{g.RepoURL},
-			Destinations: dests,
-			// The only cluster-scoped object platc deploys through Argo CD.
-			ClusterResourceWhitelist: []GroupKind{{Group: "argoproj.io", Kind: "ClusterWorkflowTemplate"}},
+			Description:              "platc's orchestration: the root app and the workflow and event objects",
+			SourceRepos:              []string{g.RepoURL},
+			Destinations:             dests,
+			ClusterResourceWhitelist: clusterResources(p),
 		},
 	}}
 	var names []string

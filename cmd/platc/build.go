@@ -1,0 +1,230 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/urfave/cli/v2"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/diag"
+	"github.com/platc/platc/emit"
+	"github.com/platc/platc/emit/all"
+	"github.com/platc/platc/emit/write"
+	"github.com/platc/platc/lang"
+)
+
+func buildCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "build",
+		Usage:     "generate every environment's output into <out>/<env>/ (or, with --check, report what is stale)",
+		ArgsUsage: "[PATH]",
+		Description: "The output directory is --out, or else platform.git.path (default \"generated\") in the\n" +
+			"Git work tree that holds the platform (the current directory outside Git). Each\n" +
+			"environment's directory is replaced in one atomic step; only files that start with\n" +
+			"platc's \"Code generated\" header are ever written or removed.",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "env", Usage: "build only this environment (default: every environment)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output directory (default: platform.git.path in the platform's Git work tree)"},
+			&cli.BoolFlag{Name: "check", Usage: "write nothing; exit 1 with a per-file summary when the output on disk is stale"},
+		},
+		Action: func(c *cli.Context) error {
+			path, err := pathArg(c)
+			if err != nil {
+				return err
+			}
+			progs, err := compileForBuild(c, path)
+			if err != nil {
+				return err
+			}
+			outs, err := outputs(c, path, progs)
+			if err != nil {
+				return err
+			}
+			if c.Bool("check") {
+				return check(c.App.Writer, c.App.ErrWriter, outs)
+			}
+			return writeOutputs(c.App.Writer, c.App.ErrWriter, outs)
+		},
+	}
+}
+
+// compileForBuild compiles every environment, or only --env, printing
+// diagnostics; errors end the build with exit 3 before anything is
+// generated.
+func compileForBuild(c *cli.Context, path string) ([]*ir.Program, error) {
+	mod, diags := lang.Parse(path)
+	var progs []*ir.Program
+	if !diags.HasErrors() {
+		var cdiags hcl.Diagnostics
+		if env := c.String("env"); env != "" {
+			var p *ir.Program
+			p, cdiags = compiler.Compile(mod, compiler.Options{Env: env})
+			if p != nil {
+				progs = []*ir.Program{p}
+			}
+		} else {
+			progs, cdiags = compiler.CompileAll(mod)
+		}
+		diags = append(diags, cdiags...)
+	}
+	diags = diag.Sort(diags)
+	printDiags(c, mod, diags, "text")
+	if diags.HasErrors() {
+		return nil, exitWith(exitInvalid)
+	}
+	return progs, nil
+}
+
+// output is one environment's generated files and where they go.
+type output struct {
+	env   string
+	dir   string
+	files []emit.File
+}
+
+// outputs runs every emitter for every program.
+func outputs(c *cli.Context, path string, progs []*ir.Program) ([]output, error) {
+	var outs []output
+	for _, p := range progs {
+		dir, err := outDir(c.String("out"), path, p)
+		if err != nil {
+			return nil, err
+		}
+		var files []emit.File
+		for _, e := range all.Emitters() {
+			fs, err := e.Emit(p)
+			if err != nil {
+				fmt.Fprintf(c.App.ErrWriter, "platc: internal error: emitter %s, environment %s: %v\nThis is a bug in platc; please report it with the input that caused it.\n", e.Name(), p.Env.Name, err)
+				return nil, exitWith(exitFailure)
+			}
+			files = append(files, fs...)
+		}
+		emit.Sort(files)
+		outs = append(outs, output{env: p.Env.Name, dir: dir, files: files})
+	}
+	return outs, nil
+}
+
+// outDir is <out>/<env>: --out, or platform.git.path taken relative to
+// the root of the Git work tree holding the platform, since it names a
+// directory of that repository (the root app points Argo CD at it).
+// Outside a Git work tree it is relative to the platform's directory, so
+// the result never depends on where platc runs from.
+func outDir(flag, platformPath string, p *ir.Program) (string, error) {
+	if flag != "" {
+		return filepath.Join(flag, p.Env.Name), nil
+	}
+	rel := filepath.FromSlash(p.Platform.Git.Path)
+	if !filepath.IsLocal(rel) {
+		return "", usagef("platform.git.path %q must be a relative path inside the repository, such as \"generated\"; or pass --out DIR.", p.Platform.Git.Path)
+	}
+	return filepath.Join(repoRoot(platformPath), rel, p.Env.Name), nil
+}
+
+// repoRoot is the nearest directory at or above the platform that holds
+// .git (a directory, or a file in a linked work tree), or the platform's
+// own directory when there is none.
+func repoRoot(platformPath string) string {
+	start, err := filepath.Abs(platformPath)
+	if err != nil {
+		return filepath.Dir(platformPath)
+	}
+	if info, err := os.Stat(start); err == nil && !info.IsDir() {
+		start = filepath.Dir(start)
+	}
+	for dir := start; ; {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return relToCwd(dir)
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return relToCwd(start)
+		}
+		dir = up
+	}
+}
+
+// relToCwd shortens an absolute path for messages.
+func relToCwd(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if rel, err := filepath.Rel(wd, p); err == nil {
+		return rel
+	}
+	return p
+}
+
+var marks = map[write.Kind]string{write.Added: "+", write.Changed: "~", write.Removed: "-"}
+
+func counts(changes []write.Change) string {
+	var n [3]int
+	for _, ch := range changes {
+		n[ch.Kind]++
+	}
+	return fmt.Sprintf("%d added, %d changed, %d removed", n[write.Added], n[write.Changed], n[write.Removed])
+}
+
+// check compares every environment's directory with what would be
+// generated and writes nothing.
+func check(stdout, stderr io.Writer, outs []output) error {
+	stale := 0
+	var all []write.Change
+	for _, o := range outs {
+		changes, err := write.Diff(o.dir, o.files)
+		if err != nil {
+			return writeError(stderr, err)
+		}
+		for _, ch := range changes {
+			fmt.Fprintf(stdout, "%s: %s\n", filepath.Join(o.dir, filepath.FromSlash(ch.Path)), ch.Kind)
+		}
+		if len(changes) > 0 {
+			stale++
+		}
+		all = append(all, changes...)
+	}
+	if stale > 0 {
+		fmt.Fprintf(stderr, "platc: generated output is stale (%s); run 'platc build' to update it.\n", counts(all))
+		return exitWith(exitFailure)
+	}
+	return nil
+}
+
+// writeOutputs writes each environment's directory in one atomic step and
+// says what changed.
+func writeOutputs(stdout, stderr io.Writer, outs []output) error {
+	for _, o := range outs {
+		changes, err := write.Write(o.dir, o.files)
+		if err != nil {
+			return writeError(stderr, err)
+		}
+		if len(changes) == 0 {
+			fmt.Fprintf(stdout, "%s: up to date (%d files)\n", o.dir, len(o.files))
+			continue
+		}
+		fmt.Fprintf(stdout, "%s: %s\n", o.dir, counts(changes))
+		for _, ch := range changes {
+			fmt.Fprintf(stdout, "  %s %s\n", marks[ch.Kind], ch.Path)
+		}
+	}
+	return nil
+}
+
+// writeError reports a failure to read or write the output: the build
+// failed (exit 1), and the previous output is as it was.
+func writeError(stderr io.Writer, err error) error {
+	var conflict *write.ConflictError
+	if errors.As(err, &conflict) {
+		fmt.Fprintf(stderr, "platc: %v.\n", err)
+	} else {
+		fmt.Fprintf(stderr, "platc: writing the output failed: %v. The previous output is unchanged.\n", err)
+	}
+	return exitWith(exitFailure)
+}

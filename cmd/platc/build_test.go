@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+)
+
+func TestBuildExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.hcl", `platform "acme" {
+  git { repo_url = "https://git.example.com/platform.git" }
+}
+environment "production" {}
+app "db" {}
+app "web" { depends_on = [app.db] }
+`)
+	cyclic := write("cyclic.hcl", `platform "acme" {
+  git { repo_url = "https://git.example.com/platform.git" }
+}
+app "a" { depends_on = [app.b] }
+app "b" { depends_on = [app.a] }
+`)
+	out := filepath.Join(dir, "out")
+	conflict := filepath.Join(dir, "conflict")
+	if err := os.MkdirAll(filepath.Join(conflict, "production", "workflows"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("conflict/production/workflows/rbac.yaml", "kind: Mine\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"check before any build", []string{"build", "--check", "-o", out, good}, exitFailure},
+		{"build", []string{"build", "-o", out, good}, exitOK},
+		{"check after build", []string{"build", "--check", "-o", out, good}, exitOK},
+		{"rebuild", []string{"build", "-o", out, good}, exitOK},
+		{"cycle", []string{"build", "-o", out, cyclic}, exitInvalid},
+		{"unknown env", []string{"build", "--env", "prod", "-o", out, good}, exitInvalid},
+		{"conflict", []string{"build", "-o", conflict, good}, exitFailure},
+		{"flag after path", []string{"build", good, "--check"}, exitInvalid},
+		{"two paths", []string{"build", good, cyclic}, exitInvalid},
+		{"unknown flag", []string{"build", "--force", good}, exitInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if got := run(append([]string{"platc"}, tc.args...), &stdout, &stderr); got != tc.want {
+				t.Errorf("platc %v: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", tc.args, got, tc.want, stdout.String(), stderr.String())
+			}
+		})
+	}
+}
+
+// tree reads every file under root.
+func tree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		out[filepath.ToSlash(rel)] = string(data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// splitPlatform spreads the top-level blocks of src over files in dir,
+// choosing file names and which blocks go together with r, so that the
+// parser meets the declarations in a different order each time.
+func splitPlatform(t *testing.T, src []byte, dir string, r *rand.Rand) {
+	t.Helper()
+	f, diags := hclsyntax.ParseConfig(src, "platform.hcl", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	blocks := f.Body.(*hclsyntax.Body).Blocks
+	nfiles := 2 + r.IntN(5)
+	parts := make([][]byte, nfiles)
+	for _, i := range r.Perm(len(blocks)) {
+		rng := blocks[i].Range()
+		k := r.IntN(nfiles)
+		parts[k] = append(parts[k], src[rng.Start.Byte:rng.End.Byte]...)
+		parts[k] = append(parts[k], '\n', '\n')
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for k, data := range parts {
+		name := fmt.Sprintf("%c%d.hcl", 'a'+r.IntN(26), k)
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestBuildDeterministic builds the example platform several times: as one
+// file, and split over files in different orders, with GOMAXPROCS 1 and
+// the machine's, and requires byte-identical trees (INV-3).
+func TestBuildDeterministic(t *testing.T) {
+	src, err := os.ReadFile("../../examples/platform.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	build := func(platform, out string, procs int) map[string]string {
+		t.Helper()
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		var stdout, stderr bytes.Buffer
+		if code := run([]string{"platc", "build", "-o", out, platform}, &stdout, &stderr); code != exitOK {
+			t.Fatalf("build %s: exit %d\n%s", platform, code, stderr.String())
+		}
+		return tree(t, out)
+	}
+	whole := filepath.Join(root, "whole.hcl")
+	if err := os.WriteFile(whole, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := build(whole, filepath.Join(root, "out-whole"), 1)
+	if len(want) == 0 {
+		t.Fatal("nothing generated")
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 4 {
+		dir := filepath.Join(root, fmt.Sprintf("split-%d", i))
+		splitPlatform(t, src, dir, r)
+		procs := max(runtime.NumCPU(), 2)
+		if i%2 == 0 {
+			procs = 1
+		}
+		got := build(dir, filepath.Join(root, fmt.Sprintf("out-%d", i)), procs)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("split %d (GOMAXPROCS=%d) differs from the single-file build:\n%s", i, procs, diff)
+		}
+	}
+}

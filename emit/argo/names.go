@@ -1,0 +1,89 @@
+package argo
+
+// Names of the objects and templates this package emits. They are fixed
+// so that the executor, the Argo Events sensor and people can refer to
+// them.
+const (
+	// ClusterTemplate is the ClusterWorkflowTemplate holding the steps
+	// that talk to Argo CD.
+	ClusterTemplate = "platc-argocd"
+	// DeployTemplate, TeardownTemplate and ValidateTemplate are the
+	// WorkflowTemplates in platform.workflows.namespace. Submit a Workflow
+	// with workflowTemplateRef {name: <one of these>} to run them.
+	DeployTemplate   = "deploy"
+	TeardownTemplate = "teardown"
+	ValidateTemplate = "validate"
+	// WorkflowsApplication is the Argo CD Application, created by the
+	// root app, that syncs generated/<env>/workflows/ to the cluster. No
+	// workflow deploys or deletes it.
+	WorkflowsApplication = "platc-workflows"
+	// ExecutorRole is the Role (and RoleBinding) the workflow pods need.
+	ExecutorRole = "platc-workflow-executor"
+	// SnapshotRole is the ClusterRole (and ClusterRoleBinding) that lets
+	// teardown create VolumeSnapshots; emitted only when an app uses the
+	// snapshot volume policy.
+	SnapshotRole = "platc-volume-snapshots"
+)
+
+// Templates of ClusterTemplate.
+const (
+	tmplSyncAndWait    = "sync-and-wait"
+	tmplCheckHealthy   = "check-healthy"
+	tmplCheckAbsent    = "check-absent"
+	tmplEnableAutoSync = "enable-auto-sync"
+	tmplDeleteAndWait  = "delete-and-wait"
+	tmplInspect        = "inspect-volumes"
+	tmplSnapshot       = "snapshot-volume"
+	tmplDeleteApp      = "delete-application"
+	tmplConfirm        = "check-confirmation"
+	tmplSuspend        = "suspend-parents"
+	tmplOrphans        = "orphan-report"
+)
+
+// Templates local to one workflow. Group templates are named groupPrefix
+// plus a number, which cannot collide with these.
+const (
+	tmplMain    = "main"
+	tmplApps    = "apps"
+	tmplChecks  = "checks"
+	groupPrefix = "group-"
+)
+
+// Workflow parameters.
+const (
+	// ParamConfirm must equal the platform's name for teardown to run.
+	ParamConfirm = "confirm"
+	// ParamVolumes overrides every app's volume policy in a teardown:
+	// per-app (the default), retain, delete or snapshot.
+	ParamVolumes = "volumes"
+	// VolumesPerApp is ParamVolumes' default: each app's own policy.
+	VolumesPerApp = "per-app"
+)
+
+// Labels put on every emitted object and on the workflows the templates
+// create. platc.io/workflow is what the bootstrap and the push sensor
+// label the deploy workflows they submit with, and what the bootstrap
+// looks for to avoid starting a second deploy; since the templates put it
+// on every workflow they create, that holds whoever submits them.
+const (
+	labelManagedBy = "app.kubernetes.io/managed-by"
+	labelPlatform  = "platc.io/platform"
+	labelAction    = "platc.io/workflow"
+)
+
+// Argo Workflows' limits (ARGO-NOTES §4): the v4 full CRDs cap a DAG at
+// 200 tasks and a workflow at 200 templates.
+const (
+	MaxTasks     = 200
+	MaxTemplates = 200
+)
+
+// DefaultImage is the step image when platform.workflows.image is not
+// set: platc's own image, which carries bash, jq, coreutils and the
+// argocd CLI at DefaultImageArgoCDVersion. It is pinned here rather than
+// taken from the running platc's version, so that output depends only on
+// the input (INV-3).
+const (
+	DefaultImage              = "ghcr.io/platc/platc:v0.1.0"
+	DefaultImageArgoCDVersion = "v3.5.1"
+)

@@ -1,0 +1,219 @@
+package argo
+
+import (
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/emit"
+	"github.com/platc/platc/internal/synth"
+)
+
+var schemas = sync.OnceValues(func() (map[string]*jsonschema.Schema, error) {
+	load := func(file string) (*jsonschema.Schema, error) {
+		f, err := os.Open(filepath.Join("testdata", "schemas", file))
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, err
+		}
+		doc, err := jsonschema.UnmarshalJSON(z)
+		if err != nil {
+			return nil, err
+		}
+		c := jsonschema.NewCompiler()
+		if err := c.AddResource(file, doc); err != nil {
+			return nil, err
+		}
+		return c.Compile(file)
+	}
+	tmpl, err := load("workflowtemplate_v1alpha1.json.gz")
+	if err != nil {
+		return nil, err
+	}
+	wf, err := load("workflow_v1alpha1.json.gz")
+	if err != nil {
+		return nil, err
+	}
+	return map[string]*jsonschema.Schema{"WorkflowTemplate": tmpl, "ClusterWorkflowTemplate": tmpl, "Workflow": wf}, nil
+})
+
+// documents splits a YAML file into its documents.
+func documents(data []byte) [][]byte {
+	var out [][]byte
+	for _, d := range strings.Split(strings.TrimPrefix(string(data), emit.Header), "\n---\n") {
+		if strings.TrimSpace(d) != "" {
+			out = append(out, []byte(d))
+		}
+	}
+	return out
+}
+
+// checkSchema validates one YAML document against its kind's CRD schema.
+func checkSchema(t *testing.T, name string, doc []byte) {
+	t.Helper()
+	s, err := schemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	j, err := yaml.YAMLToJSON(doc)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	kind, _ := inst.(map[string]any)["kind"].(string)
+	schema, ok := s[kind]
+	if !ok {
+		t.Fatalf("%s: no schema for kind %q", name, kind)
+	}
+	if err := schema.Validate(inst); err != nil {
+		t.Errorf("%s: %s does not match the CRD schema: %v", name, kind, err)
+	}
+}
+
+// TestCRDSchemas validates every emitted Argo object, and the scoped
+// Workflows, against the Argo Workflows v3.7.18 full CRD schemas with
+// unknown fields forbidden; the RBAC objects decode strictly into their
+// Kubernetes types.
+func TestCRDSchemas(t *testing.T) {
+	for _, pl := range []struct {
+		name string
+		opts *synth.Options
+	}{{"example", nil}, {"synth-500-cross", &synth.Options{Apps: 500, CrossStack: true, Seed: 3}}} {
+		t.Run(pl.name, func(t *testing.T) {
+			p := load(t, pl.opts)
+			files := emitFiles(t, p)
+			for _, path := range []string{"workflows/templates.yaml", "workflows/deploy.yaml", "workflows/teardown.yaml", "workflows/validate.yaml"} {
+				for i, doc := range documents(files[path]) {
+					checkSchema(t, fmt.Sprintf("%s#%d", path, i), doc)
+				}
+			}
+			for _, scope := range scopes(p) {
+				for _, build := range []func() (any, error){
+					func() (any, error) { return ScopedDeploy(p, scope.apps) },
+					func() (any, error) { return ScopedTeardown(p, scope.apps) },
+				} {
+					wf, err := build()
+					if err != nil {
+						t.Fatal(err)
+					}
+					data, err := render(wf)
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkSchema(t, scope.name, documents(data)[0])
+				}
+			}
+			checkRBAC(t, files["workflows/rbac.yaml"])
+		})
+	}
+}
+
+func checkRBAC(t *testing.T, data []byte) {
+	t.Helper()
+	kinds := map[string]func() any{
+		"ServiceAccount":     func() any { return &corev1.ServiceAccount{} },
+		"Role":               func() any { return &rbacv1.Role{} },
+		"RoleBinding":        func() any { return &rbacv1.RoleBinding{} },
+		"ClusterRole":        func() any { return &rbacv1.ClusterRole{} },
+		"ClusterRoleBinding": func() any { return &rbacv1.ClusterRoleBinding{} },
+	}
+	docs := documents(data)
+	if len(docs) < 3 {
+		t.Fatalf("rbac.yaml has %d objects", len(docs))
+	}
+	for i, doc := range docs {
+		var head struct{ Kind string }
+		if err := yaml.Unmarshal(doc, &head); err != nil {
+			t.Fatal(err)
+		}
+		mk, ok := kinds[head.Kind]
+		if !ok {
+			t.Errorf("rbac.yaml#%d: unexpected kind %q", i, head.Kind)
+			continue
+		}
+		if err := yaml.UnmarshalStrict(doc, mk()); err != nil {
+			t.Errorf("rbac.yaml#%d (%s) does not decode strictly: %v", i, head.Kind, err)
+		}
+	}
+}
+
+// The workflows' account may do nothing but report step results, plus,
+// only when an app snapshots its volumes, create and read VolumeSnapshots.
+func TestRBACIsLeast(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		src       string
+		snapshots bool
+	}{
+		{"retain", "", false},
+		{"snapshot", "\n  teardown {\n    volumes = \"snapshot\"\n  }\n", true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := source(t, "platform \"p\" {\n  workflows {\n    namespace = \"wf\"\n    service_account = \"runner\"\n  }\n  git { repo_url = \"https://git.example.com/p.git\" }\n}\napp \"a\" {"+c.src+"}\n")
+			var rules []string
+			for _, doc := range documents(emitFiles(t, p)["workflows/rbac.yaml"]) {
+				var o struct {
+					Kind     string
+					Metadata struct{ Name, Namespace string }
+					Rules    []rbacv1.PolicyRule
+					Subjects []rbacv1.Subject
+				}
+				if err := yaml.Unmarshal(doc, &o); err != nil {
+					t.Fatal(err)
+				}
+				for _, r := range o.Rules {
+					rules = append(rules, fmt.Sprintf("%s %s %v %v", o.Kind, o.Metadata.Namespace, r.Resources, r.Verbs))
+				}
+				for _, s := range o.Subjects {
+					if s.Kind != "ServiceAccount" || s.Name != "runner" || s.Namespace != "wf" {
+						t.Errorf("%s binds %+v", o.Kind, s)
+					}
+				}
+			}
+			want := []string{"Role wf [workflowtaskresults] [create patch]"}
+			if c.snapshots {
+				want = append(want, "ClusterRole  [volumesnapshots] [create get]")
+			}
+			if fmt.Sprint(rules) != fmt.Sprint(want) {
+				t.Errorf("rules %q, want %q", rules, want)
+			}
+		})
+	}
+}
+
+// The schemas really are strict: an unknown field, or a wrong type, fails.
+func TestCRDSchemasAreStrict(t *testing.T) {
+	s, err := schemas()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, doc := range []string{
+		`{"apiVersion":"argoproj.io/v1alpha1","kind":"WorkflowTemplate","metadata":{"name":"x"},"spec":{"templates":[{"name":"a","bogus":true,"suspend":{}}]}}`,
+		`{"apiVersion":"argoproj.io/v1alpha1","kind":"WorkflowTemplate","metadata":{"name":"x"},"spec":{"parallelism":"ten"}}`,
+	} {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s["WorkflowTemplate"].Validate(inst); err == nil {
+			t.Errorf("accepted: %s", doc)
+		}
+	}
+}

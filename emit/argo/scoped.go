@@ -1,0 +1,193 @@
+package argo
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/platc/platc/compiler/ir"
+)
+
+// ScopedDeploy builds the Workflow the executor submits to deploy part of
+// a platform (RFC 7: TARGET_SCOPE stack:<name> or app:<name>). It first
+// checks that every app outside the scope that the scope depends on is
+// Healthy (check-healthy, read-only), and only then deploys the scope's
+// apps with the edges among them, exactly as the deploy template would,
+// followed by the steady-state step for those apps. It carries its own
+// copy of the step templates, so it does not depend on the
+// ClusterWorkflowTemplate in the cluster being current.
+//
+// scope is a set of apps of p (for a stack, Stack.Apps; for one app, that
+// app); order does not matter. The Workflow has generateName, the
+// platform's namespace and service account, and the deploy mutex.
+func ScopedDeploy(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
+	apps, outside, err := scopeOf(p, scope, func(a *ir.App) []*ir.App {
+		deps := make([]*ir.App, len(a.Deps))
+		for i, d := range a.Deps {
+			deps[i] = d.App
+		}
+		return deps
+	})
+	if err != nil {
+		return nil, err
+	}
+	b := newBuilder(p)
+	b.inline = true
+	var pre []wfv1.Template
+	inline := []wfv1.Template{b.syncAndWait()}
+	if len(outside) > 0 {
+		checks, err := b.checks(outside, b.checkTask, MaxTemplates-6)
+		if err != nil {
+			return nil, err
+		}
+		pre = checks
+		inline = append(inline, b.checkHealthy())
+	}
+	if slices.ContainsFunc(apps, func(a *ir.App) bool { return a.Sync.Automated }) {
+		inline = append(inline, b.enableAutoSync())
+	}
+	g := newGraph(apps)
+	gr, err := chooseGrouping(g, MaxTemplates-2-len(pre)-len(inline))
+	if err != nil {
+		return nil, err
+	}
+	spec, err := b.deploySpec(g, gr, pre)
+	if err != nil {
+		return nil, err
+	}
+	spec.Templates = append(spec.Templates, inline...)
+	return b.workflow("deploy", scope, apps, spec)
+}
+
+// ScopedTeardown builds the Workflow the executor submits to tear down
+// part of a platform. After the confirmation it checks that every app
+// outside the scope that depends on the scope is already gone (nothing
+// may be removed while its dependents exist), switches the app-of-apps
+// to manual sync, and deletes the scope in exactly the reverse order.
+// Like the teardown template it takes the parameters confirm and volumes;
+// set confirm to the platform's name before submitting. It has no orphan
+// report: that is about the whole platform.
+func ScopedTeardown(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
+	apps, outside, err := scopeOf(p, scope, func(a *ir.App) []*ir.App { return a.Dependents })
+	if err != nil {
+		return nil, err
+	}
+	b := newBuilder(p)
+	b.inline = true
+	var pre []wfv1.Template
+	inline := []wfv1.Template{b.checkConfirmation(), b.suspendParents(), b.deleteAndWait(), b.inspectVolumes(), b.snapshotVolume(), b.deleteApplication()}
+	if len(outside) > 0 {
+		checks, err := b.checks(outside, b.absentTask, MaxTemplates-10)
+		if err != nil {
+			return nil, err
+		}
+		pre = checks
+		inline = append(inline, b.checkAbsent())
+	}
+	g := newGraph(apps).reversed()
+	gr, err := chooseGrouping(g, MaxTemplates-2-len(pre)-len(inline))
+	if err != nil {
+		return nil, err
+	}
+	spec, err := b.teardownSpec(g, gr, pre, false)
+	if err != nil {
+		return nil, err
+	}
+	spec.Templates = append(spec.Templates, inline...)
+	return b.workflow("teardown", scope, apps, spec)
+}
+
+// checks is the DAG of independent checks that runs before a scoped
+// workflow touches anything.
+func (b *builder) checks(apps []*ir.App, task func(*ir.App) wfv1.DAGTask, maxGroups int) ([]wfv1.Template, error) {
+	g, gr, err := flatChecks(apps, maxGroups)
+	if err != nil {
+		return nil, err
+	}
+	return dag(tmplChecks, g, gr, task, nil), nil
+}
+
+// scopeOf sorts scope into dependency order and finds the apps outside
+// it that next names (dependencies, or dependents), in dependency order.
+func scopeOf(p *ir.Program, scope []*ir.App, next func(*ir.App) []*ir.App) (in, out []*ir.App, err error) {
+	if len(scope) == 0 {
+		return nil, nil, fmt.Errorf("empty scope: name at least one app")
+	}
+	inScope := map[*ir.App]bool{}
+	for _, a := range scope {
+		if a == nil || p.App(a.Name) != a {
+			return nil, nil, fmt.Errorf("scope holds an app that is not part of this program")
+		}
+		if inScope[a] {
+			return nil, nil, fmt.Errorf("app %q is in the scope twice", a.Name)
+		}
+		inScope[a] = true
+		in = append(in, a)
+	}
+	byIndex := func(x, y *ir.App) int { return x.Index - y.Index }
+	slices.SortFunc(in, byIndex)
+	seen := map[*ir.App]bool{}
+	for _, a := range in {
+		for _, o := range next(a) {
+			if !inScope[o] && !seen[o] {
+				seen[o] = true
+				out = append(out, o)
+			}
+		}
+	}
+	slices.SortFunc(out, byIndex)
+	return in, out, nil
+}
+
+// workflow wraps a scoped spec and checks it.
+func (b *builder) workflow(action string, scope, apps []*ir.App, spec wfv1.WorkflowSpec) (*wfv1.Workflow, error) {
+	what, name := describeScope(apps)
+	wf := &wfv1.Workflow{
+		TypeMeta: metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow"},
+		ObjectMeta: metav1.ObjectMeta{
+			GenerateName: generateName(action + "-" + name),
+			Namespace:    b.p.Platform.Workflows.Namespace,
+			Labels:       b.labels(action),
+			Annotations:  map[string]string{"platc.io/scope": what},
+		},
+		Spec: spec,
+	}
+	wf.Spec.WorkflowMetadata = nil // the Workflow carries its labels itself
+	if err := checkName("Workflow", wf.GenerateName, 63, true); err != nil {
+		return nil, err
+	}
+	if err := checkSpec(&wf.Spec); err != nil {
+		return nil, fmt.Errorf("scoped %s: %w (this is a platc bug)", action, err)
+	}
+	return wf, nil
+}
+
+// describeScope names a scope as TARGET_SCOPE would: stack:<name> when it
+// is exactly one stack, app:<name> for one app, otherwise apps:<n>.
+func describeScope(apps []*ir.App) (what, short string) {
+	if len(apps) == 1 {
+		return "app:" + apps[0].Name, apps[0].Name
+	}
+	if s := apps[0].Stack; s != nil && len(s.Apps) == len(apps) {
+		same := true
+		for _, a := range apps {
+			same = same && a.Stack == s
+		}
+		if same {
+			return "stack:" + s.Name, s.Name
+		}
+	}
+	return fmt.Sprintf("apps:%d", len(apps)), "apps"
+}
+
+// generateName keeps the prefix within 58 characters so the name the API
+// server completes stays within 63.
+func generateName(prefix string) string {
+	if len(prefix) > 57 {
+		prefix = strings.TrimRight(prefix[:57], "-")
+	}
+	return prefix + "-"
+}

@@ -1,0 +1,66 @@
+# delete-application: delete one Application with cascade, foreground
+# propagation, and wait until it is gone, bounded by $TIMEOUT seconds.
+# Already gone is success (INV-6). Before deleting, the volume policy is
+# applied to what the Application manages, through the API server:
+#   retain:          claims and namespaces get the annotation
+#                    argocd.argoproj.io/sync-options: Delete=false, so the
+#                    cascade keeps them; StatefulSets get
+#                    persistentVolumeClaimRetentionPolicy.whenDeleted: Retain.
+#   delete/snapshot: StatefulSets get whenDeleted: Delete, so Kubernetes
+#                    removes the claims it created; the cascade removes the
+#                    claims Argo CD manages.
+: "${APP:?}" "${PROJECT:?}" "${POLICY:?}" "${TIMEOUT:?}"
+if ! present; then
+  echo "$APP: already gone"
+  exit 0
+fi
+argocd_call app get "$APP" -o json >"$dir/app.json"
+if jq -e '.metadata.deletionTimestamp // empty' "$dir/app.json" >/dev/null; then
+  # A previous attempt started the deletion; adding the finalizer again
+  # would fail, so wait for it instead.
+  echo "$APP: deletion already in progress; waiting (at most ${TIMEOUT}s)"
+  argocd app wait "$APP" --delete --timeout "$TIMEOUT"
+  exit 0
+fi
+if jq -e '(.spec.syncPolicy.automated // null) != null and .spec.syncPolicy.automated.enabled != false' "$dir/app.json" >/dev/null; then
+  # Self-heal would undo the patches below before the delete lands.
+  echo "$APP: switching automated sync off before deleting"
+  argocd_call app set "$APP" --sync-policy none
+fi
+
+patch() { # kind group namespace name body
+  local args=(app patch-resource "$APP" --kind "$1" --group "$2" --resource-name "$4"
+    --patch "$5" --patch-type application/merge-patch+json)
+  [[ -n $3 ]] && args+=(--namespace "$3")
+  argocd_call "${args[@]}"
+}
+keep='{"metadata":{"annotations":{"argocd.argoproj.io/sync-options":"Delete=false"}}}'
+case $POLICY in
+retain) claims=Retain ;;
+*) claims=Delete ;;
+esac
+sts=$(jq -n -c --arg w "$claims" '{spec: {persistentVolumeClaimRetentionPolicy: {whenDeleted: $w}}}')
+# Fields are split on the unit separator, not a tab: bash merges runs of
+# whitespace separators, so an empty group (core kinds) would vanish.
+while IFS=$'\x1f' read -r kind group namespace name; do
+  case "$group/$kind" in
+  /PersistentVolumeClaim | /Namespace)
+    if [[ $POLICY == retain ]]; then
+      echo "$APP: keeping $kind $namespace/$name"
+      patch "$kind" "" "$namespace" "$name" "$keep"
+    fi
+    ;;
+  apps/StatefulSet)
+    echo "$APP: StatefulSet $namespace/$name: claims on delete: $claims"
+    patch "$kind" apps "$namespace" "$name" "$sts"
+    ;;
+  esac
+done < <(jq -r '.status.resources[]? | [.kind, (.group // ""), (.namespace // ""), .name] | join("\u001f")' "$dir/app.json")
+
+echo "$APP: deleting with cascade (at most ${TIMEOUT}s)"
+timeout --kill-after=30s "$TIMEOUT" argocd app delete "$APP" --cascade --propagation-policy foreground --yes --wait
+if present; then
+  echo "$APP: still present after the delete returned" >&2
+  exit 1
+fi
+echo "$APP: deleted"

@@ -1,0 +1,342 @@
+package argo
+
+import (
+	"strings"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/compiler/ir"
+)
+
+// builder holds what every object of one Program shares.
+type builder struct {
+	p    *ir.Program
+	defs defaults
+	// inline makes tasks call templates by name, for workflows that carry
+	// their own copy of the ClusterTemplate templates.
+	inline bool
+}
+
+func newBuilder(p *ir.Program) *builder {
+	return &builder{p: p, defs: newDefaults(p.Apps)}
+}
+
+func (b *builder) image() string {
+	if img := b.p.Platform.Workflows.Image; img != "" {
+		return img
+	}
+	return DefaultImage
+}
+
+func (b *builder) labels(action string) map[string]string {
+	l := map[string]string{labelManagedBy: "platc", labelPlatform: b.p.Platform.Name}
+	if action != "" {
+		l[labelAction] = action
+	}
+	return l
+}
+
+// argocdEnv connects the argocd CLI to the API server (never --core) with
+// the automation token from a Secret the kubelet resolves: the workflow's
+// service account needs no right to read Secrets.
+func (b *builder) argocdEnv() []apiv1.EnvVar {
+	a := b.p.Platform.ArgoCD
+	env := []apiv1.EnvVar{{Name: "ARGOCD_SERVER", Value: a.Server}}
+	var opts []string
+	if a.GRPCWeb {
+		opts = append(opts, "--grpc-web")
+	}
+	if a.Insecure {
+		opts = append(opts, "--insecure")
+	}
+	if a.PlainText {
+		opts = append(opts, "--plaintext")
+	}
+	if len(opts) > 0 {
+		env = append(env, apiv1.EnvVar{Name: "ARGOCD_OPTS", Value: strings.Join(opts, " ")})
+	}
+	env = append(env,
+		apiv1.EnvVar{Name: "ARGOCD_AUTH_TOKEN", ValueFrom: &apiv1.EnvVarSource{SecretKeyRef: &apiv1.SecretKeySelector{
+			LocalObjectReference: apiv1.LocalObjectReference{Name: a.TokenSecret.Name},
+			Key:                  a.TokenSecret.Key,
+		}}},
+		// The root file system is read-only; the CLI and the scripts use
+		// /tmp.
+		apiv1.EnvVar{Name: "HOME", Value: "/tmp"},
+	)
+	return env
+}
+
+// env maps environment variables to input parameters.
+func env(pairs ...string) []apiv1.EnvVar {
+	out := make([]apiv1.EnvVar, 0, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		out = append(out, apiv1.EnvVar{Name: pairs[i], Value: fromInput(pairs[i+1])})
+	}
+	return out
+}
+
+const tmpVolume = "tmp"
+
+// scriptTemplate is a bash step with the argocd connection, least
+// privilege and bounded resources.
+func (b *builder) scriptTemplate(name, scriptName string, inputs []wfv1.Parameter, vars []apiv1.EnvVar) wfv1.Template {
+	no, yes := false, true
+	uid := int64(65532)
+	return wfv1.Template{
+		Name:   name,
+		Inputs: wfv1.Inputs{Parameters: inputs},
+		Script: &wfv1.ScriptTemplate{
+			Container: apiv1.Container{
+				Image:   b.image(),
+				Command: []string{"bash"},
+				Env:     append(vars, b.argocdEnv()...),
+				Resources: apiv1.ResourceRequirements{
+					Requests: apiv1.ResourceList{
+						apiv1.ResourceCPU:    resource.MustParse("50m"),
+						apiv1.ResourceMemory: resource.MustParse("64Mi"),
+					},
+					Limits: apiv1.ResourceList{apiv1.ResourceMemory: resource.MustParse("512Mi")},
+				},
+				SecurityContext: &apiv1.SecurityContext{
+					AllowPrivilegeEscalation: &no,
+					Capabilities:             &apiv1.Capabilities{Drop: []apiv1.Capability{"ALL"}},
+					ReadOnlyRootFilesystem:   &yes,
+					RunAsNonRoot:             &yes,
+					RunAsUser:                &uid,
+					SeccompProfile:           &apiv1.SeccompProfile{Type: apiv1.SeccompProfileTypeRuntimeDefault},
+				},
+				VolumeMounts: []apiv1.VolumeMount{{Name: tmpVolume, MountPath: "/tmp"}},
+			},
+			Source: script(scriptName),
+		},
+		Volumes: []apiv1.Volume{{Name: tmpVolume, VolumeSource: apiv1.VolumeSource{EmptyDir: &apiv1.EmptyDirVolumeSource{}}}},
+	}
+}
+
+// retryFromInputs is the app's retry policy (RFC 5.3), passed in as
+// inputs. Always also retries errors such as an evicted pod; every step
+// is idempotent, so a retry is safe.
+func retryFromInputs() *wfv1.RetryStrategy {
+	factor := intstr.FromString(fromInput("retry-factor"))
+	limit := intstr.FromString(fromInput("retry-limit"))
+	return &wfv1.RetryStrategy{
+		Limit:       &limit,
+		RetryPolicy: wfv1.RetryPolicyAlways,
+		Backoff: &wfv1.Backoff{
+			Duration: fromInput("retry-backoff"),
+			Factor:   &factor,
+			Cap:      fromInput("retry-cap"),
+		},
+	}
+}
+
+// fixedRetry is for steps that have no per-app policy.
+func fixedRetry() *wfv1.RetryStrategy {
+	limit, factor := intstr.FromInt32(2), intstr.FromInt32(2)
+	return &wfv1.RetryStrategy{Limit: &limit, RetryPolicy: wfv1.RetryPolicyAlways, Backoff: &wfv1.Backoff{Duration: "10s", Factor: &factor, Cap: "1m"}}
+}
+
+func deadlineFromInput() *intstr.IntOrString {
+	d := intstr.FromString(fromInput("deadline"))
+	return &d
+}
+
+func deadline(seconds int) *intstr.IntOrString {
+	d := intstr.FromInt32(int32(seconds))
+	return &d
+}
+
+func outputFile(name, path, def string) wfv1.Parameter {
+	return wfv1.Parameter{Name: name, ValueFrom: &wfv1.ValueFrom{Path: path, Default: wfv1.AnyStringPtr(def)}}
+}
+
+func param(name, def string) wfv1.Parameter {
+	return wfv1.Parameter{Name: name, Default: wfv1.AnyStringPtr(def)}
+}
+
+func passInputs(names ...string) wfv1.Arguments {
+	var ps []wfv1.Parameter
+	for _, n := range names {
+		ps = append(ps, wfv1.Parameter{Name: n, Value: wfv1.AnyStringPtr(fromInput(n))})
+	}
+	return wfv1.Arguments{Parameters: ps}
+}
+
+func value(name, v string) wfv1.Parameter {
+	return wfv1.Parameter{Name: name, Value: wfv1.AnyStringPtr(v)}
+}
+
+var shortDeadline = int(callHeadroom.Seconds())
+
+// The templates, one function each, so scoped workflows can inline just
+// the ones they use.
+
+func (b *builder) syncAndWait() wfv1.Template {
+	t := b.scriptTemplate(tmplSyncAndWait, "sync-and-wait", inputParams(syncInputs, b.defs.sync),
+		env("APP", "application", "PROJECT", "project", "EXPECT_REVISION", "expect-revision",
+			"SYNC_TIMEOUT", "sync-timeout", "HEALTH_TIMEOUT", "health-timeout"))
+	t.ActiveDeadlineSeconds = deadlineFromInput()
+	t.RetryStrategy = retryFromInputs()
+	return t
+}
+
+func (b *builder) checkHealthy() wfv1.Template {
+	t := b.scriptTemplate(tmplCheckHealthy, "check-healthy", inputParams(checkInputs, nil), env("APP", "application"))
+	t.Outputs.Parameters = []wfv1.Parameter{outputFile("health", "/tmp/health", "Unknown"), outputFile("sync", "/tmp/sync", "Unknown")}
+	t.ActiveDeadlineSeconds = deadline(shortDeadline)
+	return t
+}
+
+func (b *builder) checkAbsent() wfv1.Template {
+	t := b.scriptTemplate(tmplCheckAbsent, "check-absent", inputParams(absentInputs, b.defs.sync),
+		env("APP", "application", "PROJECT", "project"))
+	t.ActiveDeadlineSeconds = deadline(shortDeadline)
+	return t
+}
+
+func (b *builder) enableAutoSync() wfv1.Template {
+	t := b.scriptTemplate(tmplEnableAutoSync, "enable-auto-sync",
+		[]wfv1.Parameter{{Name: "application"}, {Name: "self-heal"}, {Name: "prune"}},
+		env("APP", "application", "SELF_HEAL", "self-heal", "PRUNE", "prune"))
+	t.ActiveDeadlineSeconds = deadline(shortDeadline)
+	t.RetryStrategy = fixedRetry()
+	return t
+}
+
+// deleteAndWait inspects, snapshots when asked, then deletes: three steps,
+// because snapshots must be ready before anything is deleted and are made
+// by Argo's resource template rather than by the argocd CLI.
+func (b *builder) deleteAndWait() wfv1.Template {
+	inputs := append(inputParams(deleteInputs, b.defs.del),
+		// The teardown run's override; a Workflow that calls this template
+		// must declare the parameter (teardown and scoped teardowns do).
+		param("volumes-override", "{{workflow.parameters."+ParamVolumes+"}}"))
+	retry := []string{"retry-limit", "retry-backoff", "retry-factor", "retry-cap"}
+	return wfv1.Template{
+		Name:   tmplDeleteAndWait,
+		Inputs: wfv1.Inputs{Parameters: inputs},
+		Steps: []wfv1.ParallelSteps{
+			{Steps: []wfv1.WorkflowStep{{Name: "inspect", Template: tmplInspect,
+				Arguments: passInputs(append([]string{"application", "project", "volumes", "volumes-override"}, retry...)...)}}},
+			{Steps: []wfv1.WorkflowStep{{Name: "snapshot", Template: tmplSnapshot,
+				WithParam: "{{steps.inspect.outputs.parameters.claims}}",
+				Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
+					value("claim", "{{item.name}}"), value("namespace", "{{item.namespace}}"),
+					value("application", fromInput("application")), value("timeout", fromInput("timeout")),
+				}}}}},
+			{Steps: []wfv1.WorkflowStep{{Name: "delete", Template: tmplDeleteApp,
+				Arguments: wfv1.Arguments{Parameters: append(passInputs(append([]string{"application", "project", "timeout", "deadline"}, retry...)...).Parameters,
+					value("policy", "{{steps.inspect.outputs.parameters.policy}}"))}}}},
+		},
+	}
+}
+
+func (b *builder) inspectVolumes() wfv1.Template {
+	t := b.scriptTemplate(tmplInspect, "inspect-volumes",
+		[]wfv1.Parameter{{Name: "application"}, {Name: "project"}, {Name: "volumes"}, {Name: "volumes-override"},
+			{Name: "retry-limit"}, {Name: "retry-backoff"}, {Name: "retry-factor"}, {Name: "retry-cap"}},
+		env("APP", "application", "PROJECT", "project", "VOLUMES", "volumes", "VOLUMES_OVERRIDE", "volumes-override"))
+	t.Outputs.Parameters = []wfv1.Parameter{outputFile("policy", "/tmp/policy", "retain"), outputFile("claims", "/tmp/claims", "[]")}
+	t.ActiveDeadlineSeconds = deadline(2 * shortDeadline)
+	t.RetryStrategy = retryFromInputs()
+	return t
+}
+
+// snapshotVolume creates a VolumeSnapshot of one claim (default snapshot
+// class) and waits until it is ready to use. The manifest is rendered
+// once from a Go value; Argo fills in the parameters at run time.
+func (b *builder) snapshotVolume() wfv1.Template {
+	manifest, err := yaml.Marshal(map[string]any{
+		"apiVersion": "snapshot.storage.k8s.io/v1",
+		"kind":       "VolumeSnapshot",
+		"metadata": map[string]any{
+			"generateName": fromInput("claim") + "-",
+			"namespace":    fromInput("namespace"),
+			"labels":       map[string]string{labelManagedBy: "platc", labelPlatform: b.p.Platform.Name},
+			"annotations":  map[string]string{"platc.io/application": fromInput("application")},
+		},
+		"spec": map[string]any{"source": map[string]any{"persistentVolumeClaimName": fromInput("claim")}},
+	})
+	if err != nil {
+		panic("emit/argo: VolumeSnapshot manifest: " + err.Error())
+	}
+	d := intstr.FromString(fromInput("timeout"))
+	return wfv1.Template{
+		Name:   tmplSnapshot,
+		Inputs: wfv1.Inputs{Parameters: []wfv1.Parameter{{Name: "claim"}, {Name: "namespace"}, {Name: "application"}, {Name: "timeout"}}},
+		Resource: &wfv1.ResourceTemplate{
+			Action:           "create",
+			Manifest:         string(manifest),
+			SuccessCondition: "status.readyToUse == true",
+		},
+		ActiveDeadlineSeconds: &d,
+	}
+}
+
+func (b *builder) deleteApplication() wfv1.Template {
+	t := b.scriptTemplate(tmplDeleteApp, "delete-application",
+		[]wfv1.Parameter{{Name: "application"}, {Name: "project"}, {Name: "policy"}, {Name: "timeout"}, {Name: "deadline"},
+			{Name: "retry-limit"}, {Name: "retry-backoff"}, {Name: "retry-factor"}, {Name: "retry-cap"}},
+		env("APP", "application", "PROJECT", "project", "POLICY", "policy", "TIMEOUT", "timeout"))
+	t.ActiveDeadlineSeconds = deadlineFromInput()
+	t.RetryStrategy = retryFromInputs()
+	return t
+}
+
+func (b *builder) checkConfirmation() wfv1.Template {
+	t := b.scriptTemplate(tmplConfirm, "check-confirmation",
+		[]wfv1.Parameter{{Name: "confirm"}, param("platform", b.p.Platform.Name)},
+		env("CONFIRM", "confirm", "PLATFORM", "platform"))
+	t.ActiveDeadlineSeconds = deadline(shortDeadline)
+	return t
+}
+
+const longDeadline = 30 * 60
+
+// keepJSON lists the Applications that outlive a teardown by design: the
+// one that delivers these templates.
+const keepJSON = `["` + WorkflowsApplication + `"]`
+
+func (b *builder) suspendParents() wfv1.Template {
+	t := b.scriptTemplate(tmplSuspend, "suspend-parents",
+		[]wfv1.Parameter{{Name: "applications"}, {Name: "projects"}},
+		env("APPLICATIONS", "applications", "PROJECTS", "projects"))
+	t.Outputs.Parameters = []wfv1.Parameter{outputFile("parents", "/tmp/parents", "[]")}
+	t.ActiveDeadlineSeconds = deadline(longDeadline)
+	t.RetryStrategy = fixedRetry()
+	return t
+}
+
+func (b *builder) orphanReport() wfv1.Template {
+	t := b.scriptTemplate(tmplOrphans, "orphan-report",
+		[]wfv1.Parameter{{Name: "applications"}, {Name: "projects"}, {Name: "ignore"}, param("keep", keepJSON)},
+		env("APPLICATIONS", "applications", "PROJECTS", "projects", "IGNORE", "ignore", "KEEP", "keep"))
+	t.Outputs.Parameters = []wfv1.Parameter{outputFile("orphans", "/tmp/orphans", "[]")}
+	t.ActiveDeadlineSeconds = deadline(longDeadline)
+	return t
+}
+
+// clusterTemplate is templates.yaml: every step, in one
+// ClusterWorkflowTemplate that deploy, teardown and validate reference.
+func (b *builder) clusterTemplate() *wfv1.ClusterWorkflowTemplate {
+	return &wfv1.ClusterWorkflowTemplate{
+		TypeMeta:   metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "ClusterWorkflowTemplate"},
+		ObjectMeta: metav1.ObjectMeta{Name: ClusterTemplate, Labels: b.labels("")},
+		Spec: wfv1.WorkflowSpec{Templates: []wfv1.Template{
+			b.syncAndWait(), b.checkHealthy(), b.checkAbsent(), b.enableAutoSync(),
+			b.deleteAndWait(), b.inspectVolumes(), b.snapshotVolume(), b.deleteApplication(),
+			b.checkConfirmation(), b.suspendParents(), b.orphanReport(),
+		}},
+	}
+}
+
+// ref points a task at a ClusterTemplate template.
+func ref(template string) *wfv1.TemplateRef {
+	return &wfv1.TemplateRef{Name: ClusterTemplate, Template: template, ClusterScope: true}
+}

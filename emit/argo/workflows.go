@@ -1,0 +1,299 @@
+package argo
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/platc/platc/compiler/ir"
+)
+
+// deadlineMargin covers pod scheduling and controller latency on top of
+// the derived worst case.
+const deadlineMargin = 10 * time.Minute
+
+// spec holds what deploy, teardown and validate share. Mutating workflows
+// take one mutex per platform, so two deploys, or a deploy and a
+// teardown, never overlap.
+func (b *builder) spec(action string, deadline time.Duration, exclusive bool) wfv1.WorkflowSpec {
+	wf := b.p.Platform.Workflows
+	par := int64(wf.Parallelism)
+	if wf.Timeout > 0 {
+		deadline = wf.Timeout
+	}
+	secs := int64((deadline + time.Minute - 1) / time.Minute * 60)
+	s := wfv1.WorkflowSpec{
+		Entrypoint:            tmplMain,
+		ServiceAccountName:    wf.ServiceAccount,
+		Parallelism:           &par,
+		ActiveDeadlineSeconds: &secs,
+		// Keep failed pods for their logs; successful ones go.
+		PodGC:            &wfv1.PodGC{Strategy: wfv1.PodGCOnPodSuccess},
+		WorkflowMetadata: &wfv1.WorkflowMetadata{Labels: b.labels(action)},
+	}
+	if exclusive {
+		s.Synchronization = &wfv1.Synchronization{Mutexes: []*wfv1.Mutex{{Name: b.mutex()}}}
+	}
+	return s
+}
+
+// mutex is the lock of every workflow that changes the platform.
+func (b *builder) mutex() string { return "platc-" + b.p.Platform.Name }
+
+func (b *builder) objectMeta(name, action string) metav1.ObjectMeta {
+	return metav1.ObjectMeta{Name: name, Namespace: b.p.Platform.Workflows.Namespace, Labels: b.labels(action)}
+}
+
+var templateTypeMeta = metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "WorkflowTemplate"}
+
+// call makes a task or step run a ClusterTemplate template: by reference,
+// or by name when the templates are inlined (scoped workflows).
+func (b *builder) call(template string) (string, *wfv1.TemplateRef) {
+	if b.inline {
+		return template, nil
+	}
+	return "", ref(template)
+}
+
+func (b *builder) syncTask(a *ir.App) wfv1.DAGTask {
+	t := wfv1.DAGTask{Arguments: args(syncInputs, syncValues(a), b.defs.sync)}
+	t.Template, t.TemplateRef = b.call(tmplSyncAndWait)
+	return t
+}
+
+func (b *builder) deleteTask(a *ir.App) wfv1.DAGTask {
+	t := wfv1.DAGTask{Arguments: args(deleteInputs, deleteValues(a), b.defs.del)}
+	t.Template, t.TemplateRef = b.call(tmplDeleteAndWait)
+	return t
+}
+
+func (b *builder) checkTask(a *ir.App) wfv1.DAGTask {
+	t := wfv1.DAGTask{Arguments: args(checkInputs, map[string]string{"application": a.Application}, nil)}
+	t.Template, t.TemplateRef = b.call(tmplCheckHealthy)
+	return t
+}
+
+func (b *builder) absentTask(a *ir.App) wfv1.DAGTask {
+	t := wfv1.DAGTask{Arguments: args(absentInputs, map[string]string{"application": a.Application, "project": a.Project}, b.defs.sync)}
+	t.Template, t.TemplateRef = b.call(tmplCheckAbsent)
+	return t
+}
+
+// steadyState is the step after a successful deploy that switches on
+// automated sync for exactly the apps that ask for it (ir.App.Sync); nil
+// when none does.
+func (b *builder) steadyState(apps []*ir.App) (*wfv1.WorkflowStep, error) {
+	var items []wfv1.Item
+	for _, a := range apps {
+		if !a.Sync.Automated {
+			continue
+		}
+		j, err := json.Marshal(map[string]string{"application": a.Application, "selfHeal": bool01(a.Sync.SelfHeal), "prune": bool01(a.Sync.Prune)})
+		if err != nil {
+			return nil, err
+		}
+		it, err := wfv1.ParseItem(string(j))
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, it)
+	}
+	if len(items) == 0 {
+		return nil, nil
+	}
+	s := &wfv1.WorkflowStep{
+		Name:      "steady-state",
+		WithItems: items,
+		Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
+			value("application", "{{item.application}}"), value("self-heal", "{{item.selfHeal}}"), value("prune", "{{item.prune}}"),
+		}},
+	}
+	s.Template, s.TemplateRef = b.call(tmplEnableAutoSync)
+	return s, nil
+}
+
+func bool01(v bool) string {
+	if v {
+		return "true"
+	}
+	return "false"
+}
+
+// steps chains templates one after another.
+func steps(names ...string) []wfv1.ParallelSteps {
+	out := make([]wfv1.ParallelSteps, 0, len(names))
+	for _, n := range names {
+		out = append(out, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{{Name: n, Template: n}}})
+	}
+	return out
+}
+
+// bound is the derived activeDeadlineSeconds of a DAG whose tasks take at
+// most worst each: with P tasks at a time, a greedy scheduler finishes
+// within (total work)/P + (longest path) (Graham's bound), and the group
+// barriers are part of the longest path.
+func (b *builder) bound(g *graph, gr Grouping, worst func(*ir.App) time.Duration) time.Duration {
+	var work time.Duration
+	for _, a := range g.apps {
+		work += worst(a)
+	}
+	p := time.Duration(max(b.p.Platform.Workflows.Parallelism, 1))
+	if len(g.apps) == 0 {
+		return 0
+	}
+	return work/p + groupedMakespan(g, gr.groups, gr.groupDeps, worst)
+}
+
+// deploy is deploy.yaml: main runs the apps DAG, then the steady-state
+// step. The template takes no parameters.
+func (b *builder) deploy() (*wfv1.WorkflowTemplate, Grouping, error) {
+	g := newGraph(b.p.Apps)
+	gr, err := chooseGrouping(g, deployGroupLimit)
+	if err != nil {
+		return nil, gr, err
+	}
+	spec, err := b.deploySpec(g, gr, nil)
+	if err != nil {
+		return nil, gr, err
+	}
+	return &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(DeployTemplate, "deploy"), Spec: spec}, gr, nil
+}
+
+// deploySpec is the spec of a deploy of g; pre, when set, is a template
+// that must succeed first (a scoped deploy's dependency checks), followed
+// by its own templates.
+func (b *builder) deploySpec(g *graph, gr Grouping, pre []wfv1.Template) (wfv1.WorkflowSpec, error) {
+	steady, err := b.steadyState(g.apps)
+	if err != nil {
+		return wfv1.WorkflowSpec{}, err
+	}
+	deadline := b.bound(g, gr, syncWorstCase) + deadlineMargin
+	main := wfv1.Template{Name: tmplMain}
+	if pre != nil {
+		main.Steps = append(main.Steps, steps(pre[0].Name)...)
+		deadline += shortDeadlineDuration * 2
+	}
+	main.Steps = append(main.Steps, steps(tmplApps)...)
+	if steady != nil {
+		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{*steady}})
+		p := max(b.p.Platform.Workflows.Parallelism, 1)
+		deadline += time.Duration((len(steady.WithItems)+p-1)/p) * worstCase(callHeadroom, fixedRetryPolicy)
+	}
+	spec := b.spec("deploy", deadline, true)
+	spec.Templates = append([]wfv1.Template{main}, pre...)
+	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.syncTask, nil)...)
+	return spec, nil
+}
+
+// shortDeadlineDuration is a check step's deadline as a duration.
+const shortDeadlineDuration = callHeadroom
+
+// fixedRetryPolicy mirrors fixedRetry for deadline arithmetic.
+var fixedRetryPolicy = ir.Retry{Limit: 2, Backoff: 10 * time.Second, Factor: 2, MaxBackoff: time.Minute}
+
+// teardown is teardown.yaml: confirm, stop app-of-apps auto-sync, delete
+// in exactly the reverse order, report orphans. Parameters: confirm (must
+// equal the platform's name) and volumes (per-app, retain, delete or
+// snapshot).
+func (b *builder) teardown() (*wfv1.WorkflowTemplate, error) {
+	g := newGraph(b.p.Apps).reversed()
+	gr, err := chooseGrouping(g, teardownGroupLimit)
+	if err != nil {
+		return nil, err
+	}
+	spec, err := b.teardownSpec(g, gr, nil, true)
+	if err != nil {
+		return nil, err
+	}
+	return &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(TeardownTemplate, "teardown"), Spec: spec}, nil
+}
+
+// teardownGroupLimit leaves room for main and the top DAG; the confirm,
+// suspend and report steps are ClusterTemplate references (or, inlined
+// in a scoped teardown, counted by the caller).
+const teardownGroupLimit = MaxTemplates - 2
+
+func (b *builder) teardownSpec(g *graph, gr Grouping, pre []wfv1.Template, report bool) (wfv1.WorkflowSpec, error) {
+	apps, projects, err := b.appLists(g.apps)
+	if err != nil {
+		return wfv1.WorkflowSpec{}, err
+	}
+	deadline := b.bound(g, gr, deleteWorstCase) + deadlineMargin +
+		worstCase(shortDeadlineDuration, ir.Retry{}) + worstCase(longDeadline*time.Second, fixedRetryPolicy)
+	main := wfv1.Template{Name: tmplMain}
+	confirm := wfv1.WorkflowStep{Name: "confirm", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("confirm", "{{workflow.parameters."+ParamConfirm+"}}")}}}
+	confirm.Template, confirm.TemplateRef = b.call(tmplConfirm)
+	main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{confirm}})
+	if pre != nil {
+		main.Steps = append(main.Steps, steps(pre[0].Name)...)
+		deadline += 2 * shortDeadlineDuration
+	}
+	suspend := wfv1.WorkflowStep{Name: "suspend-parents", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("applications", apps), value("projects", projects)}}}
+	suspend.Template, suspend.TemplateRef = b.call(tmplSuspend)
+	main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{suspend}})
+	main.Steps = append(main.Steps, steps(tmplApps)...)
+	if report {
+		r := wfv1.WorkflowStep{Name: "orphan-report", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
+			value("applications", apps), value("projects", projects),
+			value("ignore", "{{steps.suspend-parents.outputs.parameters.parents}}"),
+		}}}
+		r.Template, r.TemplateRef = b.call(tmplOrphans)
+		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{r}})
+		deadline += longDeadline * time.Second
+	}
+	spec := b.spec("teardown", deadline, true)
+	spec.Arguments = wfv1.Arguments{Parameters: []wfv1.Parameter{
+		{Name: ParamConfirm, Description: wfv1.AnyStringPtr("the platform's name, to confirm the teardown")},
+		{Name: ParamVolumes, Value: wfv1.AnyStringPtr(VolumesPerApp),
+			Enum:        []wfv1.AnyString{wfv1.AnyString(VolumesPerApp), "retain", "delete", "snapshot"},
+			Description: wfv1.AnyStringPtr("per-app uses each app's teardown.volumes; retain, delete or snapshot overrides it for every app")},
+	}}
+	spec.Templates = append([]wfv1.Template{main}, pre...)
+	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.deleteTask, nil)...)
+	return spec, nil
+}
+
+// appLists renders the Application names and the sorted set of projects
+// of apps as JSON arrays, the form the suspend and report scripts read.
+func (b *builder) appLists(apps []*ir.App) (string, string, error) {
+	names := make([]string, 0, len(apps))
+	seen := map[string]bool{}
+	var projects []string
+	for _, a := range apps {
+		names = append(names, a.Application)
+		if !seen[a.Project] {
+			seen[a.Project] = true
+			projects = append(projects, a.Project)
+		}
+	}
+	slices.Sort(names)
+	slices.Sort(projects)
+	n, err := json.Marshal(names)
+	if err != nil {
+		return "", "", err
+	}
+	pj, err := json.Marshal(projects)
+	if err != nil {
+		return "", "", err
+	}
+	return string(n), string(pj), nil
+}
+
+// validate is validate.yaml: check-healthy for every app at once (only
+// the workflow's parallelism limits it), read-only. failFast is off, so
+// one unhealthy app does not stop the others being checked. No mutex:
+// it changes nothing.
+func (b *builder) validate() (*wfv1.WorkflowTemplate, error) {
+	g, gr, err := flatChecks(b.p.Apps, MaxTemplates-1)
+	if err != nil {
+		return nil, err
+	}
+	no := false
+	deadline := b.bound(g, gr, func(*ir.App) time.Duration { return shortDeadlineDuration }) + deadlineMargin
+	spec := b.spec("validate", deadline, false)
+	spec.Templates = dag(tmplMain, g, gr, b.checkTask, &no)
+	return &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(ValidateTemplate, "validate"), Spec: spec}, nil
+}

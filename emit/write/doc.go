@@ -1,0 +1,25 @@
+// Package write makes a directory on disk hold exactly the files platc
+// generated for it, atomically, and tells what would change without
+// writing anything (for build --check).
+//
+// A generated file is one whose content starts with emit.Header. Write
+// and Diff consider only those: a generated file that is no longer
+// produced is removed, one that changed is replaced, and every other file
+// and directory is left as it is. A file platc would write over that does
+// not carry the header is a conflict, and nothing is written.
+//
+// Write never leaves a half-written directory. It builds the complete new
+// directory next to the old one (generated files written and synced,
+// every other file hard-linked, so its data, mode and modification time
+// stay the same) and then swaps the two with one rename: on Linux
+// renameat2(RENAME_EXCHANGE), which is atomic; elsewhere two renames in a
+// row. Until the swap, the old directory is untouched, so a build that
+// fails or is killed before it leaves the previous output intact. A
+// temporary directory left by a killed build (".<dir>.platc-*" beside the
+// output directory) is removed by the next Write into the same place.
+// Two builds into the same directory at once are not supported.
+//
+// It does not decide what to generate or where (the build command does),
+// and it never follows symbolic links inside the output directory: they
+// are carried over as links.
+package write

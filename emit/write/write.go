@@ -1,0 +1,457 @@
+package write
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/platc/platc/emit"
+)
+
+// Kind is what happens to one file.
+type Kind int
+
+// Kinds of change, in the order a summary lists them.
+const (
+	Added Kind = iota
+	Changed
+	Removed
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Added:
+		return "added"
+	case Changed:
+		return "changed"
+	}
+	return "removed"
+}
+
+// Change is one file that differs between the directory and what platc
+// generates. Path is slash-separated and relative to the directory.
+type Change struct {
+	Path string
+	Kind Kind
+}
+
+// ConflictError reports a path platc would write to that holds something
+// platc did not generate.
+type ConflictError struct {
+	Dir, Path string
+	What      string // "a file without the platc header", "a directory", …
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("%s holds %s, which platc will not overwrite; move it away or delete it",
+		filepath.Join(e.Dir, filepath.FromSlash(e.Path)), e.What)
+}
+
+// entry is one thing found in the existing directory.
+type entry struct {
+	rel       string // slash path
+	mode      fs.FileMode
+	generated bool // a regular file starting with emit.Header
+}
+
+// scan lists dir recursively without following links. A missing dir is
+// an empty listing.
+func scan(dir string) ([]entry, error) {
+	var out []entry
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir && errors.Is(err, fs.ErrNotExist) {
+				return fs.SkipAll
+			}
+			return err
+		}
+		if p == dir {
+			if !d.IsDir() {
+				return fmt.Errorf("%s is not a directory", dir)
+			}
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		e := entry{rel: filepath.ToSlash(rel), mode: info.Mode()}
+		if info.Mode().IsRegular() {
+			e.generated, err = hasHeader(p)
+			if err != nil {
+				return err
+			}
+		}
+		out = append(out, e)
+		return nil
+	})
+	return out, err
+}
+
+func hasHeader(p string) (bool, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	buf := make([]byte, len(emit.Header))
+	n, err := io.ReadFull(f, buf)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	return n == len(buf) && string(buf) == emit.Header, nil
+}
+
+// checkFiles refuses output that breaks the emit contract: a platc bug.
+func checkFiles(files []emit.File) error {
+	seen := map[string]bool{}
+	for _, f := range files {
+		if f.Path == "" || path.Clean(f.Path) != f.Path || !filepath.IsLocal(filepath.FromSlash(f.Path)) {
+			return fmt.Errorf("generated path %q is not a clean relative path (this is a platc bug)", f.Path)
+		}
+		if seen[f.Path] {
+			return fmt.Errorf("two emitters generate %s (this is a platc bug)", f.Path)
+		}
+		seen[f.Path] = true
+		if !bytes.HasPrefix(f.Data, []byte(emit.Header)) {
+			return fmt.Errorf("generated file %s does not start with the platc header (this is a platc bug)", f.Path)
+		}
+	}
+	return nil
+}
+
+// plan compares dir with files: the changes, and the existing entries.
+func plan(dir string, files []emit.File) ([]Change, []entry, error) {
+	if err := checkFiles(files); err != nil {
+		return nil, nil, err
+	}
+	existing, err := scan(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	byPath := make(map[string]entry, len(existing))
+	for _, e := range existing {
+		byPath[e.rel] = e
+	}
+	want := make(map[string]bool, len(files))
+	var changes []Change
+	for _, f := range files {
+		want[f.Path] = true
+		// Every parent must be a directory (or not exist yet).
+		for parent := path.Dir(f.Path); parent != "."; parent = path.Dir(parent) {
+			if e, ok := byPath[parent]; ok && !e.mode.IsDir() {
+				return nil, nil, &ConflictError{Dir: dir, Path: parent, What: describe(e)}
+			}
+		}
+		e, ok := byPath[f.Path]
+		switch {
+		case !ok:
+			changes = append(changes, Change{f.Path, Added})
+		case !e.generated:
+			return nil, nil, &ConflictError{Dir: dir, Path: f.Path, What: describe(e)}
+		default:
+			old, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(f.Path)))
+			if err != nil {
+				return nil, nil, err
+			}
+			if !bytes.Equal(old, f.Data) {
+				changes = append(changes, Change{f.Path, Changed})
+			}
+		}
+	}
+	for _, e := range existing {
+		if e.generated && !want[e.rel] {
+			changes = append(changes, Change{e.rel, Removed})
+		}
+	}
+	slices.SortFunc(changes, func(a, b Change) int { return strings.Compare(a.Path, b.Path) })
+	return changes, existing, nil
+}
+
+func describe(e entry) string {
+	switch {
+	case e.mode.IsDir():
+		return "a directory"
+	case e.mode&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case e.mode.IsRegular():
+		return "a file without the platc header"
+	}
+	return "a special file"
+}
+
+// Diff reports how dir differs from files, writing nothing.
+func Diff(dir string, files []emit.File) ([]Change, error) {
+	dir, err := resolve(dir)
+	if err != nil {
+		return nil, err
+	}
+	changes, _, err := plan(dir, files)
+	return changes, err
+}
+
+// resolve follows dir itself when it is a symbolic link, so that the
+// swap replaces the directory it points to rather than the link.
+func resolve(dir string) (string, error) {
+	dir = filepath.Clean(dir)
+	info, err := os.Lstat(dir)
+	if err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		return dir, nil
+	}
+	return filepath.EvalSymlinks(dir)
+}
+
+// beforeSwap, when set, runs after the new directory is complete and
+// before it replaces the old one. Tests use it to interrupt a build at
+// the last moment.
+var beforeSwap func(tmp string) error
+
+const tmpMarker = ".platc-"
+
+// Write makes dir hold files and every non-generated entry it held
+// before, atomically, and returns what changed. When nothing changed it
+// writes nothing at all.
+func Write(dir string, files []emit.File) (changes []Change, err error) {
+	if dir, err = resolve(dir); err != nil {
+		return nil, err
+	}
+	parent, base := filepath.Dir(dir), filepath.Base(dir)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, err
+	}
+	if err := recoverLeftovers(parent, base); err != nil {
+		return nil, err
+	}
+	changes, existing, err := plan(dir, files)
+	if err != nil || len(changes) == 0 {
+		return changes, err
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+tmpMarker)
+	if err != nil {
+		return nil, err
+	}
+	swapped := false
+	defer func() {
+		if !swapped {
+			os.RemoveAll(tmp)
+		}
+	}()
+	if err := fill(tmp, dir, files, existing, changes); err != nil {
+		return nil, err
+	}
+	if beforeSwap != nil {
+		if err := beforeSwap(tmp); err != nil {
+			return nil, err
+		}
+	}
+	old, err := swap(tmp, dir)
+	swapped = err == nil
+	if err != nil {
+		return nil, err
+	}
+	// The old tree is no longer reachable at dir; failing to delete it
+	// loses nothing, and the next build removes it.
+	os.RemoveAll(old)
+	return changes, nil
+}
+
+// recoverLeftovers cleans up after a build that was killed. A build
+// killed between the two renames of the fallback swap leaves no dir and
+// the previous tree as ".<base>.platc-*.old": that tree is put back first.
+// Every other leftover is an unfinished new tree or an old tree already
+// replaced, and is deleted.
+func recoverLeftovers(parent, base string) error {
+	matches, err := filepath.Glob(filepath.Join(parent, "."+base+tmpMarker+"*"))
+	if err != nil {
+		return err
+	}
+	dir := filepath.Join(parent, base)
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		for _, m := range matches {
+			if strings.HasSuffix(m, oldSuffix) {
+				if err := os.Rename(m, dir); err != nil {
+					return err
+				}
+				break
+			}
+		}
+	}
+	for _, m := range matches {
+		os.RemoveAll(m)
+	}
+	return nil
+}
+
+// fill builds the new tree in tmp: the old directory's entries that stay
+// (hard links for files, so they are not rewritten: generated files that
+// did not change keep their modification time too), then the generated
+// files that are new or changed.
+func fill(tmp, dir string, files []emit.File, existing []entry, changes []Change) error {
+	changed := make(map[string]bool, len(changes))
+	for _, ch := range changes {
+		changed[ch.Path] = true
+	}
+	// Directories are created as something is put in them, with their old
+	// mode, so one that held only stale generated files disappears;
+	// directories that were empty to begin with are kept.
+	dirMode := map[string]fs.FileMode{}
+	hasChildren := map[string]bool{}
+	for _, e := range existing {
+		if e.mode.IsDir() {
+			dirMode[e.rel] = e.mode.Perm()
+		}
+		hasChildren[path.Dir(e.rel)] = true
+	}
+	// Directories are made writable while the tree is filled and get
+	// their final mode at the end, so a read-only one can still be filled.
+	type made struct {
+		path string
+		mode fs.FileMode
+	}
+	var dirs []made
+	mkdir := func(p string, mode fs.FileMode) error {
+		if err := os.Mkdir(p, 0o700); err != nil {
+			return err
+		}
+		dirs = append(dirs, made{p, mode})
+		return nil
+	}
+	mkParents := func(rel string) error {
+		var todo []string
+		for d := path.Dir(rel); d != "."; d = path.Dir(d) {
+			todo = append(todo, d)
+		}
+		for i := len(todo) - 1; i >= 0; i-- {
+			p := filepath.Join(tmp, filepath.FromSlash(todo[i]))
+			if _, err := os.Lstat(p); err == nil {
+				continue
+			}
+			mode, ok := dirMode[todo[i]]
+			if !ok {
+				mode = 0o755
+			}
+			if err := mkdir(p, mode); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, e := range existing {
+		src := filepath.Join(dir, filepath.FromSlash(e.rel))
+		dst := filepath.Join(tmp, filepath.FromSlash(e.rel))
+		if e.mode.IsDir() && hasChildren[e.rel] || e.generated && changed[e.rel] {
+			// Created on demand; stale generated files are dropped and
+			// changed ones written below.
+			continue
+		}
+		if err := mkParents(e.rel); err != nil {
+			return err
+		}
+		switch {
+		case e.mode.IsDir():
+			if err := mkdir(dst, e.mode.Perm()); err != nil {
+				return err
+			}
+		case e.mode&fs.ModeSymlink != 0:
+			target, err := os.Readlink(src)
+			if err != nil {
+				return err
+			}
+			if err := os.Symlink(target, dst); err != nil {
+				return err
+			}
+		default:
+			if err := link(src, dst, e.mode); err != nil {
+				return err
+			}
+		}
+	}
+	for _, f := range files {
+		if !changed[f.Path] {
+			continue
+		}
+		if err := mkParents(f.Path); err != nil {
+			return err
+		}
+		if err := writeSynced(filepath.Join(tmp, filepath.FromSlash(f.Path)), f.Data); err != nil {
+			return err
+		}
+	}
+	root := fs.FileMode(0o755)
+	if info, err := os.Stat(dir); err == nil {
+		root = info.Mode().Perm()
+	}
+	dirs = append([]made{{tmp, root}}, dirs...)
+	for i := len(dirs) - 1; i >= 0; i-- {
+		if err := os.Chmod(dirs[i].path, dirs[i].mode); err != nil {
+			return err
+		}
+	}
+	return syncDir(tmp)
+}
+
+// link hard-links src to dst, or copies it (keeping mode and times) where
+// the file system has no hard links.
+func link(src, dst string, mode fs.FileMode) error {
+	if err := os.Link(src, dst); err == nil {
+		return nil
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(dst, data, mode.Perm()); err != nil {
+		return err
+	}
+	info, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	return os.Chtimes(dst, info.ModTime(), info.ModTime())
+}
+
+func writeSynced(p string, data []byte) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// syncDir flushes every directory of the new tree, so that the swap never
+// exposes entries that a crash could still lose.
+func syncDir(root string) error {
+	return filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		// Some file systems cannot sync directories; that costs only
+		// durability, never consistency.
+		_ = f.Sync()
+		return nil
+	})
+}

@@ -1,0 +1,383 @@
+package write
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/platc/platc/emit"
+)
+
+func gen(path, body string) emit.File {
+	return emit.File{Path: path, Data: []byte(emit.Header + body)}
+}
+
+// snapshot is everything observable about a tree: for each path, its
+// kind, content or link target, mode, and inode and modification time
+// (so a file rewritten with the same bytes still shows as touched).
+func snapshot(t *testing.T, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		info, err := os.Lstat(p)
+		if err != nil {
+			return err
+		}
+		st := info.Sys().(*syscall.Stat_t)
+		switch {
+		case info.Mode()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			out[rel] = "link " + target
+		case info.IsDir():
+			out[rel] = "dir " + info.Mode().Perm().String()
+		default:
+			data, _ := os.ReadFile(p)
+			out[rel] = info.Mode().Perm().String() + " ino=" + itoa(st.Ino) + " mtime=" + info.ModTime().Format(time.RFC3339Nano) + " " + string(data)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func itoa(n uint64) string {
+	var b []byte
+	for {
+		b = append([]byte{byte('0' + n%10)}, b...)
+		n /= 10
+		if n == 0 {
+			return string(b)
+		}
+	}
+}
+
+func mustWrite(t *testing.T, dir string, files ...emit.File) []Change {
+	t.Helper()
+	changes, err := Write(dir, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return changes
+}
+
+func put(t *testing.T, p, data string, mode fs.FileMode) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), mode); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// leftovers lists temporary directories beside dir.
+func leftovers(t *testing.T, dir string) []string {
+	t.Helper()
+	m, err := filepath.Glob(filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+tmpMarker+"*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestWriteFreshAndNoop(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "generated", "prod")
+	files := []emit.File{gen("workflows/a.yaml", "a\n"), gen("argocd/b.yaml", "b\n")}
+	got := mustWrite(t, dir, files...)
+	want := []Change{{"argocd/b.yaml", Added}, {"workflows/a.yaml", Added}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+	before := snapshot(t, dir)
+	if got := mustWrite(t, dir, files...); len(got) != 0 {
+		t.Errorf("second write changed %v", got)
+	}
+	if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+		t.Errorf("a write with nothing to change touched the tree:\n%s", diff)
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("temporary directories left: %v", l)
+	}
+}
+
+// Everything platc did not generate survives a write untouched: same
+// bytes, mode, inode and modification time; links stay links; empty
+// directories stay. Generated files that did not change are not
+// rewritten either.
+func TestWriteKeepsOtherFiles(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "prod")
+	mustWrite(t, dir, gen("workflows/a.yaml", "a\n"), gen("workflows/keep.yaml", "same\n"), gen("old/stale.yaml", "stale\n"))
+	put(t, filepath.Join(dir, "README.md"), "mine\n", 0o600)
+	put(t, filepath.Join(dir, "workflows", "notes.txt"), "also mine\n", 0o644)
+	put(t, filepath.Join(dir, "old", "user.txt"), "user file beside a stale one\n", 0o644)
+	// A file that merely mentions the header later is not generated.
+	put(t, filepath.Join(dir, "quoted.yaml"), "# see:\n"+emit.Header, 0o644)
+	if err := os.Symlink("../README.md", filepath.Join(dir, "workflows", "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	time.Sleep(10 * time.Millisecond) // a rewrite would show in mtime
+
+	got := mustWrite(t, dir, gen("workflows/a.yaml", "a2\n"), gen("workflows/keep.yaml", "same\n"), gen("new/n.yaml", "n\n"))
+	want := []Change{{"new/n.yaml", Added}, {"old/stale.yaml", Removed}, {"workflows/a.yaml", Changed}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("changes (-want +got):\n%s", diff)
+	}
+	after := snapshot(t, dir)
+	for _, p := range []string{"README.md", "workflows/notes.txt", "old/user.txt", "quoted.yaml", "workflows/link", "empty", "workflows/keep.yaml"} {
+		if before[p] != after[p] {
+			t.Errorf("%s changed:\n before %q\n after  %q", p, before[p], after[p])
+		}
+	}
+	if _, ok := after["old/stale.yaml"]; ok {
+		t.Error("stale generated file not removed")
+	}
+	if !strings.HasSuffix(after["workflows/a.yaml"], emit.Header+"a2\n") {
+		t.Errorf("changed file has %q", after["workflows/a.yaml"])
+	}
+}
+
+// A directory that held only stale generated files goes with them.
+func TestWriteDropsEmptiedDirectories(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "prod")
+	mustWrite(t, dir, gen("events/sensor.yaml", "s\n"), gen("workflows/a.yaml", "a\n"))
+	mustWrite(t, dir, gen("workflows/a.yaml", "a\n"))
+	if _, err := os.Stat(filepath.Join(dir, "events")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("events/ should be gone: %v", err)
+	}
+}
+
+func TestWriteRefusesConflicts(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		want  string
+	}{
+		{"user file", func(t *testing.T, dir string) {
+			put(t, filepath.Join(dir, "workflows", "a.yaml"), "kind: Mine\n", 0o644)
+		}, "a file without the platc header"},
+		{"directory", func(t *testing.T, dir string) {
+			if err := os.MkdirAll(filepath.Join(dir, "workflows", "a.yaml"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, "a directory"},
+		{"file as parent", func(t *testing.T, dir string) { put(t, filepath.Join(dir, "workflows"), "x", 0o644) }, "a file without the platc header"},
+		{"link", func(t *testing.T, dir string) {
+			put(t, filepath.Join(dir, "elsewhere"), emit.Header, 0o644)
+			if err := os.MkdirAll(filepath.Join(dir, "workflows"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink("../elsewhere", filepath.Join(dir, "workflows", "a.yaml")); err != nil {
+				t.Fatal(err)
+			}
+		}, "a symbolic link"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "prod")
+			c.setup(t, dir)
+			before := snapshot(t, dir)
+			_, err := Write(dir, []emit.File{gen("workflows/a.yaml", "a\n")})
+			var conflict *ConflictError
+			if !errors.As(err, &conflict) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Write = %v, want a conflict mentioning %q", err, c.want)
+			}
+			if _, err := Diff(dir, []emit.File{gen("workflows/a.yaml", "a\n")}); !errors.As(err, &conflict) {
+				t.Errorf("Diff = %v, want the same conflict", err)
+			}
+			if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+				t.Errorf("a refused write changed the tree:\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestDiff(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "prod")
+	mustWrite(t, dir, gen("a.yaml", "a\n"), gen("b.yaml", "b\n"), gen("c.yaml", "c\n"))
+	put(t, filepath.Join(dir, "a.yaml"), emit.Header+"hand-edited\n", 0o644)
+	if err := os.Remove(filepath.Join(dir, "b.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	put(t, filepath.Join(dir, "extra.yaml"), emit.Header+"from an older build\n", 0o644)
+	before := snapshot(t, dir)
+	got, err := Diff(dir, []emit.File{gen("a.yaml", "a\n"), gen("b.yaml", "b\n"), gen("c.yaml", "c\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Change{{"a.yaml", Changed}, {"b.yaml", Added}, {"extra.yaml", Removed}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Diff (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+		t.Errorf("Diff wrote something:\n%s", diff)
+	}
+	// A directory that does not exist yet: everything is added.
+	got, err = Diff(filepath.Join(t.TempDir(), "none"), []emit.File{gen("a.yaml", "a\n")})
+	if err != nil || len(got) != 1 || got[0].Kind != Added {
+		t.Errorf("Diff of a missing directory = %v, %v", got, err)
+	}
+}
+
+func TestRefusesBadFiles(t *testing.T) {
+	for _, files := range [][]emit.File{
+		{{Path: "a.yaml", Data: []byte("no header\n")}},
+		{gen("a.yaml", ""), gen("a.yaml", "")},
+		{gen("../a.yaml", "")},
+		{gen("/abs.yaml", "")},
+		{gen("a/./b.yaml", "")},
+	} {
+		dir := filepath.Join(t.TempDir(), "prod")
+		if _, err := Write(dir, files); err == nil || !strings.Contains(err.Error(), "platc bug") {
+			t.Errorf("Write(%q) = %v, want a platc-bug error", files[0].Path, err)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("Write(%q) created %s", files[0].Path, dir)
+		}
+	}
+}
+
+// A build interrupted after the new tree is complete but before the swap
+// leaves the previous output exactly as it was, and no temporary tree.
+func TestInterruptedBeforeSwap(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "prod")
+	mustWrite(t, dir, gen("workflows/a.yaml", "old\n"), gen("workflows/b.yaml", "old\n"))
+	put(t, filepath.Join(dir, "mine.txt"), "mine\n", 0o644)
+	before := snapshot(t, dir)
+	beforeSwap = func(tmp string) error {
+		// The new tree is really there, complete, at this point.
+		if data, err := os.ReadFile(filepath.Join(tmp, "workflows", "a.yaml")); err != nil || !strings.HasSuffix(string(data), "new\n") {
+			t.Errorf("new tree incomplete before the swap: %q, %v", data, err)
+		}
+		return errors.New("interrupted")
+	}
+	defer func() { beforeSwap = nil }()
+	if _, err := Write(dir, []emit.File{gen("workflows/a.yaml", "new\n")}); err == nil || err.Error() != "interrupted" {
+		t.Fatalf("Write = %v, want the interruption", err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+		t.Errorf("the previous output changed:\n%s", diff)
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("temporary directories left: %v", l)
+	}
+}
+
+// A build killed (no deferred cleanup runs) right before the swap: the
+// previous output is intact, and the next build clears the leftover
+// and succeeds. The kill happens in a child process running this test.
+func TestKilledBeforeSwap(t *testing.T) {
+	if dir := os.Getenv("PLATC_WRITE_KILL_DIR"); dir != "" {
+		beforeSwap = func(string) error { os.Exit(3); return nil }
+		Write(dir, []emit.File{gen("workflows/a.yaml", "new\n")})
+		return
+	}
+	dir := filepath.Join(t.TempDir(), "prod")
+	mustWrite(t, dir, gen("workflows/a.yaml", "old\n"))
+	before := snapshot(t, dir)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestKilledBeforeSwap$")
+	cmd.Env = append(os.Environ(), "PLATC_WRITE_KILL_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 3 {
+		t.Fatalf("child: %v\n%s", err, out)
+	}
+	if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+		t.Errorf("the previous output changed:\n%s", diff)
+	}
+	if l := leftovers(t, dir); len(l) != 1 {
+		t.Fatalf("want the killed build's temporary tree, got %v", l)
+	}
+	mustWrite(t, dir, gen("workflows/a.yaml", "new\n"))
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Errorf("leftovers not cleared: %v", l)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "workflows", "a.yaml")); !strings.HasSuffix(string(data), "new\n") {
+		t.Errorf("a.yaml = %q", data)
+	}
+}
+
+// The fallback swap (two renames) undone by a crash in between: the next
+// Write puts the previous tree back before anything else.
+func TestRecoverAfterCrashBetweenRenames(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "prod")
+	mustWrite(t, dir, gen("workflows/a.yaml", "old\n"))
+	put(t, filepath.Join(dir, "mine.txt"), "mine\n", 0o644)
+	before := snapshot(t, dir)
+	// What swapByRenames leaves after its first rename.
+	aside := filepath.Join(filepath.Dir(dir), "."+filepath.Base(dir)+tmpMarker+"123"+oldSuffix)
+	if err := os.Rename(dir, aside); err != nil {
+		t.Fatal(err)
+	}
+	if err := recoverLeftovers(filepath.Dir(dir), filepath.Base(dir)); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, dir)); diff != "" {
+		t.Errorf("the previous tree was not put back:\n%s", diff)
+	}
+}
+
+func TestSwapByRenames(t *testing.T) {
+	root := t.TempDir()
+	dir, tmp := filepath.Join(root, "prod"), filepath.Join(root, ".prod.platc-1")
+	put(t, filepath.Join(dir, "f"), "old", 0o644)
+	put(t, filepath.Join(tmp, "f"), "new", 0o644)
+	old, err := swapByRenames(tmp, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, "f")); string(data) != "new" {
+		t.Errorf("dir holds %q", data)
+	}
+	if data, _ := os.ReadFile(filepath.Join(old, "f")); string(data) != "old" {
+		t.Errorf("old tree holds %q", data)
+	}
+}
+
+// An output directory that is a symbolic link stays a link; the tree it
+// points to is replaced.
+func TestWriteThroughLinkedDirectory(t *testing.T) {
+	root := t.TempDir()
+	real := filepath.Join(root, "real")
+	mustWrite(t, real, gen("a.yaml", "a\n"))
+	link := filepath.Join(root, "generated")
+	if err := os.Symlink("real", link); err != nil {
+		t.Fatal(err)
+	}
+	mustWrite(t, link, gen("a.yaml", "a2\n"))
+	if info, err := os.Lstat(link); err != nil || info.Mode()&fs.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v", err)
+	}
+	if data, _ := os.ReadFile(filepath.Join(real, "a.yaml")); !strings.HasSuffix(string(data), "a2\n") {
+		t.Errorf("real/a.yaml = %q", data)
+	}
+}
+
+func TestChangeOrder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "prod")
+	got := mustWrite(t, dir, gen("b/x.yaml", ""), gen("a.yaml", ""), gen("b.yaml", ""))
+	paths := make([]string, len(got))
+	for i, c := range got {
+		paths[i] = c.Path
+	}
+	if !slices.IsSorted(paths) {
+		t.Errorf("changes not sorted: %v", paths)
+	}
+}

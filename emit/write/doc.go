@@ -20,10 +20,9 @@
 // output directory) is removed by the next Write into the same place.
 // Two builds into the same directory at once are not supported.
 //
-// Files are read, compared, linked and written by a few goroutines at once
-// (a 10,000-app platform has over 10,000 files); directories are made in
-// order first, and an error reported is always that of the first file in
-// order that failed.
+// Existing files are read and compared by a few goroutines at once (a
+// 10,000-app platform has over 10,000 files), and an error reported is
+// always that of the first file in order that failed.
 //
 // It does not decide what to generate or where (the build command does),
 // and it never follows symbolic links inside the output directory: they

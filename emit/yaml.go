@@ -156,7 +156,7 @@ func (w *yamlWriter) writeIndicator(indicator string, needWhitespace, isWhitespa
 }
 
 func (w *yamlWriter) node(v any, root, sequence, mapping, simpleKey bool) {
-	w.rootCtx, w.sequenceCtx, w.mappingCtx, w.simpleKeyCtx = root, sequence, mapping, simpleKey
+	w.setContext(root, sequence, mapping, simpleKey)
 	switch x := v.(type) {
 	case map[string]any:
 		if len(x) == 0 || w.flowLevel > 0 {
@@ -171,13 +171,21 @@ func (w *yamlWriter) node(v any, root, sequence, mapping, simpleKey bool) {
 			w.blockSequence(x)
 		}
 	case string:
-		w.scalar(newStringScalar(x))
+		sc := newStringScalar(x)
+		sc.analyze()
+		w.scalar(sc)
 	case float64:
-		w.scalar(yamlScalar{value: yamlNumber(x), style: plainStyle})
+		sc := yamlScalar{value: yamlNumber(x), style: plainStyle}
+		sc.analyze()
+		w.scalar(sc)
 	case bool:
-		w.scalar(yamlScalar{value: strconv.FormatBool(x), style: plainStyle})
+		sc := yamlScalar{value: strconv.FormatBool(x), style: plainStyle}
+		sc.analyze()
+		w.scalar(sc)
 	case nil:
-		w.scalar(yamlScalar{value: "null", style: plainStyle})
+		sc := yamlScalar{value: "null", style: plainStyle}
+		sc.analyze()
+		w.scalar(sc)
 	default:
 		// The tree comes from encoding/json; anything else is a platc bug
 		// caught by the caller's tests, so fail loudly.
@@ -193,17 +201,23 @@ func (w *yamlWriter) blockMapping(m map[string]any) {
 		key.analyze()
 		// yaml_emitter_check_simple_key: one line, at most 128 bytes.
 		if !key.multiline && len(k) <= 128 {
-			w.node(k, false, false, true, true)
+			w.setContext(false, false, true, true)
+			w.scalar(key)
 			w.writeIndicator(":", false, false, false)
 		} else {
 			w.writeIndicator("?", true, false, true)
-			w.node(k, false, false, true, false)
+			w.setContext(false, false, true, false)
+			w.scalar(key)
 			w.writeIndent()
 			w.writeIndicator(":", true, false, true)
 		}
 		w.node(m[k], false, false, true, false)
 	}
 	w.popIndent()
+}
+
+func (w *yamlWriter) setContext(root, sequence, mapping, simpleKey bool) {
+	w.rootCtx, w.sequenceCtx, w.mappingCtx, w.simpleKeyCtx = root, sequence, mapping, simpleKey
 }
 
 func (w *yamlWriter) blockSequence(s []any) {
@@ -233,11 +247,13 @@ func (w *yamlWriter) flowMapping(m map[string]any) {
 		key := newStringScalar(k)
 		key.analyze()
 		if !key.multiline && len(k) <= 128 {
-			w.node(k, false, false, true, true)
+			w.setContext(false, false, true, true)
+			w.scalar(key)
 			w.writeIndicator(":", false, false, false)
 		} else {
 			w.writeIndicator("?", true, false, false)
-			w.node(k, false, false, true, false)
+			w.setContext(false, false, true, false)
+			w.scalar(key)
 			if w.column > yamlBestWidth {
 				w.writeIndent()
 			}
@@ -294,8 +310,8 @@ func newStringScalar(s string) yamlScalar {
 	return yamlScalar{value: s, style: doubleQuotedStyle}
 }
 
+// scalar writes an analyzed scalar in the current context.
 func (w *yamlWriter) scalar(sc yamlScalar) {
-	sc.analyze()
 	style := w.selectStyle(&sc)
 	w.increaseIndent(true, false)
 	allowBreaks := !w.simpleKeyCtx
@@ -335,9 +351,35 @@ func (w *yamlWriter) selectStyle(sc *yamlScalar) scalarStyle {
 	return style
 }
 
+// plainSafe marks the bytes that can never make libyaml's analysis
+// restrict a scalar: letters, digits and - . / _ (except a lone "-", and
+// a leading "---" or "...").
+var plainSafe = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '/' || c == '_'
+	}
+	return t
+}()
+
 // analyze is yaml_emitter_analyze_scalar: which styles can hold the value.
 func (sc *yamlScalar) analyze() {
 	value := sc.value
+	if len(value) > 0 && value != "-" && !strings.HasPrefix(value, "---") && !strings.HasPrefix(value, "...") {
+		// Most scalars are names and paths: every style allows them, and
+		// checking that is a table lookup per byte.
+		safe := true
+		for i := 0; i < len(value); i++ {
+			if !plainSafe[value[i]] {
+				safe = false
+				break
+			}
+		}
+		if safe {
+			sc.multiline = false
+			sc.flowPlainAllowed, sc.blockPlainAllowed, sc.singleQuotedAllowed, sc.blockAllowed = true, true, true, true
+			return
+		}
+	}
 	if len(value) == 0 {
 		sc.multiline = false
 		sc.flowPlainAllowed = false
@@ -467,6 +509,14 @@ func (sc *yamlScalar) analyze() {
 func (w *yamlWriter) writePlain(value string, allowBreaks bool) {
 	if !w.whitespace {
 		w.put(' ')
+	}
+	if plainRun(value) {
+		// No space to fold at and no line break: the bytes as they are.
+		w.buf = append(w.buf, value...)
+		w.column += len(value)
+		w.whitespace = false
+		w.indention = false
+		return
 	}
 	spaces, breaks := false, false
 	for i := 0; i < len(value); {
@@ -672,6 +722,17 @@ func (w *yamlWriter) writeLiteral(value string) {
 	}
 }
 
+// plainRun reports whether s is ASCII without spaces or line breaks:
+// written plain, one byte is one column and nothing folds.
+func plainRun(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c <= ' ' || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // utf8Width is the length of the UTF-8 sequence that starts with b.
 func utf8Width(b byte) int {
 	switch {
@@ -861,11 +922,58 @@ func sortedYAMLKeys(m map[string]any) []string {
 // app-9 comes before app-10.
 func yamlKeyLess(a, b string) bool {
 	if isASCII(a) && isASCII(b) {
-		return naturalLess(a, b, func(s string, i int) rune { return rune(s[i]) }, len(a), len(b))
+		return naturalLessASCII(a, b)
 	}
 	ar, br := []rune(a), []rune(b)
 	return naturalLess(ar, br, func(s []rune, i int) rune { return s[i] }, len(ar), len(br))
 }
+
+// naturalLessASCII is naturalLess for ASCII strings, where a byte is a
+// rune, a letter is [A-Za-z] and a digit [0-9]; most keys differ early,
+// and the common prefix is skipped without looking at each byte twice.
+func naturalLessASCII(a, b string) bool {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) || i == len(b) {
+		return len(a) < len(b)
+	}
+	ai, bi := a[i], b[i]
+	al, bl := isASCIILetter(ai), isASCIILetter(bi)
+	if al && bl {
+		return ai < bi
+	}
+	if al || bl {
+		return bl
+	}
+	var an, bn int64
+	if ai == '0' || bi == '0' {
+		for j := i - 1; j >= 0 && isASCIIDigit(a[j]); j-- {
+			if a[j] != '0' {
+				an, bn = 1, 1
+				break
+			}
+		}
+	}
+	ae, be := i, i
+	for ; ae < len(a) && isASCIIDigit(a[ae]); ae++ {
+		an = an*10 + int64(a[ae]-'0')
+	}
+	for ; be < len(b) && isASCIIDigit(b[be]); be++ {
+		bn = bn*10 + int64(b[be]-'0')
+	}
+	if an != bn {
+		return an < bn
+	}
+	if ae != be {
+		return ae < be
+	}
+	return ai < bi
+}
+
+func isASCIILetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isASCIIDigit(c byte) bool  { return c >= '0' && c <= '9' }
 
 func isASCII(s string) bool {
 	for i := 0; i < len(s); i++ {

@@ -6,28 +6,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"os/exec"
+	"reflect"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
+	yaml3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 )
-
-// referenceYAML is how platc rendered YAML before its own writer: through
-// JSON and sigs.k8s.io/yaml (go-yaml v2). The writer must give the same
-// bytes.
-func referenceYAML(t testing.TB, tree any) string {
-	t.Helper()
-	j, err := json.Marshal(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
-	y, err := yaml.JSONToYAML(j)
-	if err != nil {
-		t.Fatalf("reference: %v\n%s", err, j)
-	}
-	return string(y)
-}
 
 func ownYAML(tree any) string { return string(appendYAMLDocument(nil, tree)) }
 
@@ -75,10 +62,10 @@ func randomTree(r *rand.Rand, depth int) any {
 		for n := r.IntN(6); n > 0; n-- {
 			key := randomString(r)
 			if r.IntN(4) > 0 {
-				key = fmt.Sprintf("key-%d", r.IntN(200)) // natural order: key-9 < key-10
+				key = fmt.Sprintf("key-%d", r.IntN(200)) // byte order: key-10 < key-9
 			}
-			if r.IntN(30) == 0 {
-				key = strings.Repeat("k", 120+r.IntN(20)) // past the 128-byte simple key
+			if r.IntN(100) == 0 {
+				key = strings.Repeat("k", 990+r.IntN(40)) // past YAML's 1024-character implicit key
 			}
 			m[key] = randomTree(r, depth+1)
 		}
@@ -97,61 +84,176 @@ func randomTree(r *rand.Rand, depth int) any {
 	return []any{true, false, nil}[r.IntN(3)]
 }
 
-// The writer gives go-yaml's bytes for thousands of generated trees.
-func TestYAMLMatchesGoYAML(t *testing.T) {
+// parsed reads one YAML document back as JSON with go-yaml v2 (what
+// sigs.k8s.io/yaml, kubectl and Argo use) and with go-yaml v3, and fails
+// unless both agree with want.
+func roundTrip(t testing.TB, tree any, doc string) {
+	t.Helper()
+	want, err := json.Marshal(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2, err := yaml.YAMLToJSON([]byte(doc))
+	if err != nil {
+		t.Fatalf("go-yaml v2 cannot read the output: %v\n%s", err, doc)
+	}
+	if !jsonEqual(t, v2, want) {
+		t.Fatalf("go-yaml v2 reads a different tree:\n--- yaml\n%s--- read\n%s\n--- want\n%s", doc, v2, want)
+	}
+	var n any
+	if err := yaml3.Unmarshal([]byte(doc), &n); err != nil {
+		t.Fatalf("go-yaml v3 cannot read the output: %v\n%s", err, doc)
+	}
+	v3, err := json.Marshal(n)
+	if err != nil {
+		t.Fatalf("go-yaml v3 read something JSON cannot hold: %v\n%s", err, doc)
+	}
+	if !jsonEqual(t, v3, want) {
+		t.Fatalf("go-yaml v3 reads a different tree:\n--- yaml\n%s--- read\n%s\n--- want\n%s", doc, v3, want)
+	}
+}
+
+// jsonEqual compares two JSON texts as values (numbers as float64, so 1
+// and 1.0 are equal; go-yaml returns integers, encoding/json floats).
+func jsonEqual(t testing.TB, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatal(err)
+	}
+	return reflect.DeepEqual(x, y)
+}
+
+// Thousands of generated trees come back unchanged through both parsers.
+func TestYAMLRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for i := range 5000 {
+	for range 5000 {
 		tree := randomTree(r, 0)
-		if want, got := referenceYAML(t, tree), ownYAML(tree); got != want {
-			wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
-			for j := range min(len(wl), len(gl)) {
-				if wl[j] != gl[j] {
-					t.Errorf("first difference at line %d:\n go-yaml: %q\n platc:   %q", j+1, wl[j], gl[j])
-					break
-				}
-			}
-			t.Fatalf("tree %d differs from go-yaml:\n--- go-yaml\n%s\n--- platc\n%s", i, want, got)
+		roundTrip(t, tree, ownYAML(tree))
+	}
+}
+
+// PyYAML, which Ansible uses, reads YAML 1.1: more plain words are
+// booleans there, and "1e+21" is a string. It must read the same trees.
+func TestYAMLRoundTripPyYAML(t *testing.T) {
+	py, err := exec.LookPath("python3")
+	if err == nil {
+		err = exec.Command(py, "-c", "import yaml").Run()
+	}
+	if err != nil {
+		if os.Getenv("PLATC_REQUIRE_ANSIBLE") == "1" {
+			t.Fatalf("PLATC_REQUIRE_ANSIBLE=1 but python3 with PyYAML is missing: %v", err)
+		}
+		t.Skipf("python3 with PyYAML is missing: %v", err)
+	}
+	r := rand.New(rand.NewPCG(3, 4))
+	var docs, wants []string
+	for range 2000 {
+		tree := randomTree(r, 0)
+		j, err := json.Marshal(tree)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs, wants = append(docs, ownYAML(tree)), append(wants, string(j))
+	}
+	in, err := json.Marshal(docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One process for all documents; each comes back as JSON on a line.
+	cmd := exec.Command(py, "-c", `import json, sys, yaml
+for d in json.load(sys.stdin):
+    print(json.dumps(yaml.safe_load(d), allow_nan=False))`)
+	cmd.Stdin = bytes.NewReader(in)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("PyYAML: %v", err)
+	}
+	got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(got) != len(docs) {
+		t.Fatalf("PyYAML returned %d documents, want %d", len(got), len(docs))
+	}
+	for i := range docs {
+		if !jsonEqual(t, []byte(got[i]), []byte(wants[i])) {
+			t.Fatalf("PyYAML reads a different tree:\n--- yaml\n%s--- read\n%s\n--- want\n%s", docs[i], got[i], wants[i])
 		}
 	}
 }
 
-// Every string, as a value, a key and a list item, at several depths (a
-// deeper scalar folds at a different place).
+// Every string, as a value, a key and a list item, at several depths.
 func FuzzYAML(f *testing.F) {
 	for _, s := range pieces {
 		f.Add(s, 0)
 	}
-	f.Add("lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore", 3)
 	f.Add("#!/bin/bash\nset -eu\n  indented\n\ttab\n", 1)
+	f.Add("a\n\n\n", 2)
 	f.Fuzz(func(t *testing.T, s string, depth int) {
-		if !yamlSafe(s) {
-			t.Skip()
-		}
-		var tree any = map[string]any{s: s, "list": []any{s, map[string]any{"k": s}}, "n": []any{}}
+		// encoding/json replaces invalid UTF-8 before the writer sees it.
+		s = strings.ToValidUTF8(s, "\uFFFD")
+		var tree any = map[string]any{s: s, "list": []any{s, map[string]any{"k": s}, []any{s}}, "n": []any{}}
 		for range depth % 6 {
 			tree = map[string]any{"nested": tree, "z": []any{tree}}
 		}
-		if want, got := referenceYAML(t, tree), ownYAML(tree); got != want {
-			t.Fatalf("differs from go-yaml for %q:\n--- go-yaml\n%s\n--- platc\n%s", s, want, got)
-		}
+		roundTrip(t, tree, ownYAML(tree))
 	})
 }
 
-// yamlSafe excludes strings the old JSON → go-yaml path could not carry:
-// invalid UTF-8 (encoding/json has already replaced it by then), DEL and
-// the C1 controls, U+FFFE and U+FFFF (go-yaml's reader refuses them raw
-// in JSON text) and NEL (which it reads as a line break and folds). The
-// writer escapes all of them correctly.
-func yamlSafe(s string) bool {
-	if !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if r >= 0x7F && r <= 0x9F || r == 0xFFFE || r == 0xFFFF {
-			return false
+// What a reviewer reads in a generated file: names bare, anything a YAML
+// reader could take for another type quoted, scripts as literal blocks.
+func TestYAMLStyle(t *testing.T) {
+	for _, tc := range []struct {
+		in   any
+		want string
+	}{
+		{"ceph-operator", "ceph-operator"},
+		{"quay.io/argoproj/argocd:v3.4.4", "quay.io/argoproj/argocd:v3.4.4"},
+		{"https://kubernetes.default.svc", "https://kubernetes.default.svc"},
+		{"key: value", `"key: value"`},
+		{"ends:", `"ends:"`},
+		{"1:20", `"1:20"`},
+		{"12:30:00", `"12:30:00"`},
+		{"10m", "10m"},
+		{"v1.2.3", "v1.2.3"},
+		{"1.2.3", `"1.2.3"`},
+		{"2024-01-02", `"2024-01-02"`},
+		{"0x1F", `"0x1F"`},
+		{"1e3", `"1e3"`},
+		{"yes", `"yes"`},
+		{"Off", `"Off"`},
+		{"null", `"null"`},
+		{"", `""`},
+		{"{{inputs.parameters.app}}", `"{{inputs.parameters.app}}"`},
+		{"a sentence with spaces", "a sentence with spaces"},
+		{" padded", `" padded"`},
+		{"tab\there", `"tab\there"`},
+		{`["cdn","shop"]`, `'["cdn","shop"]'`},
+		{`it's "x"`, `'it''s "x"'`},
+		{`C:\dir`, `'C:\dir'`},
+		{"\"quoted\"\t", `"\"quoted\"\t"`},
+		{"sep\u2028", `"sep\u2028"`},
+		{float64(30), "30"},
+		{1e6, "1000000"},
+		{0.25, "0.25"},
+		{1e21, "1.0e+21"},
+		{true, "true"},
+		{nil, "null"},
+		{"set -eu\necho \"$APP\"\n", "|\n    set -eu\n    echo \"$APP\""},
+		{"no newline\nat end", "|-\n    no newline\n    at end"},
+		{"two\n\n", "|+\n    two\n"},
+		{" leading\nblank", `" leading\nblank"`},
+		{"blank line\n  \nhere", `"blank line\n  \nhere"`},
+	} {
+		tree := map[string]any{"v": []any{map[string]any{"k": tc.in}}}
+		want := "v:\n- k: " + tc.want + "\n"
+		if got := ownYAML(tree); got != want {
+			t.Errorf("%q:\ngot:\n%s\nwant:\n%s", tc.in, got, want)
 		}
+		roundTrip(t, tree, want)
 	}
-	return true
 }
 
 func TestYAMLTreesDropsEmptyFields(t *testing.T) {

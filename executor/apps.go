@@ -1,0 +1,97 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/executor/cluster"
+)
+
+// appStatus is what Argo CD says about one app's Application.
+type appStatus struct {
+	Exists    bool
+	Deleting  bool
+	Health    string // status.health.status; "" when Argo CD has not assessed it
+	Sync      string // status.sync.status
+	Operation string // status.operationState.phase
+	Message   string // status.health.message, or the operation's message
+	// Finalizers of an Application being deleted, for the orphan report.
+	Finalizers []string
+}
+
+// converged is the skip rule of the generated sync step (ARGO-NOTES §2):
+// Synced, Healthy, and the last operation did not fail.
+func (s appStatus) converged() bool {
+	return s.Exists && !s.Deleting && s.Health == "Healthy" && s.Sync == "Synced" &&
+		s.Operation != "Failed" && s.Operation != "Error"
+}
+
+// Verdicts of validate.
+const (
+	verdictHealthy   = "healthy"
+	verdictDegraded  = "degraded"
+	verdictUnhealthy = "unhealthy"
+)
+
+// verdict classifies one app for validate. Healthy: Healthy and Synced.
+// Unhealthy: no Application, no assessed health, or health Unknown (RFC
+// 5.3 treats Unknown as failure). Everything else that exists is degraded:
+// Degraded, Progressing, Suspended or Missing health, or Healthy but out of
+// sync with Git.
+func (s appStatus) verdict() (string, string) {
+	switch {
+	case !s.Exists:
+		return verdictUnhealthy, "the Application does not exist"
+	case s.Deleting:
+		return verdictUnhealthy, "the Application is being deleted"
+	case s.Health == "" || s.Health == "Unknown":
+		return verdictUnhealthy, fmt.Sprintf("health is %s", orText(s.Health, "not assessed"))
+	case s.Health == "Healthy" && s.Sync == "Synced":
+		return verdictHealthy, ""
+	case s.Health == "Healthy":
+		return verdictDegraded, fmt.Sprintf("Healthy but %s", orText(s.Sync, "sync status unknown"))
+	}
+	return verdictDegraded, fmt.Sprintf("health is %s", s.Health)
+}
+
+// readApps reads the Applications of apps with one List call in the Argo
+// CD namespace. A missing CRD reads as "no Applications".
+func (r *run) readApps(ctx context.Context, apps []*ir.App) (map[string]appStatus, error) {
+	ns := r.cfg.Program.Platform.ArgoCD.Namespace
+	cctx, cancel := r.client.Call(ctx)
+	defer cancel()
+	list, err := r.client.Dynamic.Resource(cluster.Applications).Namespace(ns).List(cctx, metav1.ListOptions{})
+	if err != nil && !isNoKind(err) {
+		return nil, fmt.Errorf("reading Argo CD Applications in namespace %s: %s", ns, r.client.Explain(err))
+	}
+	byName := map[string]*unstructured.Unstructured{}
+	if list != nil {
+		for i := range list.Items {
+			byName[list.Items[i].GetName()] = &list.Items[i]
+		}
+	}
+	out := make(map[string]appStatus, len(apps))
+	for _, a := range apps {
+		u := byName[a.Application]
+		if u == nil {
+			out[a.Name] = appStatus{}
+			continue
+		}
+		s := appStatus{Exists: true, Deleting: u.GetDeletionTimestamp() != nil, Finalizers: u.GetFinalizers()}
+		s.Health, _, _ = unstructured.NestedString(u.Object, "status", "health", "status")
+		s.Sync, _, _ = unstructured.NestedString(u.Object, "status", "sync", "status")
+		s.Operation, _, _ = unstructured.NestedString(u.Object, "status", "operationState", "phase")
+		s.Message, _, _ = unstructured.NestedString(u.Object, "status", "health", "message")
+		if s.Operation == "Failed" || s.Operation == "Error" {
+			if m, _, _ := unstructured.NestedString(u.Object, "status", "operationState", "message"); m != "" {
+				s.Message = m
+			}
+		}
+		out[a.Name] = s
+	}
+	return out, nil
+}

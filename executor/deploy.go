@@ -33,31 +33,41 @@ func (r *run) deploy(ctx context.Context) int {
 		}
 	}
 
-	status, err := r.readApps(ctx, apps)
+	// A deploy of the same scope already running is followed, not
+	// raced: the platform is in flux until it ends.
+	cur, err := r.running(ctx)
 	if err != nil {
-		r.rep.Summary = err.Error()
+		r.rep.Summary = fmt.Sprintf("cannot list workflows: %s", r.client.Explain(err))
 		return ExitFailure
 	}
 	var pending []string
-	for _, a := range apps {
-		if !status[a.Name].converged() {
-			pending = append(pending, a.Name)
+	status := map[string]appStatus{}
+	if cur == nil {
+		status, err = r.readApps(ctx, apps)
+		if err != nil {
+			r.rep.Summary = err.Error()
+			return ExitFailure
 		}
+		for _, a := range apps {
+			if !status[a.Name].converged() {
+				pending = append(pending, a.Name)
+			}
+		}
+		if len(pending) == 0 {
+			// RFC 7.3: on a deployed, healthy platform deploy creates nothing,
+			// not even a Workflow object.
+			r.log.Infof(r.phase, "platform", "every app in scope is already Synced and Healthy; nothing to do")
+			r.components(apps, nil, status)
+			r.rep.Status = "succeeded"
+			r.rep.Summary = fmt.Sprintf("all %d %s in scope already Synced and Healthy; nothing changed", len(apps), plural(len(apps), "app"))
+			r.rep.Metrics["converged"] = len(apps)
+			return ExitOK
+		}
+		r.log.Infof(r.phase, "platform", "%d of %d apps are not yet Synced and Healthy: %s", len(pending), len(apps), joinList(pending))
 	}
-	if len(pending) == 0 {
-		// RFC 7.3: on a deployed, healthy platform deploy creates nothing,
-		// not even a Workflow object.
-		r.log.Infof(r.phase, "platform", "every app in scope is already Synced and Healthy; nothing to do")
-		r.components(apps, nil, status)
-		r.rep.Status = "succeeded"
-		r.rep.Summary = fmt.Sprintf("all %d %s in scope already Synced and Healthy; nothing changed", len(apps), plural(len(apps), "app"))
-		r.rep.Metrics["converged"] = len(apps)
-		return ExitOK
-	}
-	r.log.Infof(r.phase, "platform", "%d of %d apps are not yet Synced and Healthy: %s", len(pending), len(apps), joinList(pending))
 
 	r.phase = "orchestration"
-	wf, attached, code := r.launch(ctx, DeployTemplate, nil)
+	wf, attached, code := r.launch(ctx, DeployTemplate, nil, cur)
 	if code != ExitOK || wf == nil {
 		return code
 	}
@@ -227,14 +237,11 @@ func (r *run) blockers(a *ir.App, nodes map[string]nodeState) string {
 	return fmt.Sprintf("%s did not succeed", joinList(names))
 }
 
-// start attaches to a run of the same action and scope still in
+// launch attaches to cur, a run of the same action and scope still in
 // progress, or builds and submits a new workflow. In a dry run the API
 // server validates the workflow and stores nothing.
-func (r *run) launch(ctx context.Context, template string, params map[string]string) (*wfv1.Workflow, bool, int) {
-	if cur, err := r.running(ctx); err != nil {
-		r.rep.Summary = fmt.Sprintf("cannot list workflows: %s", r.client.Explain(err))
-		return nil, false, ExitFailure
-	} else if cur != nil {
+func (r *run) launch(ctx context.Context, template string, params map[string]string, cur *wfv1.Workflow) (*wfv1.Workflow, bool, int) {
+	if cur != nil {
 		r.log.Infof(r.phase, "workflow", "workflow %s/%s of this platform and scope is already %s; following it instead of starting another",
 			cur.Namespace, cur.Name, orText(string(cur.Status.Phase), "pending"))
 		if r.cfg.DryRun {

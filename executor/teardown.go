@@ -68,7 +68,12 @@ func (r *run) teardown(ctx context.Context) int {
 			return code
 		}
 	}
-	wf, attached, code := r.launch(ctx, TeardownTemplate, params)
+	cur, err := r.running(ctx)
+	if err != nil {
+		r.rep.Summary = fmt.Sprintf("cannot list workflows: %s", r.client.Explain(err))
+		return ExitFailure
+	}
+	wf, attached, code := r.launch(ctx, TeardownTemplate, params, cur)
 	if code != ExitOK || wf == nil {
 		return code
 	}

@@ -299,13 +299,10 @@ func toolsDir(t *testing.T, versions map[string]string) string {
 	return dir + string(os.PathListSeparator) + "/usr/bin" + string(os.PathListSeparator) + "/bin"
 }
 
-func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
-	f := newFixture(t, "ok")
-	f.primitives(t)
-	// deployer gets exactly the permissions Phase 0 asks for, nothing to
-	// write but Workflows: the list is sufficient, and platc writes
-	// nothing else.
-	f.s.Grant(t, "deployer", "platc-test-deployer", []rbacv1.PolicyRule{
+// grantDeployer gives user deployer exactly the permissions Phase 0 asks
+// for deploy, nothing to write but Workflows.
+func grantDeployer(t *testing.T, s *testenv.Server) {
+	s.Grant(t, "deployer", "platc-test-deployer", []rbacv1.PolicyRule{
 		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "pods"}},
 		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
 		{Verbs: []string{"get"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
@@ -313,6 +310,13 @@ func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
 		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflowtemplates", "clusterworkflowtemplates"}},
 		{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}},
 	})
+}
+
+func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
+	f := newFixture(t, "ok")
+	f.primitives(t)
+	// The permission list is sufficient, and platc writes nothing else.
+	grantDeployer(t, f.s)
 	ch := f.async(t, config.Deploy, testenv.DeployerToken, nil)
 	wf := f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
 	if ref, _, _ := unstructuredString(wf.Object, "spec", "workflowTemplateRef", "name"); ref != "deploy" {
@@ -606,4 +610,18 @@ func TestTeardown(t *testing.T) {
 	}
 	r = wait(t, ch)
 	expect(t, r, executor.ExitOK, "clean")
+}
+
+// TestDeployNeedsBootstrap: with the Argo namespaces and templates absent,
+// deploy must bootstrap, which needs cluster-admin; a deployer without it
+// is told so before anything runs.
+func TestDeployNeedsBootstrap(t *testing.T) {
+	f := newFixture(t, "bare")
+	grantDeployer(t, f.s)
+	r := f.run(t, config.Deploy, testenv.DeployerToken, nil)
+	expect(t, r, executor.ExitFailure, "failed")
+	contains(t, "report", r.out, "bootstrap is needed (Argo CD (namespace argocd-bare)", "may not: create namespaces (cluster-wide)",
+		"may not: create namespaces (cluster-wide) (bootstrap creates the Argo namespaces); any verb on any resource (cluster-admin)",
+		`"name":"argo-workflows","status":"info","message":"Argo Workflows is not installed: namespace argo-bare missing"`)
+	contains(t, "logs", r.logs, `"phase":"bootstrap","component":"Argo CD","message":"not installed: missing namespace argocd-bare"`)
 }

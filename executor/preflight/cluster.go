@@ -42,6 +42,9 @@ type Permission struct {
 }
 
 func (p Permission) String() string {
+	if p.Verb == "*" && p.Resource == "*" {
+		return "any verb on any resource (cluster-admin)"
+	}
 	r := p.Resource
 	if p.Group != "" {
 		r += "." + p.Group

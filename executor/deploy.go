@@ -92,6 +92,7 @@ func (r *run) deploy(ctx context.Context) int {
 		final = map[string]appStatus{}
 	}
 	r.components(apps, res.Nodes, final)
+	r.stepFailures(res.Others)
 	return r.deployOutcome(res, apps, final)
 }
 
@@ -167,6 +168,10 @@ func (r *run) deployOutcome(res followResult, apps []*ir.App, final map[string]a
 func (r *run) recommendFailures(wfName string) {
 	ns, name, _ := strings.Cut(wfName, "/")
 	for _, f := range r.rep.Failures {
+		if f.Step != "" {
+			r.rep.recommend("Step %s failed: read its log ('argo logs -n %s %s'). A failed check of a dependency outside TARGET_SCOPE means that app is not Healthy: deploy it first, or widen the scope.", f.Step, ns, name)
+			continue
+		}
 		a := r.cfg.Program.App(f.App)
 		if a == nil {
 			continue
@@ -295,4 +300,12 @@ func (r *run) deadlineOf(ctx context.Context, wf *wfv1.Workflow) *int64 {
 		}
 	}
 	return nil
+}
+
+// stepFailures adds the failed steps that are not app tasks (a scoped
+// workflow's dependency checks, teardown's confirmation) to the failures.
+func (r *run) stepFailures(others []nodeState) {
+	for _, o := range others {
+		r.rep.Failures = append(r.rep.Failures, Failure{Step: o.App, Node: o.Node, Message: orText(o.Message, "no message from the workflow")})
+	}
 }

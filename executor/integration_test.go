@@ -5,7 +5,7 @@ package executor_test
 // controllers, kubelets and an earlier install would have written (node
 // and pod status, WorkflowTemplates, Workflow status and nodes,
 // Application status) is written by the tests through testenv's fixture
-// helpers, each object labelled platc.io/test-fixture.
+// helpers, each object labelled platc.dev/test-fixture.
 
 import (
 	"bytes"
@@ -141,7 +141,8 @@ spec:
   activeDeadlineSeconds: 3600
   arguments:
     parameters:
-    - {name: volume-policy, value: ""}
+    - {name: confirm}
+    - {name: volumes, value: per-app}
   templates:
   - name: main
     dag:
@@ -372,11 +373,13 @@ func TestDeployPartialThenResume(t *testing.T) {
 	f.s.WorkflowStatus(t, wf, "Failed", "child 'cache' failed",
 		testenv.Node{Task: "db", Phase: "Succeeded"},
 		testenv.Node{Task: "cache", Phase: "Failed", Message: "Error (exit code 20)", Attempts: 3},
-		testenv.Node{Task: "api", Phase: "Omitted"})
+		testenv.Node{Task: "api", Phase: "Omitted"},
+		testenv.Node{Task: "orphan-report", Phase: "Error", Message: "pod deleted"})
 	r := wait(t, ch)
 	expect(t, r, executor.ExitPartial, "partial")
 	fails := r.report["failures"].([]any)
-	if len(fails) != 1 || fails[0].(map[string]any)["app"] != "cache" || !strings.Contains(fails[0].(map[string]any)["message"].(string), "Error (exit code 20) (after 3 attempts)") {
+	contains(t, "report", r.out, `{"step":"orphan-report","node":"`, "Step orphan-report failed")
+	if len(fails) != 2 || fails[0].(map[string]any)["app"] != "cache" || !strings.Contains(fails[0].(map[string]any)["message"].(string), "Error (exit code 20) (after 3 attempts)") {
 		t.Errorf("failures: %v", fails)
 	}
 	contains(t, "report", r.out, `"message":"not run: cache did not succeed"`, "finished apps are skipped")
@@ -586,7 +589,7 @@ func TestTeardown(t *testing.T) {
 	ch := f.async(t, config.Teardown, testenv.AdminToken, func(in *config.Input) { in.PVPolicy = "delete" })
 	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
 	params, _ := json.Marshal(wf.Object["spec"].(map[string]any)["arguments"])
-	contains(t, "workflow arguments", string(params), `"name":"volume-policy","value":"delete"`)
+	contains(t, "workflow arguments", string(params), `{"name":"confirm","value":"down"}`, `{"name":"volumes","value":"delete"}`)
 	f.s.DeleteApplication(t, f.argocd, "api")
 	f.s.DeleteApplication(t, f.argocd, "cache")
 	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "api", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "db", Phase: "Succeeded"})

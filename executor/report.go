@@ -68,7 +68,8 @@ type Component struct {
 
 // Failure is one failed app with the failing node's message.
 type Failure struct {
-	App     string `json:"app"`
+	App     string `json:"app,omitempty"`
+	Step    string `json:"step,omitempty"` // a failed step that is not an app's task
 	Node    string `json:"node,omitempty"`
 	Message string `json:"message"`
 }
@@ -155,7 +156,11 @@ func (rep *Report) WriteText(w io.Writer) {
 			if f.Node != "" {
 				node = " (node " + f.Node + ")"
 			}
-			fmt.Fprintf(w, "  %s%s: %s\n", f.App, node, oneLine(f.Message))
+			who := f.App
+			if who == "" {
+				who = "step " + f.Step
+			}
+			fmt.Fprintf(w, "  %s%s: %s\n", who, node, oneLine(f.Message))
 		}
 	}
 	if len(rep.Removed) > 0 {

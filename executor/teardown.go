@@ -14,9 +14,13 @@ import (
 	"github.com/platc/platc/executor/preflight"
 )
 
-// VolumePolicyParam is the teardown template's parameter that carries
-// PV_POLICY when the operator sets it.
-const VolumePolicyParam = "volume-policy"
+// Parameters of the teardown workflow (the Argo Workflows emitter's
+// contract): confirm must equal the platform name, volumes overrides every
+// app's volume policy.
+const (
+	ConfirmParam      = "confirm"
+	VolumePolicyParam = "volumes"
+)
 
 // teardown is RFC 7.2's teardown: the confirmation was checked with the
 // configuration; here Phase 0, the current state, the teardown workflow
@@ -61,12 +65,9 @@ func (r *run) teardown(ctx context.Context) int {
 	}
 
 	r.phase = "orchestration"
-	var params map[string]string
-	if r.cfg.PVPolicy != "" {
-		params = map[string]string{VolumePolicyParam: string(r.cfg.PVPolicy)}
-		if code := r.checkPolicyParam(ctx); code != ExitOK {
-			return code
-		}
+	params, code := r.teardownParams(ctx)
+	if code != ExitOK {
+		return code
 	}
 	cur, err := r.running(ctx)
 	if err != nil {
@@ -104,6 +105,7 @@ func (r *run) teardown(ctx context.Context) int {
 		return ExitFailure
 	}
 	r.components(apps, res.Nodes, after)
+	r.stepFailures(res.Others)
 	for _, a := range present {
 		s := after[a.Name]
 		if !s.Exists {
@@ -177,25 +179,36 @@ func (r *run) volumePolicy(a *ir.App) ir.VolumePolicy {
 	return ir.VolumesRetain
 }
 
-// checkPolicyParam refuses to run when PV_POLICY is set but the teardown
-// template has no parameter to carry it: silently ignoring a volume
-// policy could delete data the operator meant to keep, or the reverse.
-func (r *run) checkPolicyParam(ctx context.Context) int {
-	if r.cfg.Scope.Kind != config.ScopePlatform {
-		return ExitOK // scoped workflows are compiled with the policy
-	}
-	t, err := r.template(ctx, TeardownTemplate)
-	if err != nil {
-		r.rep.Summary = fmt.Sprintf("reading WorkflowTemplate %s: %s", TeardownTemplate, r.client.Explain(err))
-		return ExitFailure
-	}
-	for _, p := range t.Spec.Arguments.Parameters {
-		if p.Name == VolumePolicyParam {
-			return ExitOK
+// teardownParams are the teardown workflow's arguments: the confirmation
+// the workflow checks again itself, and PV_POLICY when set. platc refuses
+// to run when PV_POLICY is set but the template has no parameter to carry
+// it: silently ignoring a volume policy could delete data the operator
+// meant to keep, or keep data meant to go.
+func (r *run) teardownParams(ctx context.Context) (map[string]string, int) {
+	params := map[string]string{}
+	declared := map[string]bool{ConfirmParam: true, VolumePolicyParam: true} // scoped workflows are built with both
+	if r.cfg.Scope.Kind == config.ScopePlatform {
+		t, err := r.template(ctx, TeardownTemplate)
+		if err != nil {
+			r.rep.Summary = fmt.Sprintf("reading WorkflowTemplate %s: %s", TeardownTemplate, r.client.Explain(err))
+			return nil, ExitFailure
+		}
+		declared = map[string]bool{}
+		for _, p := range t.Spec.Arguments.Parameters {
+			declared[p.Name] = true
 		}
 	}
-	r.rep.Summary = fmt.Sprintf("PV_POLICY is set, but WorkflowTemplate %s has no %q parameter to pass it to; unset PV_POLICY to use each app's own volume policy, or regenerate the templates with this platc", TeardownTemplate, VolumePolicyParam)
-	return ExitInvalid
+	if declared[ConfirmParam] {
+		params[ConfirmParam] = r.cfg.Program.Platform.Name
+	}
+	if r.cfg.PVPolicy != "" {
+		if !declared[VolumePolicyParam] {
+			r.rep.Summary = fmt.Sprintf("PV_POLICY is set, but WorkflowTemplate %s has no %q parameter to pass it to; unset PV_POLICY to use each app's own volume policy, or regenerate the templates with this platc", TeardownTemplate, VolumePolicyParam)
+			return nil, ExitInvalid
+		}
+		params[VolumePolicyParam] = string(r.cfg.PVPolicy)
+	}
+	return params, ExitOK
 }
 
 // retained lists the volume claims left in the apps' namespaces: kept on

@@ -27,12 +27,12 @@ import (
 // Labels platc puts on the Workflows it submits, so a later run can find
 // a run still in progress (statelessly: the cluster remembers, not platc).
 const (
-	LabelPlatform    = "platc.io/platform"
-	LabelEnvironment = "platc.io/environment"
-	LabelAction      = "platc.io/action"
-	LabelScope       = "platc.io/scope"
-	AnnotationTrace  = "platc.io/trace-id"
-	AnnotationSpan   = "platc.io/span-id"
+	LabelPlatform    = "platc.dev/platform"
+	LabelEnvironment = "platc.dev/environment"
+	LabelAction      = "platc.dev/action"
+	LabelScope       = "platc.dev/scope"
+	AnnotationTrace  = "platc.dev/trace-id"
+	AnnotationSpan   = "platc.dev/span-id"
 )
 
 // Names of what platc build generates in the workflows namespace (the
@@ -254,12 +254,38 @@ func timedOut(wf *wfv1.Workflow) bool {
 	return false
 }
 
+// otherFailures are the failed steps of a workflow that are not an app's
+// task: a scoped workflow's check that an outside dependency is Healthy,
+// teardown's confirmation or orphan report. Attempts of a retried task are
+// left out; their task reports them.
+func otherFailures(wf *wfv1.Workflow, apps map[string]bool) []nodeState {
+	attempt := map[string]bool{}
+	for _, n := range wf.Status.Nodes {
+		if n.Type == wfv1.NodeTypeRetry {
+			for _, c := range n.Children {
+				attempt[c] = true
+			}
+		}
+	}
+	var out []nodeState
+	for id, n := range wf.Status.Nodes {
+		if apps[n.DisplayName] || attempt[id] || n.Type == wfv1.NodeTypeDAG || n.Type == wfv1.NodeTypeSteps || n.Type == wfv1.NodeTypeStepGroup ||
+			(n.Phase != wfv1.NodeFailed && n.Phase != wfv1.NodeError) {
+			continue
+		}
+		out = append(out, nodeState{App: n.DisplayName, Phase: n.Phase, Message: n.Message, StartedAt: n.StartedAt.Time, FinishedAt: n.FinishedAt.Time, Node: n.Name})
+	}
+	slices.SortFunc(out, func(a, b nodeState) int { return strings.Compare(a.Node, b.Node) })
+	return out
+}
+
 // followResult is how following a workflow ended.
 type followResult struct {
 	WF       *wfv1.Workflow
 	Nodes    map[string]nodeState
-	TimedOut bool // platc's own limit ran out before the workflow finished
-	Gone     bool // the workflow was deleted while platc followed it
+	Others   []nodeState // failed steps that are not app tasks
+	TimedOut bool        // platc's own limit ran out before the workflow finished
+	Gone     bool        // the workflow was deleted while platc followed it
 	Err      error
 }
 
@@ -301,7 +327,11 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 			nodes := appNodes(cur, names)
 			r.progress(apps, nodes, seen)
 			if cur.Status.Phase.Completed() {
-				return followResult{WF: cur, Nodes: nodes}
+				others := otherFailures(cur, names)
+				for _, o := range others {
+					r.log.Errorf(r.phase, o.App, "step %s %s: %s", o.Node, strings.ToLower(string(o.Phase)), r.log.Scrub(orText(o.Message, "no message")))
+				}
+				return followResult{WF: cur, Nodes: nodes, Others: others}
 			}
 		}
 		if !r.now().Before(deadline) {

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -71,6 +72,11 @@ func (r *run) deploy(ctx context.Context) int {
 	if code != ExitOK || wf == nil {
 		return code
 	}
+	if r.cfg.DryRun && attached {
+		r.rep.Status = "dry-run"
+		r.rep.Summary = fmt.Sprintf("Phase 0 passed; deploy workflow %s/%s is already running, and a real run would follow it", wf.Namespace, wf.Name)
+		return ExitOK
+	}
 	if r.cfg.DryRun {
 		r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("deploy %d apps not yet converged, in dependency order: %s", len(pending), joinList(pending)))
 		r.rep.Status = "dry-run"
@@ -109,6 +115,10 @@ func (r *run) deployOutcome(res followResult, apps []*ir.App, final map[string]a
 	}
 	rep.Metrics["converged"] = converged
 	switch {
+	case errors.Is(res.Err, context.Canceled):
+		rep.Summary = fmt.Sprintf("interrupted; workflow %s goes on in the cluster", wfName)
+		rep.recommend("Run platc %s again to follow workflow %s to its end.", r.cfg.Action, wfName)
+		return ExitFailure
 	case res.Err != nil:
 		rep.Summary = res.Err.Error()
 		rep.recommend("Run platc deploy again once the API server is reachable: it follows workflow %s if it is still running.", wfName)
@@ -119,7 +129,7 @@ func (r *run) deployOutcome(res followResult, apps []*ir.App, final map[string]a
 		return ExitFailure
 	case res.TimedOut:
 		rep.Status = "timeout"
-		rep.Summary = fmt.Sprintf("workflow %s did not finish within %s; %d of %d apps converged so far", wfName, human(r.timeout(nil)), converged, len(apps))
+		rep.Summary = fmt.Sprintf("workflow %s did not finish within %s; %d of %d apps converged so far", wfName, human(r.limit), converged, len(apps))
 		rep.recommend("Workflow %s is still running. Run platc deploy again to follow it, or set ACTION_TIMEOUT longer.", wfName)
 		return ExitTimeout
 	}

@@ -50,6 +50,8 @@ type run struct {
 	rep    *Report
 	phase  string
 	start  time.Time
+	// limit is how long platc follows the workflow, once known.
+	limit time.Duration
 }
 
 // Run performs cfg.Action and returns its exit code, after writing the
@@ -239,13 +241,15 @@ func (r *run) appPermissions() []preflight.Permission {
 // workflow's own deadline plus a grace period for the controller to mark
 // it, else six hours.
 func (r *run) timeout(deadlineSeconds *int64) time.Duration {
-	if r.cfg.Timeout > 0 {
-		return r.cfg.Timeout
+	switch {
+	case r.cfg.Timeout > 0:
+		r.limit = r.cfg.Timeout
+	case deadlineSeconds != nil && *deadlineSeconds > 0:
+		r.limit = time.Duration(*deadlineSeconds)*time.Second + 5*time.Minute
+	default:
+		r.limit = 6 * time.Hour
 	}
-	if deadlineSeconds != nil && *deadlineSeconds > 0 {
-		return time.Duration(*deadlineSeconds)*time.Second + 5*time.Minute
-	}
-	return 6 * time.Hour
+	return r.limit
 }
 
 func stackOf(a *ir.App) string {

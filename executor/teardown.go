@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -130,6 +131,10 @@ func (r *run) teardownOutcome(res followResult) int {
 	rep := r.rep
 	wfName := res.WF.Namespace + "/" + res.WF.Name
 	switch {
+	case errors.Is(res.Err, context.Canceled):
+		rep.Summary = fmt.Sprintf("interrupted; workflow %s goes on in the cluster", wfName)
+		rep.recommend("Run platc %s again to follow workflow %s to its end.", r.cfg.Action, wfName)
+		return ExitFailure
 	case res.Err != nil:
 		rep.Summary = res.Err.Error()
 		return ExitFailure
@@ -138,7 +143,7 @@ func (r *run) teardownOutcome(res followResult) int {
 		return ExitFailure
 	case res.TimedOut:
 		rep.Status = "timeout"
-		rep.Summary = fmt.Sprintf("teardown workflow %s did not finish within %s; %d removed so far", wfName, human(r.timeout(nil)), len(rep.Removed))
+		rep.Summary = fmt.Sprintf("teardown workflow %s did not finish within %s; %d removed so far", wfName, human(r.limit), len(rep.Removed))
 		rep.recommend("Workflow %s is still running. Run platc teardown again to follow it, or set ACTION_TIMEOUT longer.", wfName)
 		return ExitTimeout
 	}

@@ -628,3 +628,23 @@ func TestDeployNeedsBootstrap(t *testing.T) {
 		`"name":"argo-workflows","status":"info","message":"Argo Workflows is not installed: namespace argo-bare missing"`)
 	contains(t, "logs", r.logs, `"phase":"bootstrap","component":"Argo CD","message":"not installed: missing namespace argocd-bare"`)
 }
+
+// TestEnvironmentFile: /config/environment.yaml moves the Argo CD
+// namespace, and validate reads the Applications there.
+func TestEnvironmentFile(t *testing.T) {
+	f := newFixture(t, "envf")
+	f.primitives(t)
+	f.s.Namespace(t, "gitops-envf")
+	for _, a := range f.apps {
+		f.s.Application(t, "gitops-envf", a, "Healthy", "Synced")
+	}
+	envFile := filepath.Join(f.dir, "environment.yaml")
+	if err := os.WriteFile(envFile, []byte("name: staging\ndomain: staging.example.org\ngitRepository: https://git.example.org/p.git\ngitRevision: v2\nargocdNamespace: gitops-envf\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := f.run(t, config.Validate, testenv.AdminToken, nil)
+	expect(t, r, executor.ExitFailure, "unhealthy")
+	r = f.run(t, config.Validate, testenv.AdminToken, func(in *config.Input) { in.EnvFile = envFile })
+	expect(t, r, executor.ExitOK, "healthy")
+	contains(t, "report", r.out, `"argocd":{"name":"Argo CD","installed":true,"namespace":"gitops-envf"}`)
+}

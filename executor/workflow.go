@@ -300,6 +300,7 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 	seen := map[string]wfv1.NodePhase{}
 	lastOK := r.now()
 	var wfPhase wfv1.WorkflowPhase
+	var wfMessage string
 	var cur = wf
 	for {
 		cctx, cancel := r.client.Call(ctx)
@@ -318,10 +319,16 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 			if cur, err = fromUnstructured(u); err != nil {
 				return followResult{WF: wf, Err: err}
 			}
-			if cur.Status.Phase != wfPhase {
-				wfPhase = cur.Status.Phase
+			// The message matters while Pending: it says what the workflow
+			// waits for (the platform's mutex held by another run, say).
+			if cur.Status.Phase != wfPhase || cur.Status.Message != wfMessage {
+				wfPhase, wfMessage = cur.Status.Phase, cur.Status.Message
 				if wfPhase != "" {
-					r.log.Infof(r.phase, "workflow", "workflow %s is %s", cur.Name, wfPhase)
+					msg := ""
+					if wfMessage != "" {
+						msg = ": " + r.log.Scrub(wfMessage)
+					}
+					r.log.Infof(r.phase, "workflow", "workflow %s is %s%s", cur.Name, wfPhase, msg)
 				}
 			}
 			nodes := appNodes(cur, names)

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"regexp"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -21,13 +22,20 @@ type appStatus struct {
 	Message   string // status.health.message, or the operation's message
 	// Finalizers of an Application being deleted, for the orphan report.
 	Finalizers []string
+	// Stale says why Argo CD's sync status may not describe the current
+	// spec: the last comparison used another source, or a pinned commit
+	// was not the one compared. Empty when the status is current.
+	Stale string
 }
 
 // converged is the skip rule of the generated sync step (ARGO-NOTES §2):
 // Synced, Healthy, and the last operation did not fail.
+// It also needs the status to be current (Stale empty): a deploy right
+// after the target revision changed must not trust a comparison made
+// against the old one.
 func (s appStatus) converged() bool {
 	return s.Exists && !s.Deleting && s.Health == "Healthy" && s.Sync == "Synced" &&
-		s.Operation != "Failed" && s.Operation != "Error"
+		s.Operation != "Failed" && s.Operation != "Error" && s.Stale == ""
 }
 
 // Verdicts of validate.
@@ -91,7 +99,40 @@ func (r *run) readApps(ctx context.Context, apps []*ir.App) (map[string]appStatu
 				s.Message = m
 			}
 		}
+		s.Stale = staleness(u)
 		out[a.Name] = s
 	}
 	return out, nil
+}
+
+var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// staleness compares what Argo CD last compared (status.sync.comparedTo)
+// with the Application's spec. Argo CD refreshes on its own schedule
+// (about every three minutes), so right after the root app changed a
+// target revision, Synced may still describe the old one. Only the fields
+// that say where manifests come from are compared, so a field Argo CD
+// normalises cannot make every app look stale.
+func staleness(u *unstructured.Unstructured) string {
+	spec, _, _ := unstructured.NestedMap(u.Object, "spec", "source")
+	cmp, _, _ := unstructured.NestedMap(u.Object, "status", "sync", "comparedTo", "source")
+	if spec == nil {
+		return "" // multi-source Applications: nothing simple to compare
+	}
+	if cmp == nil {
+		return "Argo CD has not compared it with its source yet"
+	}
+	for _, k := range []string{"repoURL", "path", "chart", "targetRevision"} {
+		a, _ := spec[k].(string)
+		b, _ := cmp[k].(string)
+		if a != b {
+			return fmt.Sprintf("Argo CD last compared it with %s %q, but the spec now says %q", k, b, a)
+		}
+	}
+	if rev, _ := spec["targetRevision"].(string); fullSHA.MatchString(rev) {
+		if got, _, _ := unstructured.NestedString(u.Object, "status", "sync", "revision"); got != rev {
+			return fmt.Sprintf("Argo CD compared revision %q, not the pinned %q", got, rev)
+		}
+	}
+	return ""
 }

@@ -50,8 +50,11 @@ func (r *run) deploy(ctx context.Context) int {
 			return ExitFailure
 		}
 		for _, a := range apps {
-			if !status[a.Name].converged() {
+			if st := status[a.Name]; !st.converged() {
 				pending = append(pending, a.Name)
+				if st.Stale != "" && st.Health == "Healthy" && st.Sync == "Synced" {
+					r.log.Infof(r.phase, a.Name, "Synced and Healthy, but not current: %s", st.Stale)
+				}
 			}
 		}
 		if len(pending) == 0 {
@@ -78,7 +81,7 @@ func (r *run) deploy(ctx context.Context) int {
 		return ExitOK
 	}
 	if r.cfg.DryRun {
-		r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("deploy %d apps not yet converged, in dependency order: %s", len(pending), joinList(pending)))
+		r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("deploy %d %s not yet converged, in dependency order: %s", len(pending), plural(len(pending), "app"), joinList(pending)))
 		r.rep.Status = "dry-run"
 		r.rep.Summary = fmt.Sprintf("Phase 0 passed; a real run would submit the deploy workflow for %d %s", len(pending), plural(len(pending), "app"))
 		r.components(apps, nil, status)

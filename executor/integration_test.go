@@ -348,6 +348,14 @@ func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
 	if n := f.countWorkflows(t); n != before {
 		t.Errorf("deploy on a healthy platform created a workflow (%d → %d)", before, n)
 	}
+
+	// The root app moved api to a new revision; Argo CD has not compared
+	// it yet, so its Synced is about the old one: deploy must run.
+	f.s.Retarget(t, f.argocd, "api", "v2")
+	r = f.run(t, config.Deploy, testenv.DeployerToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, executor.ExitOK, "dry-run")
+	contains(t, "report", r.out, "deploy 1 app not yet converged, in dependency order: api")
+	contains(t, "logs", r.logs, `Argo CD last compared it with targetRevision \"v1\", but the spec now says \"v2\"`)
 }
 
 func unstructuredString(obj map[string]any, path ...string) (string, bool, error) {

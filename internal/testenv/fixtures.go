@@ -130,7 +130,9 @@ spec:
 		status["health"] = map[string]any{"status": health, "message": map[bool]string{true: "", false: name + " is " + health}[health == "Healthy"]}
 	}
 	if sync != "" {
-		status["sync"] = map[string]any{"status": sync, "revision": "0123456789abcdef0123456789abcdef01234567"}
+		src, _, _ := unstructured.NestedMap(u.Object, "spec", "source")
+		status["sync"] = map[string]any{"status": sync, "revision": "0123456789abcdef0123456789abcdef01234567",
+			"comparedTo": map[string]any{"source": src, "destination": u.Object["spec"].(map[string]any)["destination"]}}
 	}
 	u.Object["status"] = status
 	if _, err := dc.Resource(ApplicationGVR).Namespace(ns).Update(ctx, u, metav1.UpdateOptions{}); err != nil {
@@ -248,4 +250,23 @@ func (s *Server) Grant(t testing.TB, user, role string, rules []rbacv1.PolicyRul
 		Subjects:   []rbacv1.Subject{{Kind: "User", APIGroup: "rbac.authorization.k8s.io", Name: user}},
 	}, metav1.CreateOptions{})
 	ignoreExists(t, "clusterrolebinding", err)
+}
+
+// Retarget changes an Application's spec.source.targetRevision, as the
+// root app does when a new platform revision is synced, leaving the status
+// (and its comparedTo) as Argo CD last wrote it.
+func (s *Server) Retarget(t testing.TB, ns, name, revision string) {
+	t.Helper()
+	_, dc := s.Clients(t)
+	ctx := context.Background()
+	u, err := dc.Resource(ApplicationGVR).Namespace(ns).Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := unstructured.SetNestedField(u.Object, revision, "spec", "source", "targetRevision"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dc.Resource(ApplicationGVR).Namespace(ns).Update(ctx, u, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -159,25 +159,32 @@ func (r *run) submit(ctx context.Context, wf *wfv1.Workflow, dryRun bool) (*wfv1
 	return fromUnstructured(created)
 }
 
-// running finds a Workflow of this platform, action and scope that has
-// not finished, so a second executor attaches to it instead of starting a
-// competing run.
+// running finds a Workflow of this platform and action that has not
+// finished and covers the same scope, so a second executor attaches to it
+// instead of starting a competing run. A workflow without a scope label
+// was submitted from the WorkflowTemplate by someone else (the Argo Events
+// sensor, a person with the argo CLI): it runs the whole platform.
 func (r *run) running(ctx context.Context) (*wfv1.Workflow, error) {
 	p := r.cfg.Program
-	sel := fmt.Sprintf("%s=%s,%s=%s,%s=%s", LabelPlatform, p.Platform.Name, LabelAction, r.cfg.Action, LabelScope, r.cfg.Scope.Label())
+	sel := fmt.Sprintf("%s=%s,%s=%s", LabelPlatform, p.Platform.Name, LabelAction, r.cfg.Action)
 	cctx, cancel := r.client.Call(ctx)
 	defer cancel()
 	list, err := r.client.Dynamic.Resource(cluster.Workflows).Namespace(p.Platform.Workflows.Namespace).List(cctx, metav1.ListOptions{LabelSelector: sel})
 	if err != nil {
 		return nil, err
 	}
+	want := r.cfg.Scope.Label()
 	var newest *wfv1.Workflow
 	for i := range list.Items {
 		wf, err := fromUnstructured(&list.Items[i])
 		if err != nil {
 			return nil, err
 		}
-		if wf.Status.Phase.Completed() || wf.DeletionTimestamp != nil {
+		scope, ok := wf.Labels[LabelScope]
+		if !ok {
+			scope = "platform"
+		}
+		if scope != want || wf.Status.Phase.Completed() || wf.DeletionTimestamp != nil {
 			continue
 		}
 		if newest == nil || newest.CreationTimestamp.Before(&wf.CreationTimestamp) {

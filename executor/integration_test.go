@@ -656,3 +656,28 @@ func TestEnvironmentFile(t *testing.T) {
 	expect(t, r, executor.ExitOK, "healthy")
 	contains(t, "report", r.out, `"argocd":{"name":"Argo CD","installed":true,"namespace":"gitops-envf"}`)
 }
+
+// TestDeployAttachesToSensorRun: a deploy submitted by the Argo Events
+// sensor (template labels, no scope label) is followed, not duplicated.
+func TestDeployAttachesToSensorRun(t *testing.T) {
+	f := newFixture(t, "sensor")
+	f.primitives(t)
+	wf := f.s.Create(t, testenv.WorkflowGVR, f.wf, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata:
+  generateName: deploy-
+  labels: {%s: sensor, %s: deploy}
+spec:
+  workflowTemplateRef: {name: deploy}
+`, executor.LabelPlatform, executor.LabelAction), "argo-events-sensor")
+	f.s.WorkflowStatus(t, wf, "Running", "", testenv.Node{Task: "db", Phase: "Running"})
+	ch := f.async(t, config.Deploy, testenv.AdminToken, nil)
+	f.waitLog(t, "following it instead of starting another")
+	f.healthy(t)
+	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
+	r := wait(t, ch)
+	expect(t, r, executor.ExitOK, "succeeded")
+	if n := f.countWorkflows(t); n != 1 {
+		t.Errorf("%d workflows, want only the sensor's", n)
+	}
+}

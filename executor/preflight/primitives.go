@@ -36,7 +36,13 @@ func checkPrimitives(ctx context.Context, c *cluster.Client, opts ClusterOptions
 			[]string{"eventsources.argoproj.io", "sensors.argoproj.io", "eventbus.argoproj.io"}, nil, nil)
 		ev.Namespace = ""
 		r.Events = &ev
-		report("argo-events", ev)
+		if ev.Installed {
+			report("argo-events", ev)
+		} else {
+			// The platform's events block needs it; deploy does not
+			// bootstrap for it alone, since pushes are not needed to deploy.
+			r.add("argo-events", Warn, "Argo Events is not installed (%s missing); the platform's events block will not trigger deploys until it is", strings.Join(ev.Missing, ", "))
+		}
 	}
 }
 

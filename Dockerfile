@@ -11,7 +11,7 @@
 # Every version is pinned below; downloads are checked against the
 # checksums each project publishes next to its release.
 
-ARG GO_VERSION=1.25.7
+ARG GO_VERSION=1.26.8
 ARG DEBIAN=bookworm
 
 # --- platc ---------------------------------------------------------------

@@ -199,17 +199,21 @@ func (r *run) phase0(ctx context.Context, tools bool, opts preflight.ClusterOpti
 	return cr, ExitOK
 }
 
-// clusterOptions are the Phase 0 options every action shares.
+// clusterOptions are the Phase 0 options every action shares. The
+// generated templates are needed only for the whole platform: a scoped
+// workflow carries its own copy of the steps.
 func (r *run) clusterOptions(perms []preflight.Permission, templates ...string) preflight.ClusterOptions {
 	p := r.cfg.Program
-	return preflight.ClusterOptions{
+	o := preflight.ClusterOptions{
 		ArgoCDNamespace:    p.Platform.ArgoCD.Namespace,
 		WorkflowsNamespace: p.Platform.Workflows.Namespace,
 		Events:             p.Events != nil,
 		Permissions:        perms,
-		Templates:          templates,
-		ClusterTemplates:   []string{StepsTemplate},
 	}
+	if r.cfg.Scope.Kind == config.ScopePlatform {
+		o.Templates, o.ClusterTemplates = templates, []string{StepsTemplate}
+	}
+	return o
 }
 
 // basePermissions are what Phase 0 itself needs.

@@ -228,13 +228,17 @@ func basePermissions() []preflight.Permission {
 
 func (r *run) workflowPermissions() []preflight.Permission {
 	wns := r.cfg.Program.Platform.Workflows.Namespace
-	return []preflight.Permission{
+	perms := []preflight.Permission{
 		{Verb: "create", Group: "argoproj.io", Resource: "workflows", Namespace: wns, Why: "to submit the workflow"},
 		{Verb: "get", Group: "argoproj.io", Resource: "workflows", Namespace: wns, Why: "to follow it"},
 		{Verb: "list", Group: "argoproj.io", Resource: "workflows", Namespace: wns, Why: "to find a run already in progress"},
-		{Verb: "get", Group: "argoproj.io", Resource: "workflowtemplates", Namespace: wns, Why: "to check the generated templates are there"},
-		{Verb: "get", Group: "argoproj.io", Resource: "clusterworkflowtemplates", Why: "to check the generated step templates are there"},
 	}
+	if r.cfg.Scope.Kind != config.ScopePlatform {
+		return perms // a scoped workflow is compiled here, not read from templates
+	}
+	return append(perms,
+		preflight.Permission{Verb: "get", Group: "argoproj.io", Resource: "workflowtemplates", Namespace: wns, Why: "to check the generated templates are there"},
+		preflight.Permission{Verb: "get", Group: "argoproj.io", Resource: "clusterworkflowtemplates", Why: "to check the generated step templates are there"})
 }
 
 func (r *run) appPermissions() []preflight.Permission {

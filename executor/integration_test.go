@@ -592,8 +592,17 @@ func TestTeardown(t *testing.T) {
 		t.Errorf("unconfirmed teardown: exit %d, %s", r.code, r.logs)
 	}
 
-	// A real teardown that leaves one Application behind: orphans, exit 2.
+	// A dry run names what would go, dependents first, and each app's
+	// volume policy; it submits nothing.
 	f.healthy(t)
+	r = f.run(t, config.Teardown, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, executor.ExitOK, "dry-run")
+	contains(t, "report", r.out, "remove, dependents first: api, ", "volumes of db: retain", "the API server accepted it in a server-side dry run")
+	if f.countWorkflows(t) != 0 {
+		t.Error("teardown dry run submitted a workflow")
+	}
+
+	// A real teardown that leaves one Application behind: orphans, exit 2.
 	ch := f.async(t, config.Teardown, testenv.AdminToken, func(in *config.Input) { in.PVPolicy = "delete" })
 	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
 	params, _ := json.Marshal(wf.Object["spec"].(map[string]any)["arguments"])

@@ -630,6 +630,28 @@ func TestTeardown(t *testing.T) {
 	}
 	r = wait(t, ch)
 	expect(t, r, executor.ExitOK, "clean")
+
+	// The teardown workflow's own orphan report exits 2 when Applications
+	// the platform does not declare are left in its projects: the workflow
+	// fails, but the run is "orphans remain", not a failure.
+	f.s.Application(t, f.argocd, "db", "Healthy", "Synced")
+	ch = f.async(t, config.Teardown, testenv.AdminToken, nil)
+	deadline = time.Now().Add(30 * time.Second)
+	for f.countWorkflows(t) < 3 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	l, _ = dc.Resource(testenv.WorkflowGVR).Namespace(f.wf).List(context.Background(), metav1.ListOptions{})
+	for i := range l.Items {
+		if _, done := l.Items[i].Object["status"]; !done {
+			f.s.DeleteApplication(t, f.argocd, "db")
+			f.s.WorkflowStatus(t, &l.Items[i], "Failed", "child 'orphan-report' failed", testenv.Node{Task: "db", Phase: "Succeeded"},
+				testenv.Node{Task: "orphan-report", Phase: "Failed", Message: "Error (exit code 2)",
+					Outputs: map[string]string{"orphans": `[{"project":"platform","application":"legacy-ui","platform":false}]`}})
+		}
+	}
+	r = wait(t, ch)
+	expect(t, r, executor.ExitPartial, "orphans")
+	contains(t, "report", r.out, `{"kind":"Application","namespace":"argocd-down","name":"legacy-ui","reason":"left in project platform; the platform does not declare it"}`, `"failures":[]`)
 }
 
 // TestDeployNeedsBootstrap: with the Argo namespaces and templates absent,

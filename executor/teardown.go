@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -21,6 +22,12 @@ import (
 const (
 	ConfirmParam      = "confirm"
 	VolumePolicyParam = "volumes"
+	// OrphanStep is the teardown workflow's last step: it lists the
+	// Applications left in the platform's projects and exits 2 when some
+	// remain that the platform does not declare, writing them to its
+	// output parameter OrphanOutput as [{project, application, platform}].
+	OrphanStep   = "orphan-report"
+	OrphanOutput = "orphans"
 )
 
 // teardown is RFC 7.2's teardown: the confirmation was checked with the
@@ -106,7 +113,6 @@ func (r *run) teardown(ctx context.Context) int {
 		return ExitFailure
 	}
 	r.components(apps, res.Nodes, after)
-	r.stepFailures(res.Others)
 	for _, a := range present {
 		s := after[a.Name]
 		if !s.Exists {
@@ -119,15 +125,70 @@ func (r *run) teardown(ctx context.Context) int {
 		}
 		r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "Application", Namespace: r.cfg.Program.Platform.ArgoCD.Namespace, Name: a.Application, Reason: reason})
 	}
+	orphanStep := r.orphanStep(&res)
+	r.stepFailures(res.Others)
 	r.retained(ctx, apps)
 	r.stuckNamespaces(ctx, apps)
 	r.rep.Metrics["removed"] = len(r.rep.Removed)
 	r.rep.Metrics["orphans"] = len(r.rep.Orphans)
 	r.rep.Metrics["retained"] = len(r.rep.Retained)
-	return r.teardownOutcome(res)
+	return r.teardownOutcome(res, orphanStep)
 }
 
-func (r *run) teardownOutcome(res followResult) int {
+// orphanStep reads the orphan report step: true when it is the workflow's
+// only failure and it failed the way it does when orphans remain (exit 2),
+// which makes the run "orphans remain" rather than a failure. Its list
+// joins the orphan report either way, and it leaves res.Others.
+func (r *run) orphanStep(res *followResult) bool {
+	only := true
+	var step *nodeState
+	var rest []nodeState
+	for i, o := range res.Others {
+		if o.App == OrphanStep {
+			step = &res.Others[i]
+		} else {
+			rest = append(rest, o)
+			only = false
+		}
+	}
+	if step == nil {
+		return false
+	}
+	var left []struct {
+		Project     string `json:"project"`
+		Application string `json:"application"`
+		Platform    bool   `json:"platform"`
+	}
+	if err := json.Unmarshal([]byte(step.Outputs[OrphanOutput]), &left); err == nil {
+		for _, o := range left {
+			if slices.ContainsFunc(r.rep.Orphans, func(x Orphan) bool { return x.Kind == "Application" && x.Name == o.Application }) {
+				continue // already reported from the Application itself
+			}
+			reason := fmt.Sprintf("left in project %s; the platform does not declare it", o.Project)
+			if o.Platform {
+				reason = fmt.Sprintf("a platform Application still present in project %s (something re-created it)", o.Project)
+			}
+			r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "Application", Namespace: r.cfg.Program.Platform.ArgoCD.Namespace, Name: o.Application, Reason: reason})
+		}
+	}
+	for _, n := range res.Nodes {
+		if n.Phase == wfv1.NodeFailed || n.Phase == wfv1.NodeError || n.Phase == wfv1.NodeOmitted {
+			only = false
+		}
+	}
+	if only && strings.Contains(step.Message, "exit code 2") {
+		res.Others = rest
+		if len(left) == 0 {
+			r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "Application", Namespace: r.cfg.Program.Platform.ArgoCD.Namespace, Name: "(see the orphan-report step's log)",
+				Reason: "the teardown workflow's orphan report found Applications left in the platform's projects"})
+		}
+		r.log.Warnf(r.phase, OrphanStep, "the orphan report found Applications left behind")
+		return true
+	}
+	return false
+}
+
+func (r *run) teardownOutcome(res followResult, orphansOnly bool) int {
 	rep := r.rep
 	wfName := res.WF.Namespace + "/" + res.WF.Name
 	switch {
@@ -148,7 +209,7 @@ func (r *run) teardownOutcome(res followResult) int {
 		return ExitTimeout
 	}
 	r.recommendFailures(wfName)
-	if res.WF.Status.Phase != wfv1.WorkflowSucceeded {
+	if res.WF.Status.Phase != wfv1.WorkflowSucceeded && !orphansOnly {
 		if timedOut(res.WF) {
 			rep.Status = "timeout"
 			rep.Summary = fmt.Sprintf("teardown workflow %s ran out of time; %d removed, %d left", wfName, len(rep.Removed), len(rep.Orphans))

@@ -202,6 +202,21 @@ type nodeState struct {
 	StartedAt  time.Time
 	FinishedAt time.Time
 	Node       string // node name, for the failure report
+	// Outputs are the node's output parameters.
+	Outputs map[string]string
+}
+
+func outputsOf(n wfv1.NodeStatus) map[string]string {
+	if n.Outputs == nil || len(n.Outputs.Parameters) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for _, p := range n.Outputs.Parameters {
+		if p.Value != nil {
+			out[p.Name] = p.Value.String()
+		}
+	}
+	return out
 }
 
 // appNodes picks, for every app task of the workflow, its node: the node
@@ -280,7 +295,7 @@ func otherFailures(wf *wfv1.Workflow, apps map[string]bool) []nodeState {
 			(n.Phase != wfv1.NodeFailed && n.Phase != wfv1.NodeError) {
 			continue
 		}
-		out = append(out, nodeState{App: n.DisplayName, Phase: n.Phase, Message: n.Message, StartedAt: n.StartedAt.Time, FinishedAt: n.FinishedAt.Time, Node: n.Name})
+		out = append(out, nodeState{App: n.DisplayName, Phase: n.Phase, Message: n.Message, StartedAt: n.StartedAt.Time, FinishedAt: n.FinishedAt.Time, Node: n.Name, Outputs: outputsOf(n)})
 	}
 	slices.SortFunc(out, func(a, b nodeState) int { return strings.Compare(a.Node, b.Node) })
 	return out

@@ -176,6 +176,8 @@ type Node struct {
 	// Attempts > 0 makes the task a Retry node with that many Pod
 	// children, the last carrying Message.
 	Attempts int
+	// Outputs are the node's output parameters.
+	Outputs map[string]string
 }
 
 // WorkflowStatus writes the status the Argo Workflows controller would:
@@ -214,6 +216,13 @@ func (s *Server) WorkflowStatus(t testing.TB, wf *unstructured.Unstructured, pha
 		}
 		if n.Message != "" {
 			node["message"] = n.Message
+		}
+		if len(n.Outputs) > 0 {
+			var ps []any
+			for k, v := range n.Outputs {
+				ps = append(ps, map[string]any{"name": k, "value": v})
+			}
+			node["outputs"] = map[string]any{"parameters": ps}
 		}
 		if n.Attempts > 0 {
 			node["type"] = "Retry"

@@ -52,15 +52,15 @@ func (r *run) bootstrap(ctx context.Context, cr *preflight.ClusterReport) int {
 		r.rep.recommend("Run the first deploy with a cluster-admin kubeconfig; later deploys need only the permissions Phase 0 lists.")
 		return ExitFailure
 	}
-	files, err := ansibleFiles(r.cfg.Program)
+	files, err := generatedFiles(r.cfg.Program)
 	if err != nil {
 		r.rep.Summary = err.Error()
 		return ExitFailure
 	}
-	args := []string{"-i", "ansible/inventories/" + r.cfg.Program.Env.Name + "/hosts.yml", "ansible/site.yml", "--extra-vars", "@platc-vars.json"}
+	args := bootstrapArgs(r.cfg.Program.Env.Name)
 	if r.cfg.DryRun {
 		r.rep.Plan = append(r.rep.Plan,
-			fmt.Sprintf("bootstrap %s: ansible-playbook %s, from %d generated Ansible files", joinList(missing), strings.Join(args, " "), len(files)),
+			fmt.Sprintf("bootstrap %s: ansible-playbook %s in ansible/ of the %d files platc generates", joinList(missing), strings.Join(args, " "), len(files)),
 			"then submit the deploy workflow for every app in scope")
 		r.rep.Status = "dry-run"
 		r.rep.Summary = "Phase 0 passed; a real run would bootstrap the orchestration primitives first"
@@ -77,7 +77,7 @@ func (r *run) bootstrap(ctx context.Context, cr *preflight.ClusterReport) int {
 		return ExitFailure
 	}
 	r.log.Infof(r.phase, "ansible", "running ansible-playbook %s", strings.Join(args, " "))
-	if err := r.ansible(ctx, dir, args); err != nil {
+	if err := r.ansible(ctx, filepath.Join(dir, "ansible"), filepath.Join(dir, "kubeconfig"), args); err != nil {
 		r.rep.Summary = fmt.Sprintf("bootstrap failed: %v", err)
 		r.rep.recommend("Read the ansible-playbook output above (phase bootstrap); every role reports its pre-check, apply, test and validate steps. Fix the cause and run platc deploy again: Helm installs are idempotent.")
 		return ExitFailure
@@ -104,20 +104,25 @@ func (r *run) bootstrap(ctx context.Context, cr *preflight.ClusterReport) int {
 	return ExitOK
 }
 
-// ansibleFiles emits the platform's Ansible tree (RFC 6.2.1 layout) with
-// the emitters platc build uses.
-func ansibleFiles(prog *ir.Program) ([]emit.File, error) {
+// bootstrapArgs are ansible-playbook's arguments, run in ansible/ so the
+// generated ansible.cfg (roles path, inventory) applies; the variables
+// file sits one level up, outside the generated tree.
+func bootstrapArgs(env string) []string {
+	return []string{"-i", "inventories/" + env + "/hosts.yml", "site.yml", "--extra-vars", "@../platc-vars.json"}
+}
+
+// generatedFiles emits everything platc build would write for the
+// environment (generated/<env>/), since the playbooks read files beside
+// them (argocd/values.yaml, say), and checks the Ansible tree of RFC
+// 6.2.1 is there.
+func generatedFiles(prog *ir.Program) ([]emit.File, error) {
 	var out []emit.File
 	for _, e := range all.Emitters() {
 		files, err := e.Emit(prog)
 		if err != nil {
 			return nil, fmt.Errorf("generating the bootstrap playbooks: %w (this is a platc bug)", err)
 		}
-		for _, f := range files {
-			if strings.HasPrefix(f.Path, "ansible/") {
-				out = append(out, f)
-			}
-		}
+		out = append(out, files...)
 	}
 	site, inv := false, false
 	for _, f := range out {
@@ -167,9 +172,10 @@ func writeBootstrapDir(dir string, files []emit.File, kubeconfig []byte, vars ma
 	return os.WriteFile(filepath.Join(dir, "platc-vars.json"), b, 0o600)
 }
 
-// ansible runs ansible-playbook in dir with args (no shell), streaming its
-// output into the log line by line.
-func (r *run) ansible(ctx context.Context, dir string, args []string) error {
+// ansible runs ansible-playbook in dir with args (no shell) and the
+// kubeconfig file in KUBECONFIG, streaming its output into the log line
+// by line.
+func (r *run) ansible(ctx context.Context, dir, kubeconfig string, args []string) error {
 	bin, err := exec.LookPath("ansible-playbook")
 	if r.env.ToolPath != "" {
 		bin, err = lookIn("ansible-playbook", r.env.ToolPath)
@@ -186,8 +192,8 @@ func (r *run) ansible(ctx context.Context, dir string, args []string) error {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(preflight.ToolEnv(toolPath(r.env.ToolPath)),
-		"KUBECONFIG="+filepath.Join(dir, "kubeconfig"),
-		"K8S_AUTH_KUBECONFIG="+filepath.Join(dir, "kubeconfig"),
+		"KUBECONFIG="+kubeconfig,
+		"K8S_AUTH_KUBECONFIG="+kubeconfig,
 		"ANSIBLE_NOCOLOR=1", "ANSIBLE_RETRY_FILES_ENABLED=0")
 	cmd.WaitDelay = 10 * time.Second
 	out, err := cmd.StdoutPipe()

@@ -9,10 +9,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
+	"github.com/platc/platc/lang"
 )
 
 // TestAnsibleRunner runs the real ansible-playbook on a bootstrap
@@ -50,8 +52,8 @@ func TestAnsibleRunner(t *testing.T) {
 	if st, _ := os.Stat(filepath.Join(dir, "kubeconfig")); st.Mode().Perm() != 0o600 {
 		t.Errorf("kubeconfig mode %v, want 0600", st.Mode().Perm())
 	}
-	args := []string{"-i", "ansible/inventories/staging/hosts.yml", "ansible/site.yml", "--extra-vars", "@platc-vars.json"}
-	if err := r.ansible(context.Background(), dir, args); err != nil {
+	args := bootstrapArgs("staging")
+	if err := r.ansible(context.Background(), filepath.Join(dir, "ansible"), filepath.Join(dir, "kubeconfig"), args); err != nil {
 		t.Fatalf("ansible-playbook: %v\n%s", err, logs.String())
 	}
 	for _, want := range []string{"env=staging ns=argo kubeconfig-ok=True has-kubeconfig=True", "[deploy/-/ansible]"} {
@@ -67,23 +69,54 @@ func TestAnsibleRunner(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "ansible/site.yml"), []byte("- hosts: all\n  gather_facts: false\n  tasks:\n    - ansible.builtin.fail: {msg: boom}\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.ansible(context.Background(), dir, args); err == nil || !strings.Contains(err.Error(), "ansible-playbook") || !strings.Contains(logs.String(), "boom") {
+	if err := r.ansible(context.Background(), filepath.Join(dir, "ansible"), filepath.Join(dir, "kubeconfig"), args); err == nil || !strings.Contains(err.Error(), "ansible-playbook") || !strings.Contains(logs.String(), "boom") {
 		t.Errorf("failing playbook: err %v\n%s", err, logs.String())
 	}
 }
 
-// TestAnsibleFilesNeedsEmitter: without an Ansible emitter registered,
-// bootstrap says so instead of running nothing.
-func TestAnsibleFilesNeedsEmitter(t *testing.T) {
-	p := &ir.Program{Env: ir.Environment{Name: "staging"}}
-	files, err := ansibleFiles(p)
-	if err == nil {
-		if len(files) == 0 {
-			t.Fatal("no files and no error")
-		}
-		return // an Ansible emitter is registered: nothing to check here
+// TestGeneratedBootstrap lays out the example platform's real generated
+// tree as bootstrap does and has the real ansible-playbook check it
+// (--syntax-check) from there: the generated ansible.cfg, inventory and
+// roles resolve, and the variables file is found. Running it for real
+// needs Helm charts from the internet, which this machine cannot reach.
+func TestGeneratedBootstrap(t *testing.T) {
+	bin, err := exec.LookPath("ansible-playbook")
+	if err != nil {
+		t.Skip("ansible-playbook is not installed")
 	}
-	if !strings.Contains(err.Error(), "generates no Ansible playbook") {
-		t.Errorf("error: %v", err)
+	mod, diags := lang.Parse("../examples/platform.hcl")
+	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: "production"})
+	if prog == nil {
+		t.Fatal(append(diags, cdiags...))
+	}
+	files, err := generatedFiles(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ansibleN, argocdN int
+	for _, f := range files {
+		switch {
+		case strings.HasPrefix(f.Path, "ansible/"):
+			ansibleN++
+		case strings.HasPrefix(f.Path, "argocd/"):
+			argocdN++
+		}
+	}
+	if ansibleN == 0 || argocdN == 0 {
+		t.Fatalf("generated %d Ansible and %d Argo CD files", ansibleN, argocdN)
+	}
+	dir := t.TempDir()
+	var logs bytes.Buffer
+	r := &run{cfg: &config.Config{Action: config.Deploy, Program: prog}, log: logging.New(&logs, logging.Options{Action: "deploy"}),
+		env: Env{ToolPath: filepath.Dir(bin) + ":/usr/bin:/bin"}}
+	if err := writeBootstrapDir(dir, files, []byte("apiVersion: v1\nkind: Config\n"), r.bootstrapVars(dir)); err != nil {
+		t.Fatal(err)
+	}
+	args := append(bootstrapArgs("production"), "--syntax-check")
+	if err := r.ansible(context.Background(), filepath.Join(dir, "ansible"), filepath.Join(dir, "kubeconfig"), args); err != nil {
+		t.Fatalf("ansible-playbook --syntax-check on the generated tree: %v\n%s", err, logs.String())
+	}
+	if !strings.Contains(logs.String(), "playbook: site.yml") {
+		t.Errorf("unexpected output:\n%s", logs.String())
 	}
 }

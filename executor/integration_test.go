@@ -666,6 +666,12 @@ func TestDeployNeedsBootstrap(t *testing.T) {
 		"may not: create namespaces (cluster-wide) (bootstrap creates the Argo namespaces); any verb on any resource (cluster-admin)",
 		`"name":"argo-workflows","status":"info","message":"Argo Workflows is not installed: namespace argo-bare missing"`)
 	contains(t, "logs", r.logs, `"phase":"bootstrap","component":"Argo CD","message":"not installed: missing namespace argocd-bare"`)
+
+	// A cluster admin's dry run says what bootstrap would run, and runs
+	// nothing.
+	r = f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, executor.ExitOK, "dry-run")
+	contains(t, "report", r.out, "bootstrap Argo CD (namespace argocd-bare) and Argo Workflows (namespace argo-bare): ansible-playbook -i inventories/staging/hosts.yml site.yml --extra-vars @../platc-vars.json")
 }
 
 // TestEnvironmentFile: /config/environment.yaml moves the Argo CD

@@ -5,7 +5,7 @@ package executor_test
 // controllers, kubelets and an earlier install would have written (node
 // and pod status, WorkflowTemplates, Workflow status and nodes,
 // Application status) is written by the tests through testenv's fixture
-// helpers, each object labelled platc.dev/test-fixture.
+// helpers, each object labelled platc.io/test-fixture.
 
 import (
 	"bytes"
@@ -703,10 +703,10 @@ func TestDeployAttachesToSensorRun(t *testing.T) {
 kind: Workflow
 metadata:
   generateName: deploy-
-  labels: {%s: sensor, %s: deploy}
+  labels: {%s: deploy, platc.io/trigger: git-push}
 spec:
   workflowTemplateRef: {name: deploy}
-`, executor.LabelPlatform, executor.LabelAction), "argo-events-sensor")
+`, executor.LabelAction), "argo-events-sensor")
 	f.s.WorkflowStatus(t, wf, "Running", "", testenv.Node{Task: "db", Phase: "Running"})
 	ch := f.async(t, config.Deploy, testenv.AdminToken, nil)
 	f.waitLog(t, "following it instead of starting another")

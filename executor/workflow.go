@@ -27,12 +27,12 @@ import (
 // Labels platc puts on the Workflows it submits, so a later run can find
 // a run still in progress (statelessly: the cluster remembers, not platc).
 const (
-	LabelPlatform    = "platc.dev/platform"
-	LabelEnvironment = "platc.dev/environment"
-	LabelAction      = "platc.dev/action"
-	LabelScope       = "platc.dev/scope"
-	AnnotationTrace  = "platc.dev/trace-id"
-	AnnotationSpan   = "platc.dev/span-id"
+	LabelPlatform    = "platc.io/platform"
+	LabelEnvironment = "platc.io/environment"
+	LabelAction      = "platc.io/workflow" // the template it runs: deploy or teardown
+	LabelScope       = "platc.io/scope"
+	AnnotationTrace  = "platc.io/trace-id"
+	AnnotationSpan   = "platc.io/span-id"
 )
 
 // Names of what platc build generates in the workflows namespace (the
@@ -161,12 +161,15 @@ func (r *run) submit(ctx context.Context, wf *wfv1.Workflow, dryRun bool) (*wfv1
 
 // running finds a Workflow of this platform and action that has not
 // finished and covers the same scope, so a second executor attaches to it
-// instead of starting a competing run. A workflow without a scope label
-// was submitted from the WorkflowTemplate by someone else (the Argo Events
-// sensor, a person with the argo CLI): it runs the whole platform.
+// instead of starting a competing run. Workflows created from the
+// template by someone else (the bootstrap's last role, the Argo Events
+// sensor, a person with the argo CLI) carry platc.io/workflow but no
+// scope label, and the platform label only once the controller has
+// applied the template's workflowMetadata: they run the whole platform of
+// this namespace.
 func (r *run) running(ctx context.Context) (*wfv1.Workflow, error) {
 	p := r.cfg.Program
-	sel := fmt.Sprintf("%s=%s,%s=%s", LabelPlatform, p.Platform.Name, LabelAction, r.cfg.Action)
+	sel := fmt.Sprintf("%s=%s", LabelAction, r.cfg.Action)
 	cctx, cancel := r.client.Call(ctx)
 	defer cancel()
 	list, err := r.client.Dynamic.Resource(cluster.Workflows).Namespace(p.Platform.Workflows.Namespace).List(cctx, metav1.ListOptions{LabelSelector: sel})
@@ -179,6 +182,9 @@ func (r *run) running(ctx context.Context) (*wfv1.Workflow, error) {
 		wf, err := fromUnstructured(&list.Items[i])
 		if err != nil {
 			return nil, err
+		}
+		if pl, ok := wf.Labels[LabelPlatform]; ok && pl != p.Platform.Name {
+			continue
 		}
 		scope, ok := wf.Labels[LabelScope]
 		if !ok {

@@ -18,7 +18,7 @@ import (
 
 // FixtureLabel marks every object a test writes in place of a controller
 // or of an earlier install, so nobody mistakes it for platc's own work.
-const FixtureLabel = "platc.dev/test-fixture"
+const FixtureLabel = "platc.io/test-fixture"
 
 // GVRs the fixtures write.
 var (

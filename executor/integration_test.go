@@ -25,10 +25,13 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
 	"github.com/platc/platc/internal/testenv"
+	"github.com/platc/platc/lang"
 )
 
 func TestMain(m *testing.M) {
@@ -127,40 +130,25 @@ app "api" {
 }
 
 // primitives installs what a bootstrapped cluster has: the Argo
-// namespaces and the templates platc build generates (fixtures standing
-// in for the bootstrap and for Argo CD syncing generated/).
+// namespaces, and the workflows platc build generates for this platform
+// (generated/<env>/workflows/), applied through the API as Argo CD would
+// sync them, so the real templates meet the real CRD schemas.
 func (f *fixture) primitives(t *testing.T) {
 	f.s.Namespace(t, f.argocd)
 	f.s.Namespace(t, f.wf)
-	for _, name := range []string{executor.DeployTemplate, executor.TeardownTemplate} {
-		f.s.Create(t, testenv.WorkflowTemplateGVR, f.wf, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
-kind: WorkflowTemplate
-metadata: {name: %s, namespace: %s}
-spec:
-  entrypoint: main
-  activeDeadlineSeconds: 3600
-  arguments:
-    parameters:
-    - {name: confirm}
-    - {name: volumes, value: per-app}
-  templates:
-  - name: main
-    dag:
-      tasks:
-      - name: db
-        templateRef: {name: platc-argocd, template: sync-and-wait, clusterScope: true}
-`, name, f.wf), "platc-build-output")
+	mod, diags := lang.Parse(f.dir)
+	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: "staging"})
+	if prog == nil {
+		t.Fatal(append(diags, cdiags...))
 	}
-	_, dc := f.s.Clients(t)
-	if _, err := dc.Resource(testenv.ClusterTemplateGVR).Get(context.Background(), executor.StepsTemplate, metav1.GetOptions{}); err != nil {
-		f.s.Create(t, testenv.ClusterTemplateGVR, "", `apiVersion: argoproj.io/v1alpha1
-kind: ClusterWorkflowTemplate
-metadata: {name: platc-argocd}
-spec:
-  templates:
-  - name: sync-and-wait
-    script: {image: "platc:test", command: [bash], source: "true"}
-`, "platc-build-output")
+	files, err := argo.Emitter{}.Emit(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		for _, doc := range strings.Split(string(file.Data), "\n---\n") {
+			f.s.Apply(t, doc, "platc-build-output")
+		}
 	}
 }
 
@@ -717,4 +705,62 @@ spec:
 	if n := f.countWorkflows(t); n != 1 {
 		t.Errorf("%d workflows, want only the sensor's", n)
 	}
+}
+
+// TestScopedDeploy: a stack or app scope runs a workflow compiled on the
+// spot (not the deploy template): it checks the dependencies outside the
+// scope are Healthy, then deploys only the scope.
+func TestScopedDeploy(t *testing.T) {
+	f := newFixture(t, "scoped")
+	f.primitives(t)
+
+	// app:api depends on db and cache, outside the scope. The check of
+	// cache fails: nothing in scope is deployed, exit 1, and the report
+	// names the failed check.
+	ch := f.async(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.TargetScope = "app:api" })
+	wf := f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
+	if wf.GetLabels()[executor.LabelScope] != "app.api" || !strings.HasPrefix(wf.GetName(), "deploy-api-") {
+		t.Errorf("scoped workflow %s labels %v", wf.GetName(), wf.GetLabels())
+	}
+	spec, _ := json.Marshal(wf.Object["spec"])
+	contains(t, "scoped workflow", string(spec), `"name":"check-healthy"`, `"name":"sync-and-wait"`)
+	if strings.Contains(string(spec), "workflowTemplateRef") {
+		t.Error("a scoped workflow must be compiled, not run from the deploy template")
+	}
+	f.s.WorkflowStatus(t, wf, "Failed", "child 'checks' failed",
+		testenv.Node{Task: "db", Phase: "Succeeded"},
+		testenv.Node{Task: "cache", Phase: "Failed", Message: "Error (exit code 1)"},
+		testenv.Node{Task: "api", Phase: "Omitted"})
+	r := wait(t, ch)
+	expect(t, r, executor.ExitFailure, "failed")
+	contains(t, "report", r.out, `"step":"cache"`, "A failed check of a dependency outside TARGET_SCOPE means that app is not Healthy")
+	if n := len(r.report["components"].([]any)); n != 1 {
+		t.Errorf("app:api reports %d components, want 1", n)
+	}
+
+	// stack:data has no dependency outside it.
+	ch = f.async(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.TargetScope = "stack:data" })
+	wf = f.s.WaitWorkflow(t, f.wf, f.selector("deploy")+","+executor.LabelScope+"=stack.data", 30*time.Second)
+	f.s.Application(t, f.argocd, "db", "Healthy", "Synced")
+	f.s.Application(t, f.argocd, "cache", "Healthy", "Synced")
+	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"})
+	r = wait(t, ch)
+	expect(t, r, executor.ExitOK, "succeeded")
+}
+
+// TestScopedTeardown: removing app:db first checks its dependents outside
+// the scope are gone; the workflow carries the confirmation and the
+// volume policy.
+func TestScopedTeardown(t *testing.T) {
+	f := newFixture(t, "scopedown")
+	f.primitives(t)
+	f.healthy(t)
+	ch := f.async(t, config.Teardown, testenv.AdminToken, func(in *config.Input) { in.TargetScope = "app:db"; in.PVPolicy = "snapshot" })
+	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
+	args, _ := json.Marshal(wf.Object["spec"].(map[string]any)["arguments"])
+	contains(t, "workflow arguments", string(args), `"name":"confirm","value":"scopedown"`, `"name":"volumes","value":"snapshot"`)
+	f.s.WorkflowStatus(t, wf, "Failed", "", testenv.Node{Task: "api", Phase: "Failed", Message: "Error (exit code 1)"}, testenv.Node{Task: "db", Phase: "Omitted"})
+	r := wait(t, ch)
+	expect(t, r, executor.ExitFailure, "failed")
+	contains(t, "report", r.out, `"step":"api"`, `"orphans":[{"kind":"Application","namespace":"argocd-scopedown","name":"db","reason":"still exists"}]`)
 }

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/preflight"
 )
@@ -20,8 +21,8 @@ import (
 // contract): confirm must equal the platform name, volumes overrides every
 // app's volume policy.
 const (
-	ConfirmParam      = "confirm"
-	VolumePolicyParam = "volumes"
+	ConfirmParam      = argo.ParamConfirm
+	VolumePolicyParam = argo.ParamVolumes
 	// OrphanStep is the teardown workflow's last step: it lists the
 	// Applications left in the platform's projects and exits 2 when some
 	// remain that the platform does not declare, writing them to its

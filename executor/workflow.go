@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor/cluster"
 	"github.com/platc/platc/executor/config"
 )
@@ -35,13 +36,13 @@ const (
 	AnnotationSpan   = "platc.io/span-id"
 )
 
-// Names of what platc build generates in the workflows namespace (the
-// contract with the Argo Workflows emitter).
+// Names of what platc build generates in the workflows namespace, as the
+// Argo Workflows emitter defines them.
 const (
-	DeployTemplate   = "deploy"
-	TeardownTemplate = "teardown"
-	ValidateTemplate = "validate"
-	StepsTemplate    = "platc-argocd" // ClusterWorkflowTemplate
+	DeployTemplate   = argo.DeployTemplate
+	TeardownTemplate = argo.TeardownTemplate
+	ValidateTemplate = argo.ValidateTemplate
+	StepsTemplate    = argo.ClusterTemplate // ClusterWorkflowTemplate
 )
 
 // platformWorkflow is the Workflow that runs a whole-platform action: a
@@ -52,15 +53,21 @@ func platformWorkflow(cfg *config.Config, template string, params map[string]str
 		TypeMeta: metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow"},
 		Spec:     wfv1.WorkflowSpec{WorkflowTemplateRef: &wfv1.WorkflowTemplateRef{Name: template}},
 	}
-	names := make([]string, 0, len(params))
-	for k := range params {
-		names = append(names, k)
-	}
-	slices.Sort(names)
-	for _, k := range names {
+	for _, k := range sortedKeys(params) {
 		wf.Spec.Arguments.Parameters = append(wf.Spec.Arguments.Parameters, wfv1.Parameter{Name: k, Value: wfv1.AnyStringPtr(params[k])})
 	}
 	return wf
+}
+
+// sortedKeys returns m's keys in order, so the arguments of a workflow
+// come out the same every time.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // stamp names and labels a Workflow for this run.

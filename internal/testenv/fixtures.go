@@ -9,10 +9,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/restmapper"
 	"sigs.k8s.io/yaml"
 )
 
@@ -277,5 +280,52 @@ func (s *Server) Retarget(t testing.TB, ns, name, revision string) {
 	}
 	if _, err := dc.Resource(ApplicationGVR).Namespace(ns).Update(ctx, u, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Apply creates or replaces the object of one YAML document (any kind the
+// server knows), labelled as a fixture, the way Argo CD applies what it
+// syncs. Empty documents are ignored.
+func (s *Server) Apply(t testing.TB, manifest, role string) {
+	t.Helper()
+	var obj map[string]any
+	if err := yaml.Unmarshal([]byte(manifest), &obj); err != nil {
+		t.Fatalf("fixture yaml: %v", err)
+	}
+	if len(obj) == 0 {
+		return
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	labels := u.GetLabels()
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[FixtureLabel] = role
+	u.SetLabels(labels)
+	kc, dc := s.Clients(t)
+	gvk := u.GroupVersionKind()
+	groups, err := restmapper.GetAPIGroupResources(kc.Discovery())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := restmapper.NewDiscoveryRESTMapper(groups).RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		t.Fatalf("fixture %s: %v", gvk, err)
+	}
+	var ri dynamic.ResourceInterface = dc.Resource(m.Resource)
+	if m.Scope.Name() == meta.RESTScopeNameNamespace {
+		ri = dc.Resource(m.Resource).Namespace(u.GetNamespace())
+	}
+	ctx := context.Background()
+	if cur, err := ri.Get(ctx, u.GetName(), metav1.GetOptions{}); err == nil {
+		u.SetResourceVersion(cur.GetResourceVersion())
+		_, err = ri.Update(ctx, u, metav1.UpdateOptions{})
+		if err != nil {
+			t.Fatalf("fixture update %s %s: %v", gvk.Kind, u.GetName(), err)
+		}
+		return
+	}
+	if _, err := ri.Create(ctx, u, metav1.CreateOptions{}); err != nil {
+		t.Fatalf("fixture create %s %s: %v", gvk.Kind, u.GetName(), err)
 	}
 }

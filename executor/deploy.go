@@ -71,6 +71,9 @@ func (r *run) deploy(ctx context.Context) int {
 	}
 
 	r.phase = "orchestration"
+	if cur == nil && r.cfg.Scope.Kind == config.ScopePlatform {
+		r.checkDrift(ctx, DeployTemplate)
+	}
 	wf, attached, code := r.launch(ctx, DeployTemplate, nil, cur)
 	if code != ExitOK || wf == nil {
 		return code

@@ -320,6 +320,9 @@ func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
 	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
 	r := wait(t, ch)
 	expect(t, r, executor.ExitOK, "succeeded")
+	if strings.Contains(r.logs, "differs from the one this platform source generates") {
+		t.Error("the generated templates were applied unchanged, yet platc reports drift")
+	}
 	contains(t, "logs", r.logs, `"phase":"orchestration","component":"db","message":"running"`, `"component":"api","message":"succeeded in`,
 		`"trace_id":"trace-ok"`, "progress: 3 of 3 apps done")
 	comps := r.report["components"].([]any)
@@ -336,6 +339,23 @@ func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
 	if n := f.countWorkflows(t); n != before {
 		t.Errorf("deploy on a healthy platform created a workflow (%d → %d)", before, n)
 	}
+
+	// The platform source changes (api's timeouts) but nobody rebuilt the
+	// templates: the run goes on with the cluster's, and says so.
+	src, _ := os.ReadFile(filepath.Join(f.dir, "platform.hcl"))
+	edited := strings.Replace(string(src), `depends_on = [stack.data]`, "depends_on = [stack.data]\n  timeouts {\n    sync = \"17m\"\n  }", 1)
+	if err := os.WriteFile(filepath.Join(f.dir, "platform.hcl"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.s.Retarget(t, f.argocd, "db", "v1b")
+	r = f.run(t, config.Deploy, testenv.DeployerToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, executor.ExitOK, "dry-run")
+	contains(t, "logs", r.logs, "differs from the one this platform source generates")
+	contains(t, "report", r.out, "run 'platc build', commit generated/")
+	if err := os.WriteFile(filepath.Join(f.dir, "platform.hcl"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.s.Retarget(t, f.argocd, "db", "v1")
 
 	// The root app moved api to a new revision; Argo CD has not compared
 	// it yet, so its Synced is about the old one: deploy must run.

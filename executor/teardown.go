@@ -83,6 +83,9 @@ func (r *run) teardown(ctx context.Context) int {
 		r.rep.Summary = fmt.Sprintf("cannot list workflows: %s", r.client.Explain(err))
 		return ExitFailure
 	}
+	if cur == nil && r.cfg.Scope.Kind == config.ScopePlatform {
+		r.checkDrift(ctx, TeardownTemplate)
+	}
 	wf, attached, code := r.launch(ctx, TeardownTemplate, params, cur)
 	if code != ExitOK || wf == nil {
 		return code

@@ -5,8 +5,10 @@ import (
 	"os"
 	"testing"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/kubernetes"
 )
 
 func TestMain(m *testing.M) {
@@ -29,5 +31,11 @@ func TestServer(t *testing.T) {
 			t.Errorf("listing %s: %v", gvr, err)
 		}
 	}
-	_ = dc
+	nobody, err := kubernetes.NewForConfig(s.Rest(NobodyToken))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nobody.CoreV1().Namespaces().List(ctx, metav1.ListOptions{}); !apierrors.IsForbidden(err) {
+		t.Errorf("a user with no role listed namespaces: %v", err)
+	}
 }

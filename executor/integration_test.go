@@ -438,8 +438,10 @@ func TestDeployTimeouts(t *testing.T) {
 	// is up. A later run attaches to it rather than starting another.
 	f2 := newFixture(t, "slow")
 	f2.primitives(t)
-	ch = f2.async(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.Timeout = "2s" })
+	// No controller picks the workflow up at first: platc says so.
+	ch = f2.async(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.Timeout = "6s" })
 	wf = f2.s.WaitWorkflow(t, f2.wf, f2.selector("deploy"), 30*time.Second)
+	f2.waitLog(t, "has not been picked up by the workflow controller yet")
 	f2.s.WorkflowStatus(t, wf, "Running", "", testenv.Node{Task: "db", Phase: "Running"})
 	r = wait(t, ch)
 	expect(t, r, executor.ExitTimeout, "timeout")

@@ -336,6 +336,9 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 	lastOK := r.now()
 	var wfPhase wfv1.WorkflowPhase
 	var wfMessage string
+	// A workflow the controller has not touched after a dozen polls (a
+	// minute at the default interval) usually means no controller runs.
+	pickup, warned := r.now().Add(12*r.env.PollInterval), false
 	var cur = wf
 	for {
 		cctx, cancel := r.client.Call(ctx)
@@ -365,6 +368,10 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 					}
 					r.log.Infof(r.phase, "workflow", "workflow %s is %s%s", cur.Name, wfPhase, msg)
 				}
+			}
+			if cur.Status.Phase == "" && !warned && r.now().After(pickup) {
+				warned = true
+				r.log.Warnf(r.phase, "workflow", "workflow %s has not been picked up by the workflow controller yet; is the Argo Workflows controller running in the cluster?", cur.Name)
 			}
 			nodes := appNodes(cur, names)
 			r.progress(apps, nodes, seen)

@@ -148,6 +148,9 @@ func commands() []*cli.Command {
 		graphCommand(),
 		testCommand(),
 		versionCommand(),
+		deployCommand(),
+		validateCommand(),
+		teardownCommand(),
 	}
 }
 

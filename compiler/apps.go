@@ -110,6 +110,7 @@ func (c *compilation) apps() {
 		c.prog.Apps = append(c.prog.Apps, a)
 	}
 	c.finishHealth(used)
+	c.uniqueApplications(byIndex)
 	if s.order == nil {
 		return
 	}
@@ -255,6 +256,13 @@ func (c *compilation) source(ls *lang.Source) *ir.Source {
 		}
 		if ls.TargetRevision == nil {
 			s.TargetRevision = c.prog.Platform.Git.Revision
+			// The platform's revision names a commit of the platform's
+			// repository; in another repository it means nothing, or worse,
+			// something else.
+			if s.RepoURL != c.prog.Platform.Git.RepoURL {
+				c.diags = append(c.diags, diag.Error(ls.RepoURL.Expr.Range(), "Missing target revision",
+					fmt.Sprintf("This path source reads %s, not the platform repository, so the platform's revision %q does not apply to it. Add target_revision with a tag or commit of that repository.", s.RepoURL, c.prog.Platform.Git.Revision)))
+			}
 		}
 	default:
 		c.diags = append(c.diags, diag.Error(ls.DeclRange, "Empty source",
@@ -337,5 +345,29 @@ func (c *compilation) customResources(la *lang.App, a *ir.App) {
 		seen[kind] = true
 		group, name, _ := strings.Cut(kind, "/")
 		a.CustomResources = append(a.CustomResources, ir.CustomResource{Group: group, Kind: name, Range: x.Range()})
+	}
+}
+
+// uniqueApplications reports two apps that would drive the same Argo CD
+// Application: both deploy tasks would sync it, and teardown would delete
+// it twice. Apps are visited in declaration order, so the later one is
+// reported.
+func (c *compilation) uniqueApplications(byIndex []*ir.App) {
+	first := make(map[string]*ir.App, len(byIndex))
+	for i, a := range byIndex {
+		if a == nil {
+			continue
+		}
+		prev, ok := first[a.Application]
+		if !ok {
+			first[a.Application] = a
+			continue
+		}
+		at := a.NameRange
+		if attr := c.s.apps[i].Application; attr != nil {
+			at = attr.Expr.Range()
+		}
+		c.diags = append(c.diags, diag.Error(at, "Duplicate Argo CD Application",
+			fmt.Sprintf("app %q and app %q (%s) both name the Argo CD Application %q, so both would sync and delete it. Give one of them its own application name.", a.Name, prev.Name, diag.At(prev.NameRange), a.Application)))
 	}
 }

@@ -1,6 +1,9 @@
 package health
 
-import "strings"
+import (
+	"cmp"
+	"strings"
+)
 
 // eval computes n over obj in Go. It is total: every expression has a
 // value on every object, as the Lua must (a Lua error would make Argo CD
@@ -104,35 +107,28 @@ func compare(op string, a, b any) bool {
 	}
 	switch x := a.(type) {
 	case float64:
-		y, ok := b.(float64)
-		if !ok {
-			return false
-		}
-		switch op {
-		case "<":
-			return x < y
-		case "<=":
-			return x <= y
-		case ">":
-			return x > y
-		case ">=":
-			return x >= y
+		if y, ok := b.(float64); ok {
+			return ordered(op, x, y)
 		}
 	case string:
-		y, ok := b.(string)
-		if !ok {
-			return false
+		if y, ok := b.(string); ok {
+			return ordered(op, x, y)
 		}
-		switch op {
-		case "<":
-			return x < y
-		case "<=":
-			return x <= y
-		case ">":
-			return x > y
-		case ">=":
-			return x >= y
-		}
+	}
+	return false
+}
+
+// ordered applies an ordering operator to two values of one type.
+func ordered[T cmp.Ordered](op string, x, y T) bool {
+	switch op {
+	case "<":
+		return x < y
+	case "<=":
+		return x <= y
+	case ">":
+		return x > y
+	case ">=":
+		return x >= y
 	}
 	return false
 }

@@ -152,6 +152,9 @@ func commands() []*cli.Command {
 		graphCommand(),
 		testCommand(),
 		versionCommand(),
+		deployCommand(),
+		validateCommand(),
+		teardownCommand(),
 	}
 }
 

@@ -60,14 +60,7 @@ func human(d time.Duration) string {
 	if d == 0 {
 		return "0m"
 	}
-	s := d.Round(time.Second).String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
+	return ir.FormatDuration(d)
 }
 
 func stackName(a *ir.App) string {

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -68,9 +67,9 @@ func deleteValues(a *ir.App) map[string]string {
 
 func retryValues(v map[string]string, r ir.Retry) {
 	v["retry-limit"] = strconv.Itoa(r.Limit)
-	v["retry-backoff"] = goDuration(r.Backoff)
+	v["retry-backoff"] = ir.FormatDuration(r.Backoff)
 	v["retry-factor"] = strconv.Itoa(max(r.Factor, 1))
-	v["retry-cap"] = goDuration(r.MaxBackoff)
+	v["retry-cap"] = ir.FormatDuration(r.MaxBackoff)
 }
 
 // syncWorstCase is the longest an app's deploy task can take: every
@@ -123,19 +122,6 @@ func expectRevision(a *ir.App) string {
 // argocd CLI's --timeout and coreutils timeout take.
 func seconds(d time.Duration) string {
 	return strconv.FormatInt(max(int64((d+time.Second-1)/time.Second), 1), 10)
-}
-
-// goDuration renders a duration as Argo's backoff fields read it: "30s",
-// "5m", "1h30m".
-func goDuration(d time.Duration) string {
-	s := d.Round(time.Second).String()
-	if strings.HasSuffix(s, "m0s") {
-		s = strings.TrimSuffix(s, "0s")
-	}
-	if strings.HasSuffix(s, "h0m") {
-		s = strings.TrimSuffix(s, "0m")
-	}
-	return s
 }
 
 // defaults holds, for each template, the default of each optional input:

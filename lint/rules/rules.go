@@ -151,15 +151,6 @@ func exprRange(a *hcl.Attribute, fallback hcl.Range) hcl.Range {
 }
 
 // human formats a duration as people write timeouts: "30m", "1h30m".
-func human(d time.Duration) string {
-	s := d.String()
-	if len(s) > 2 && s[len(s)-2:] == "0s" && d >= time.Minute {
-		s = s[:len(s)-2]
-	}
-	if len(s) > 2 && s[len(s)-2:] == "0m" && d >= time.Hour {
-		s = s[:len(s)-2]
-	}
-	return s
-}
+func human(d time.Duration) string { return ir.FormatDuration(d) }
 
 func quote(s string) string { return strconv.Quote(s) }

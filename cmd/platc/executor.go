@@ -1,0 +1,196 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/urfave/cli/v2"
+
+	"github.com/platc/platc/executor"
+	"github.com/platc/platc/executor/config"
+	"github.com/platc/platc/executor/logging"
+	"github.com/platc/platc/report"
+)
+
+// The executor verbs (deploy, validate, teardown) share their flags. Each
+// flag mirrors an environment variable of RFC 7.1; the flag wins when both
+// are given. KUBECONFIG_DATA has no flag on purpose: a credential on a
+// command line is visible to every user of the machine through ps.
+
+type envVarFlag struct {
+	flag cli.Flag
+	name string // flag name
+	env  string // environment variable
+}
+
+func stringEnvFlag(name, env, usage string) envVarFlag {
+	return envVarFlag{&cli.StringFlag{Name: name, Usage: usage + " (env " + env + ")"}, name, env}
+}
+
+func executorFlags(action config.Action) []envVarFlag {
+	fs := []envVarFlag{
+		stringEnvFlag("platform", "PLATFORM_PATH", "platform source: a directory of *.hcl files or one file (default "+config.DefaultPlatformPath+")"),
+		stringEnvFlag("environment", "ENVIRONMENT", "environment block to use (required)"),
+		stringEnvFlag("scope", "TARGET_SCOPE", "platform, stack:<name> or app:<name> (default platform)"),
+		stringEnvFlag("kubeconfig-path", "KUBECONFIG_PATH", "path to a kubeconfig; or set KUBECONFIG_DATA to a base64-encoded one"),
+		{&cli.BoolFlag{Name: "dry-run", Usage: "check everything, change nothing, print what would be done (env DRY_RUN=true)"}, "dry-run", "DRY_RUN"},
+		stringEnvFlag("log-level", "LOG_LEVEL", "debug, info, warn or error (default info)"),
+		stringEnvFlag("log-format", "LOG_FORMAT", "text or json (default text); json also makes the report one JSON line"),
+		stringEnvFlag("trace-id", "TRACE_ID", "parent trace id, copied into every log line and onto the workflow"),
+		stringEnvFlag("span-id", "SPAN_ID", "parent span id, as --trace-id"),
+		stringEnvFlag("environment-config", "ENVIRONMENT_CONFIG", "environment file of RFC 7.4 (default "+config.DefaultEnvFile+", optional)"),
+		stringEnvFlag("secrets-dir", "SECRETS_DIR", "directory of credential files (default "+config.DefaultSecretsDir+", optional)"),
+		stringEnvFlag("timeout", "ACTION_TIMEOUT", "longest the action may take, such as 2h (default: the workflow's own deadline plus 5m)"),
+	}
+	if action == config.Teardown {
+		fs = append(fs,
+			stringEnvFlag("confirm", "TEARDOWN_CONFIRM", "the platform name, to confirm the teardown (required)"),
+			stringEnvFlag("pv-policy", "PV_POLICY", "retain, delete or snapshot (default: each app's own policy, retain unless set)"))
+	}
+	return fs
+}
+
+// Hidden tuning flags, for tests and slow clusters.
+var (
+	pollFlag = &cli.DurationFlag{Name: "poll-interval", Value: 5 * time.Second, Hidden: true}
+	callFlag = &cli.DurationFlag{Name: "call-timeout", Value: 15 * time.Second, Hidden: true}
+)
+
+func executorCommand(action config.Action, usage, description string) *cli.Command {
+	efs := executorFlags(action)
+	flags := make([]cli.Flag, 0, len(efs)+2)
+	for _, f := range efs {
+		flags = append(flags, f.flag)
+	}
+	flags = append(flags, pollFlag, callFlag)
+	return &cli.Command{
+		Name:        string(action),
+		Usage:       usage,
+		Description: description,
+		Flags:       flags,
+		Action: func(c *cli.Context) error {
+			if c.Args().Present() {
+				return usagef("%s takes no arguments; name the platform with --platform or PLATFORM_PATH (got %q)", action, strings.Join(c.Args().Slice(), " "))
+			}
+			return exitWith(runExecutor(c, action, efs))
+		},
+	}
+}
+
+// input collects the raw configuration: each flag if given, else its
+// environment variable.
+func input(c *cli.Context, action config.Action, efs []envVarFlag) config.Input {
+	get := func(name string) string {
+		for _, f := range efs {
+			if f.name != name {
+				continue
+			}
+			if c.IsSet(name) {
+				if _, ok := f.flag.(*cli.BoolFlag); ok {
+					return fmt.Sprint(c.Bool(name))
+				}
+				return c.String(name)
+			}
+			return os.Getenv(f.env)
+		}
+		return ""
+	}
+	return config.Input{
+		Action:          action,
+		KubeconfigData:  os.Getenv("KUBECONFIG_DATA"),
+		KubeconfigPath:  get("kubeconfig-path"),
+		Environment:     get("environment"),
+		TargetScope:     get("scope"),
+		DryRun:          get("dry-run"),
+		LogLevel:        get("log-level"),
+		LogFormat:       get("log-format"),
+		TraceID:         get("trace-id"),
+		SpanID:          get("span-id"),
+		PlatformPath:    get("platform"),
+		EnvFile:         get("environment-config"),
+		SecretsDir:      get("secrets-dir"),
+		TeardownConfirm: get("confirm"),
+		PVPolicy:        get("pv-policy"),
+		Timeout:         get("timeout"),
+	}
+}
+
+func runExecutor(c *cli.Context, action config.Action, efs []envVarFlag) int {
+	cfg, probs := config.Load(input(c, action, efs))
+	log := logging.New(c.App.ErrWriter, logging.Options{
+		Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: cfg.TraceID, SpanID: cfg.SpanID,
+	})
+	log.Redact(cfg.Secrets...)
+	if !probs.Empty() {
+		return configProblems(c, cfg, probs, log)
+	}
+	// Warnings from the compiler are worth seeing, not worth stopping for.
+	for _, d := range probs.Diags {
+		log.Warnf("config", "platform", "%s", diagLine(d))
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return executor.Run(ctx, cfg, executor.Env{
+		Stdout:       c.App.Writer,
+		Log:          log,
+		PollInterval: c.Duration("poll-interval"),
+		CallTimeout:  c.Duration("call-timeout"),
+		UserAgent:    "platc/" + platcVersion(),
+	})
+}
+
+// configProblems reports every configuration problem and returns exit 3:
+// one log line per problem, the platform's diagnostics with source
+// snippets (text) or as log lines (json), and a report saying "invalid".
+func configProblems(c *cli.Context, cfg *config.Config, probs *config.Problems, log *logging.Logger) int {
+	for _, p := range probs.Errors {
+		log.Errorf("config", "platc", "%s", p)
+	}
+	errs, _ := report.Counts(probs.Diags)
+	if errs > 0 {
+		if cfg.LogFormat == logging.JSON || cfg.Module == nil {
+			for _, d := range probs.Diags {
+				log.Errorf("config", "platform", "%s", diagLine(d))
+			}
+		} else {
+			_ = report.Text(c.App.ErrWriter, cfg.Module.Files, probs.Diags, report.TextOptions{Color: colorFor(c.App.ErrWriter)})
+		}
+	}
+	n := len(probs.Errors) + errs
+	rep := &executor.Report{
+		Action: string(cfg.Action), Status: "invalid", StartedAt: time.Now().UTC().Truncate(time.Second), ExitCode: exitInvalid, Scope: cfg.Scope.String(),
+		Summary:    fmt.Sprintf("invalid configuration: %d %s; nothing was done", n, pluralize(n, "problem")),
+		Problems:   probs.Errors,
+		Components: []executor.Component{}, Failures: []executor.Failure{}, Metrics: map[string]int{},
+		Recommend: []string{"Fix the configuration problems above and run again; see 'platc " + string(cfg.Action) + " --help' for every setting."},
+	}
+	for _, d := range probs.Diags {
+		if d.Severity == hcl.DiagError {
+			rep.Problems = append(rep.Problems, diagLine(d))
+		}
+	}
+	if cfg.LogFormat == logging.JSON {
+		_ = rep.WriteJSON(c.App.Writer)
+	} else {
+		rep.WriteText(c.App.Writer)
+	}
+	return exitInvalid
+}
+
+// diagLine is a diagnostic on one line: file:line:col: summary; detail.
+func diagLine(d *hcl.Diagnostic) string {
+	s := d.Summary
+	if d.Detail != "" {
+		s += ": " + strings.Join(strings.Fields(d.Detail), " ")
+	}
+	if d.Subject != nil {
+		s = report.Location(*d.Subject) + ": " + s
+	}
+	return s
+}

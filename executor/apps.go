@@ -1,0 +1,138 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/executor/cluster"
+)
+
+// appStatus is what Argo CD says about one app's Application.
+type appStatus struct {
+	Exists    bool
+	Deleting  bool
+	Health    string // status.health.status; "" when Argo CD has not assessed it
+	Sync      string // status.sync.status
+	Operation string // status.operationState.phase
+	Message   string // status.health.message, or the operation's message
+	// Finalizers of an Application being deleted, for the orphan report.
+	Finalizers []string
+	// Stale says why Argo CD's sync status may not describe the current
+	// spec: the last comparison used another source, or a pinned commit
+	// was not the one compared. Empty when the status is current.
+	Stale string
+}
+
+// converged is the skip rule of the generated sync step (ARGO-NOTES §2):
+// Synced, Healthy, and the last operation did not fail.
+// It also needs the status to be current (Stale empty): a deploy right
+// after the target revision changed must not trust a comparison made
+// against the old one.
+func (s appStatus) converged() bool {
+	return s.Exists && !s.Deleting && s.Health == "Healthy" && s.Sync == "Synced" &&
+		s.Operation != "Failed" && s.Operation != "Error" && s.Stale == ""
+}
+
+// Verdicts of validate.
+const (
+	verdictHealthy   = "healthy"
+	verdictDegraded  = "degraded"
+	verdictUnhealthy = "unhealthy"
+)
+
+// verdict classifies one app for validate. Healthy: Healthy and Synced.
+// Unhealthy: no Application, no assessed health, or health Unknown (RFC
+// 5.3 treats Unknown as failure). Everything else that exists is degraded:
+// Degraded, Progressing, Suspended or Missing health, or Healthy but out of
+// sync with Git.
+func (s appStatus) verdict() (string, string) {
+	switch {
+	case !s.Exists:
+		return verdictUnhealthy, "the Application does not exist"
+	case s.Deleting:
+		return verdictUnhealthy, "the Application is being deleted"
+	case s.Health == "" || s.Health == "Unknown":
+		return verdictUnhealthy, fmt.Sprintf("health is %s", orText(s.Health, "not assessed"))
+	case s.Health == "Healthy" && s.Sync == "Synced":
+		return verdictHealthy, ""
+	case s.Health == "Healthy":
+		return verdictDegraded, fmt.Sprintf("Healthy but %s", orText(s.Sync, "sync status unknown"))
+	}
+	return verdictDegraded, fmt.Sprintf("health is %s", s.Health)
+}
+
+// readApps reads the Applications of apps with one List call in the Argo
+// CD namespace. A missing CRD reads as "no Applications".
+func (r *run) readApps(ctx context.Context, apps []*ir.App) (map[string]appStatus, error) {
+	ns := r.cfg.Program.Platform.ArgoCD.Namespace
+	cctx, cancel := r.client.Call(ctx)
+	defer cancel()
+	list, err := r.client.Dynamic.Resource(cluster.Applications).Namespace(ns).List(cctx, metav1.ListOptions{})
+	if err != nil && !isNoKind(err) {
+		return nil, fmt.Errorf("reading Argo CD Applications in namespace %s: %s", ns, r.client.Explain(err))
+	}
+	byName := map[string]*unstructured.Unstructured{}
+	if list != nil {
+		for i := range list.Items {
+			byName[list.Items[i].GetName()] = &list.Items[i]
+		}
+	}
+	out := make(map[string]appStatus, len(apps))
+	for _, a := range apps {
+		u := byName[a.Application]
+		if u == nil {
+			out[a.Name] = appStatus{}
+			continue
+		}
+		s := appStatus{Exists: true, Deleting: u.GetDeletionTimestamp() != nil, Finalizers: u.GetFinalizers()}
+		s.Health, _, _ = unstructured.NestedString(u.Object, "status", "health", "status")
+		s.Sync, _, _ = unstructured.NestedString(u.Object, "status", "sync", "status")
+		s.Operation, _, _ = unstructured.NestedString(u.Object, "status", "operationState", "phase")
+		s.Message, _, _ = unstructured.NestedString(u.Object, "status", "health", "message")
+		if s.Operation == "Failed" || s.Operation == "Error" {
+			if m, _, _ := unstructured.NestedString(u.Object, "status", "operationState", "message"); m != "" {
+				s.Message = m
+			}
+		}
+		s.Stale = staleness(u)
+		out[a.Name] = s
+	}
+	return out, nil
+}
+
+var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
+
+// staleness compares what Argo CD last compared (status.sync.comparedTo)
+// with the Application's spec. Argo CD refreshes on its own schedule
+// (about every three minutes), so right after the root app changed a
+// target revision, Synced may still describe the old one. Only the fields
+// that say where manifests come from are compared, so a field Argo CD
+// normalises cannot make every app look stale.
+func staleness(u *unstructured.Unstructured) string {
+	spec, _, _ := unstructured.NestedMap(u.Object, "spec", "source")
+	cmp, _, _ := unstructured.NestedMap(u.Object, "status", "sync", "comparedTo", "source")
+	if spec == nil {
+		return "" // multi-source Applications: nothing simple to compare
+	}
+	if cmp == nil {
+		return "Argo CD has not compared it with its source yet"
+	}
+	for _, k := range []string{"repoURL", "path", "chart", "targetRevision"} {
+		a, _ := spec[k].(string)
+		b, _ := cmp[k].(string)
+		if a != b {
+			return fmt.Sprintf("Argo CD last compared it with %s %q, but the spec now says %q", k, b, a)
+		}
+	}
+	if rev, _ := spec["targetRevision"].(string); fullSHA.MatchString(rev) {
+		if got, _, _ := unstructured.NestedString(u.Object, "status", "sync", "revision"); got != rev {
+			return fmt.Sprintf("Argo CD compared revision %q, not the pinned %q", got, rev)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,338 @@
+package config
+
+import (
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/hcl/v2"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/diag"
+	"github.com/platc/platc/executor/logging"
+	"github.com/platc/platc/lang"
+)
+
+// Action is the executor action of RFC 7.1.
+type Action string
+
+// The three actions.
+const (
+	Deploy   Action = "deploy"
+	Validate Action = "validate"
+	Teardown Action = "teardown"
+)
+
+// Defaults of the mounted paths (RFC 7.1).
+const (
+	DefaultPlatformPath = "/platform"
+	DefaultEnvFile      = "/config/environment.yaml"
+	DefaultSecretsDir   = "/secrets"
+)
+
+// Input is the raw configuration: each field holds the flag value if the
+// flag was given, else the environment variable. Empty means unset.
+type Input struct {
+	Action Action
+
+	KubeconfigData string // KUBECONFIG_DATA, base64
+	KubeconfigPath string // KUBECONFIG_PATH
+	Environment    string // ENVIRONMENT
+	TargetScope    string // TARGET_SCOPE
+	DryRun         string // DRY_RUN
+	LogLevel       string // LOG_LEVEL
+	LogFormat      string // LOG_FORMAT
+	TraceID        string // TRACE_ID
+	SpanID         string // SPAN_ID
+
+	PlatformPath string // --platform, PLATFORM_PATH
+	EnvFile      string // --environment-config, ENVIRONMENT_CONFIG
+	SecretsDir   string // --secrets-dir, SECRETS_DIR
+
+	TeardownConfirm string // TEARDOWN_CONFIRM
+	PVPolicy        string // PV_POLICY
+	Timeout         string // ACTION_TIMEOUT
+}
+
+// Config is a checked configuration.
+type Config struct {
+	Action      Action
+	Environment string
+	Scope       Scope
+	DryRun      bool
+	LogLevel    logging.Level
+	LogFormat   logging.Format
+	TraceID     string
+	SpanID      string
+
+	// Kube is the client configuration from the kubeconfig; its server has
+	// not been contacted. KubeconfigSource says where it came from
+	// ("KUBECONFIG_DATA" or the path), for messages.
+	Kube             *rest.Config
+	KubeconfigSource string
+	// KubeconfigBytes is the kubeconfig as handed in, for tools that need
+	// a file (ansible-playbook); it is written only to a private temp file.
+	KubeconfigBytes []byte
+
+	PlatformPath string
+	EnvFile      *EnvFile // nil when none is mounted
+	SecretsDir   string   // "" when the directory does not exist
+
+	TeardownConfirm string
+	PVPolicy        ir.VolumePolicy
+	// Timeout is the longest the action may take; zero means derive it
+	// from the workflow's own deadline.
+	Timeout time.Duration
+
+	Module  *lang.Module
+	Program *ir.Program
+	// ScopeApps are the apps in scope, in topological order.
+	ScopeApps []*ir.App
+
+	// Secrets are credential values that must never be logged.
+	Secrets []string
+}
+
+// Problems are configuration errors: each one a full sentence naming the
+// variable or file at fault. Diags are the platform source's diagnostics
+// (errors and warnings), rendered by the caller with the source files.
+type Problems struct {
+	Errors []string
+	Diags  hcl.Diagnostics
+}
+
+// Empty reports whether nothing is wrong (warnings in Diags aside).
+func (p *Problems) Empty() bool { return len(p.Errors) == 0 && !p.Diags.HasErrors() }
+
+func (p *Problems) add(format string, args ...any) {
+	p.Errors = append(p.Errors, fmt.Sprintf(format, args...))
+}
+
+// Load checks in and builds a Config. The Config is usable only when
+// Problems.Empty(); even when it is not, the logging settings are filled in
+// (when they parse), so the caller can report in the requested format.
+func Load(in Input) (*Config, *Problems) {
+	cfg := &Config{Action: in.Action, TraceID: strings.TrimSpace(in.TraceID), SpanID: strings.TrimSpace(in.SpanID)}
+	p := &Problems{}
+
+	var err error
+	if cfg.LogLevel, err = logging.ParseLevel(or(in.LogLevel, "info")); err != nil {
+		p.add("LOG_LEVEL: %v", err)
+	}
+	if cfg.LogFormat, err = logging.ParseFormat(or(in.LogFormat, "text")); err != nil {
+		p.add("LOG_FORMAT: %v", err)
+	}
+	switch strings.ToLower(strings.TrimSpace(in.DryRun)) {
+	case "", "false", "0", "no":
+	case "true", "1", "yes":
+		cfg.DryRun = true
+	default:
+		p.add("DRY_RUN %q is not a boolean; use true or false", in.DryRun)
+	}
+	if cfg.Scope, err = ParseScope(in.TargetScope); err != nil {
+		p.add("%v", err)
+	}
+	loadKubeconfig(cfg, in, p)
+
+	cfg.Environment = strings.TrimSpace(in.Environment)
+	if cfg.Environment == "" {
+		p.add("ENVIRONMENT is not set; it must name an environment block of the platform")
+	}
+	cfg.PlatformPath = or(in.PlatformPath, DefaultPlatformPath)
+	ef, probs := readEnvFile(or(in.EnvFile, DefaultEnvFile), in.EnvFile != "", cfg.Environment)
+	cfg.EnvFile = ef
+	p.Errors = append(p.Errors, probs...)
+	cfg.SecretsDir = checkSecretsDir(in.SecretsDir, p)
+
+	if in.Action == Teardown {
+		cfg.PVPolicy = ir.VolumesRetain
+		switch v := strings.ToLower(strings.TrimSpace(in.PVPolicy)); v {
+		case "", "retain":
+		case "delete", "snapshot":
+			cfg.PVPolicy = ir.VolumePolicy(v)
+		default:
+			p.add("PV_POLICY %q is not a volume policy; use retain (the default), delete or snapshot", in.PVPolicy)
+		}
+		cfg.TeardownConfirm = strings.TrimSpace(in.TeardownConfirm)
+	}
+	if in.Timeout != "" {
+		d, err := time.ParseDuration(strings.TrimSpace(in.Timeout))
+		if err != nil || d <= 0 {
+			p.add("ACTION_TIMEOUT %q is not a positive duration such as \"45m\" or \"2h\"", in.Timeout)
+		}
+		cfg.Timeout = d
+	}
+
+	loadPlatform(cfg, p)
+	return cfg, p
+}
+
+func or(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return strings.TrimSpace(s)
+}
+
+// loadKubeconfig reads exactly one of KUBECONFIG_DATA and KUBECONFIG_PATH
+// and builds the client configuration. Messages never quote the content.
+func loadKubeconfig(cfg *Config, in Input, p *Problems) {
+	data, path := strings.TrimSpace(in.KubeconfigData), strings.TrimSpace(in.KubeconfigPath)
+	if data != "" {
+		cfg.Secrets = append(cfg.Secrets, data)
+	}
+	var raw *clientcmdapi.Config
+	switch {
+	case data != "" && path != "":
+		p.add("KUBECONFIG_DATA and KUBECONFIG_PATH are both set; set exactly one (RFC 7.1)")
+		return
+	case data == "" && path == "":
+		p.add("no kubeconfig: set KUBECONFIG_DATA (base64-encoded kubeconfig) or KUBECONFIG_PATH (path to a mounted kubeconfig)")
+		return
+	case data != "":
+		cfg.KubeconfigSource = "KUBECONFIG_DATA"
+		// Base64 from a terminal or a Secret often carries line breaks.
+		b, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(data), ""))
+		if err != nil {
+			p.add("KUBECONFIG_DATA is not valid base64 (%s); encode the kubeconfig with 'base64 -w0 kubeconfig'", base64Reason(err))
+			return
+		}
+		raw, err = clientcmd.Load(b)
+		if err != nil {
+			p.add("KUBECONFIG_DATA decodes, but not to a kubeconfig: %s", firstLine(err))
+			return
+		}
+		cfg.KubeconfigBytes = b
+	default:
+		cfg.KubeconfigSource = path
+		b, err := os.ReadFile(path)
+		if err != nil {
+			p.add("KUBECONFIG_PATH %s: %v", path, unwrapPath(err))
+			return
+		}
+		// LoadFromFile resolves relative certificate paths against the
+		// file's directory, as kubectl does.
+		raw, err = clientcmd.LoadFromFile(path)
+		if err != nil {
+			p.add("KUBECONFIG_PATH %s is not a kubeconfig: %s", path, firstLine(err))
+			return
+		}
+		cfg.KubeconfigBytes = b
+	}
+	for _, ai := range raw.AuthInfos {
+		cfg.Secrets = append(cfg.Secrets, ai.Token, ai.Password, string(ai.ClientKeyData))
+	}
+	rc, err := clientcmd.NewDefaultClientConfig(*raw, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		p.add("the kubeconfig from %s cannot be used: %s", cfg.KubeconfigSource, firstLine(err))
+		return
+	}
+	if rc.BearerToken != "" {
+		cfg.Secrets = append(cfg.Secrets, rc.BearerToken)
+	}
+	cfg.Kube = rc
+}
+
+func base64Reason(err error) string {
+	var ce base64.CorruptInputError
+	if errors.As(err, &ce) {
+		return fmt.Sprintf("illegal data at byte %d", int64(ce))
+	}
+	return "malformed"
+}
+
+func firstLine(err error) string {
+	s, _, _ := strings.Cut(err.Error(), "\n")
+	return s
+}
+
+func checkSecretsDir(dir string, p *Problems) string {
+	explicit := dir != ""
+	dir = or(dir, DefaultSecretsDir)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && !explicit:
+		return ""
+	case err != nil:
+		p.add("SECRETS_DIR %s: %v", dir, unwrapPath(err))
+		return ""
+	case !st.IsDir():
+		p.add("SECRETS_DIR %s is not a directory; mount the credentials as a directory of files", dir)
+		return ""
+	}
+	return dir
+}
+
+// loadPlatform parses the platform source, applies the environment file
+// and compiles it for the chosen environment, then resolves the scope and
+// the teardown confirmation against it.
+func loadPlatform(cfg *Config, p *Problems) {
+	if _, err := os.Stat(cfg.PlatformPath); err != nil {
+		p.add("platform source %s: %v; mount the platform checkout at /platform or set PLATFORM_PATH", cfg.PlatformPath, unwrapPath(err))
+		return
+	}
+	mod, diags := lang.Parse(cfg.PlatformPath)
+	cfg.Module = mod
+	if diags.HasErrors() {
+		p.Diags = append(p.Diags, diags...)
+		return
+	}
+	if cfg.Environment == "" {
+		return
+	}
+	names := compiler.EnvNames(mod)
+	if !slices.Contains(names, cfg.Environment) {
+		msg := fmt.Sprintf("ENVIRONMENT %q names no environment block of the platform in %s; it declares: %s.",
+			cfg.Environment, cfg.PlatformPath, strings.Join(names, ", "))
+		if s := suggest(cfg.Environment, names); s != "" {
+			msg += fmt.Sprintf(" Did you mean %q?", s)
+		}
+		p.add("%s", msg)
+		return
+	}
+	if cfg.EnvFile != nil && len(p.Errors) == 0 {
+		applyEnvFile(mod, cfg.Environment, cfg.EnvFile)
+	}
+	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: cfg.Environment})
+	p.Diags = diag.Sort(append(diags, cdiags...))
+	if prog == nil {
+		return
+	}
+	cfg.Program = prog
+	if err := cfg.Scope.Resolve(prog); err != nil {
+		p.add("%v", err)
+		return
+	}
+	cfg.ScopeApps = cfg.Scope.Apps(prog)
+	if cfg.Action == Teardown {
+		switch {
+		case cfg.TeardownConfirm == "":
+			p.add("teardown removes the platform; confirm by setting TEARDOWN_CONFIRM to the platform name %q", prog.Platform.Name)
+		case cfg.TeardownConfirm != prog.Platform.Name:
+			p.add("TEARDOWN_CONFIRM %q does not match the platform name %q; teardown refused", cfg.TeardownConfirm, prog.Platform.Name)
+		}
+	}
+}
+
+// suggest is diag.Suggest, plus the common case of an abbreviation
+// ("prod" for "production") that edit distance alone misses.
+func suggest(given string, names []string) string {
+	if s := diag.Suggest(given, names); s != "" {
+		return s
+	}
+	for _, n := range names {
+		if len(given) >= 3 && strings.HasPrefix(n, given) {
+			return n
+		}
+	}
+	return ""
+}

@@ -1,0 +1,141 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const platform = `
+platform "acme" {
+  argocd {
+    namespace = "argocd"
+  }
+  git {
+    repo_url = "https://git.example.com/a.git"
+    revision = "main"
+  }
+}
+environment "staging" {
+  domain = "staging.example.com"
+}
+environment "production" {
+  domain       = "example.com"
+  cluster_name = "prod-1"
+}
+app "web" {
+  namespace = "web"
+  source {
+    chart    = "web"
+    repo_url = "https://charts.example.com"
+    version  = "1.0.0"
+    helm {
+      values = { host = "web.${env.domain}", cluster = env.cluster_name }
+    }
+  }
+}
+`
+
+const kubeconfig = `apiVersion: v1
+kind: Config
+clusters: [{name: c, cluster: {server: "https://127.0.0.1:6443"}}]
+users: [{name: u, user: {token: tok-12345}}]
+contexts: [{name: x, context: {cluster: c, user: u}}]
+current-context: x
+`
+
+func setup(t *testing.T, envFile string) Input {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	in := Input{Action: Deploy, KubeconfigPath: write("kubeconfig", kubeconfig), Environment: "production", PlatformPath: write("platform.hcl", platform)}
+	if envFile != "" {
+		in.EnvFile = write("environment.yaml", envFile)
+	}
+	return in
+}
+
+// TestEnvFileOverrides: environment.yaml values win over the HCL, reach
+// every expression that reads them, and land at the defaults level.
+func TestEnvFileOverrides(t *testing.T) {
+	in := setup(t, `name: production
+domain: prod.example.org
+gitRepository: https://git.example.org/b.git
+gitRevision: v2.0.0
+clusterName: prod-2
+argocdNamespace: gitops
+workflowsNamespace: orchestration
+timeouts: {sync: 7m, health: 9m}
+retries: {maxAttempts: 4, backoff: 45s}
+`)
+	cfg, p := Load(in)
+	if !p.Empty() {
+		t.Fatalf("problems: %v %v", p.Errors, p.Diags)
+	}
+	pl := cfg.Program.Platform
+	if pl.Git.RepoURL != "https://git.example.org/b.git" || pl.Git.Revision != "v2.0.0" || pl.ArgoCD.Namespace != "gitops" || pl.Workflows.Namespace != "orchestration" {
+		t.Errorf("platform: %+v", pl)
+	}
+	web := cfg.Program.App("web")
+	if got := web.Source.Helm.Values["host"]; got != "web.prod.example.org" {
+		t.Errorf("env.domain in a Helm value = %v", got)
+	}
+	if got := web.Source.Helm.Values["cluster"]; got != "prod-2" {
+		t.Errorf("env.cluster_name in a Helm value = %v", got)
+	}
+	if web.Timeouts.Sync != 7*time.Minute || web.Timeouts.Health != 9*time.Minute || web.Retry.Limit != 3 || web.Retry.Backoff != 45*time.Second {
+		t.Errorf("settings: %+v %+v", web.Timeouts, web.Retry)
+	}
+	if cfg.Kube == nil || cfg.Kube.Host != "https://127.0.0.1:6443" {
+		t.Errorf("kube config: %+v", cfg.Kube)
+	}
+	found := false
+	for _, s := range cfg.Secrets {
+		found = found || s == "tok-12345"
+	}
+	if !found {
+		t.Error("the kubeconfig token is not registered for redaction")
+	}
+}
+
+func TestEnvFileProblems(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"name: production\n", `the required field "domain" is missing`},
+		{"name: staging\ndomain: a\ngitRepository: b\ngitRevision: c\n", `it describes environment "staging" but ENVIRONMENT is "production"`},
+		{"name: production\ndomain: a\ngitRepository: b\ngitRevision: c\nregion: eu\n", `unknown field "region"`},
+		{"name: production\ndomain: a\ngitRepository: b\ngitRevision: c\ntimeouts: {sync: fast}\n", `timeouts.sync "fast" is not a positive duration`},
+		{"name: production\ndomain: a\ngitRepository: b\ngitRevision: c\nretries: {maxAttempts: 0}\n", `retries.maxAttempts is 0`},
+	} {
+		_, p := Load(setup(t, tc.file))
+		if !strings.Contains(strings.Join(p.Errors, "\n"), tc.want) {
+			t.Errorf("%q: problems %q lack %q", tc.file, p.Errors, tc.want)
+		}
+	}
+	// The default path may be absent; a named one may not.
+	in := setup(t, "")
+	in.EnvFile = filepath.Join(t.TempDir(), "missing.yaml")
+	if _, p := Load(in); !strings.Contains(strings.Join(p.Errors, "\n"), "no such file") {
+		t.Errorf("missing named env file: %v", p.Errors)
+	}
+}
+
+func TestParseScope(t *testing.T) {
+	for in, want := range map[string]string{"": "platform", "platform": "platform", "stack:data": "stack:data", "app:web": "app:web"} {
+		s, err := ParseScope(in)
+		if err != nil || s.String() != want {
+			t.Errorf("ParseScope(%q) = %v, %v", in, s, err)
+		}
+	}
+	for in, want := range map[string]string{"platfrom": `Did you mean "platform"?`, "apps:web": `Did you mean "app:web"?`, "stack:": "is not a scope", "app:a:b": "is not a scope"} {
+		if _, err := ParseScope(in); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseScope(%q) error %v, want %q", in, err, want)
+		}
+	}
+}

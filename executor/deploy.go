@@ -1,0 +1,327 @@
+package executor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/executor/config"
+)
+
+// deploy is RFC 7.2's deploy: validate, determine the current state,
+// bootstrap if the orchestration primitives are absent, run the deploy
+// workflow, verify final health, report.
+func (r *run) deploy(ctx context.Context) int {
+	perms := append(basePermissions(), r.workflowPermissions()...)
+	perms = append(perms, r.appPermissions()...)
+	cr, code := r.phase0(ctx, true, r.clusterOptions(perms, DeployTemplate))
+	if code != ExitOK {
+		return code
+	}
+	apps := r.cfg.ScopeApps
+
+	r.phase = "state"
+	if !cr.ArgoCD.Installed || !cr.Workflows.Installed {
+		if code := r.bootstrap(ctx, cr); code != ExitOK {
+			return code
+		}
+		if r.cfg.DryRun {
+			return ExitOK
+		}
+	}
+
+	// A deploy of the same scope already running is followed, not
+	// raced: the platform is in flux until it ends.
+	cur, err := r.running(ctx)
+	if err != nil {
+		r.rep.Summary = fmt.Sprintf("cannot list workflows: %s", r.client.Explain(err))
+		return ExitFailure
+	}
+	var pending []string
+	status := map[string]appStatus{}
+	if cur == nil {
+		status, err = r.readApps(ctx, apps)
+		if err != nil {
+			r.rep.Summary = err.Error()
+			return ExitFailure
+		}
+		for _, a := range apps {
+			if st := status[a.Name]; !st.converged() {
+				pending = append(pending, a.Name)
+				if st.Stale != "" && st.Health == "Healthy" && st.Sync == "Synced" {
+					r.log.Infof(r.phase, a.Name, "Synced and Healthy, but not current: %s", st.Stale)
+				}
+			}
+		}
+		if len(pending) == 0 {
+			// RFC 7.3: on a deployed, healthy platform deploy creates nothing,
+			// not even a Workflow object.
+			r.log.Infof(r.phase, "platform", "every app in scope is already Synced and Healthy; nothing to do")
+			r.components(apps, nil, status)
+			r.rep.Status = "succeeded"
+			r.rep.Summary = fmt.Sprintf("all %d %s in scope already Synced and Healthy; nothing changed", len(apps), plural(len(apps), "app"))
+			r.rep.Metrics["converged"] = len(apps)
+			return ExitOK
+		}
+		r.log.Infof(r.phase, "platform", "%d of %d apps are not yet Synced and Healthy: %s", len(pending), len(apps), joinList(pending))
+	}
+
+	r.phase = "orchestration"
+	if cur == nil && r.cfg.Scope.Kind == config.ScopePlatform {
+		r.checkDrift(ctx, DeployTemplate)
+	}
+	wf, attached, code := r.launch(ctx, DeployTemplate, nil, cur)
+	if code != ExitOK || wf == nil {
+		return code
+	}
+	if r.cfg.DryRun && attached {
+		r.rep.Status = "dry-run"
+		r.rep.Summary = fmt.Sprintf("Phase 0 passed; deploy workflow %s/%s is already running, and a real run would follow it", wf.Namespace, wf.Name)
+		return ExitOK
+	}
+	if r.cfg.DryRun {
+		r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("deploy %d %s not yet converged, in dependency order: %s", len(pending), plural(len(pending), "app"), joinList(pending)))
+		r.rep.Status = "dry-run"
+		r.rep.Summary = fmt.Sprintf("Phase 0 passed; a real run would submit the deploy workflow for %d %s", len(pending), plural(len(pending), "app"))
+		r.components(apps, nil, status)
+		return ExitOK
+	}
+	res := r.follow(ctx, wf, apps, r.start.Add(r.timeout(r.deadlineOf(ctx, wf))))
+	r.rep.Workflow = &WorkflowInfo{Name: wf.Name, Namespace: wf.Namespace, Attached: attached}
+	if res.WF != nil {
+		r.rep.Workflow.Phase = string(res.WF.Status.Phase)
+		r.rep.Workflow.Message = r.log.Scrub(res.WF.Status.Message)
+	}
+
+	r.phase = "verification"
+	final, err := r.readApps(ctx, apps)
+	if err != nil {
+		r.log.Warnf(r.phase, "platform", "%s", err)
+		final = map[string]appStatus{}
+	}
+	r.components(apps, res.Nodes, final)
+	r.stepFailures(res.Others)
+	return r.deployOutcome(res, apps, final)
+}
+
+// deployOutcome decides the exit code from how the workflow ended and what
+// the Applications say now.
+func (r *run) deployOutcome(res followResult, apps []*ir.App, final map[string]appStatus) int {
+	rep := r.rep
+	wfName := res.WF.Namespace + "/" + res.WF.Name
+	converged := 0
+	for _, a := range apps {
+		if final[a.Name].converged() {
+			converged++
+		}
+	}
+	rep.Metrics["converged"] = converged
+	switch {
+	case errors.Is(res.Err, context.Canceled):
+		rep.Summary = fmt.Sprintf("interrupted; workflow %s goes on in the cluster", wfName)
+		rep.recommend("Run platc %s again to follow workflow %s to its end.", r.cfg.Action, wfName)
+		return ExitFailure
+	case res.Err != nil:
+		rep.Summary = res.Err.Error()
+		rep.recommend("Run platc deploy again once the API server is reachable: it follows workflow %s if it is still running.", wfName)
+		return ExitFailure
+	case res.Gone:
+		rep.Summary = fmt.Sprintf("workflow %s was deleted while platc followed it", wfName)
+		rep.recommend("Run platc deploy again; apps already Synced and Healthy are skipped.")
+		return ExitFailure
+	case res.TimedOut:
+		rep.Status = "timeout"
+		rep.Summary = fmt.Sprintf("workflow %s did not finish within %s; %d of %d apps converged so far", wfName, human(r.limit), converged, len(apps))
+		rep.recommend("Workflow %s is still running. Run platc deploy again to follow it, or set ACTION_TIMEOUT longer.", wfName)
+		return ExitTimeout
+	}
+	r.recommendFailures(wfName)
+	switch res.WF.Status.Phase {
+	case wfv1.WorkflowSucceeded:
+		if converged == len(apps) {
+			rep.Summary = fmt.Sprintf("workflow %s succeeded; all %d %s Synced and Healthy", wfName, len(apps), plural(len(apps), "app"))
+			return ExitOK
+		}
+		var bad []string
+		for _, a := range apps {
+			if s := final[a.Name]; !s.converged() {
+				_, why := s.verdict()
+				if why == "" {
+					why = "not Synced and Healthy"
+				}
+				bad = append(bad, fmt.Sprintf("%s (%s)", a.Name, why))
+				rep.Failures = append(rep.Failures, Failure{App: a.Name, Message: "after the workflow succeeded, " + why})
+			}
+		}
+		rep.Summary = fmt.Sprintf("workflow %s succeeded but final health verification failed for %s", wfName, joinList(bad))
+		rep.recommend("An app turned unhealthy after its step succeeded; check it with 'argocd app get', then run platc validate.")
+		if converged > 0 {
+			return ExitPartial
+		}
+		return ExitFailure
+	}
+	// Failed or Error.
+	if timedOut(res.WF) {
+		rep.Status = "timeout"
+		rep.Summary = fmt.Sprintf("workflow %s ran out of time (its activeDeadlineSeconds); %d of %d apps converged", wfName, converged, len(apps))
+		rep.recommend("Raise platform.workflows.timeout (or the slow apps' timeouts), rebuild, and run platc deploy again; converged apps are skipped.")
+		return ExitTimeout
+	}
+	done := rep.Metrics["succeeded"] + rep.Metrics["skipped"]
+	rep.Summary = fmt.Sprintf("workflow %s %s: %d of %d apps deployed, %d failed, %d not run",
+		wfName, strings.ToLower(string(res.WF.Status.Phase)), done, len(apps), rep.Metrics["failed"], rep.Metrics["omitted"])
+	if done > 0 || converged > 0 {
+		rep.Status = "partial"
+		return ExitPartial
+	}
+	return ExitFailure
+}
+
+func (r *run) recommendFailures(wfName string) {
+	ns, name, _ := strings.Cut(wfName, "/")
+	for _, f := range r.rep.Failures {
+		if f.Step != "" {
+			r.rep.recommend("Step %s failed: read its log ('argo logs -n %s %s'). A failed check of a dependency outside TARGET_SCOPE means that app is not Healthy: deploy it first, or widen the scope.", f.Step, ns, name)
+			continue
+		}
+		a := r.cfg.Program.App(f.App)
+		if a == nil {
+			continue
+		}
+		r.rep.recommend("Look at %s: 'argocd app get %s' and the step's log ('argo logs -n %s %s'); fix the cause, then run platc %s again: finished apps are skipped, so the run continues from the failure.",
+			f.App, a.Application, ns, name, r.cfg.Action)
+	}
+}
+
+// components fills the per-app lines, failures and metrics from the
+// workflow's nodes (nil when no workflow ran) and the Applications.
+func (r *run) components(apps []*ir.App, nodes map[string]nodeState, status map[string]appStatus) {
+	m := r.rep.Metrics
+	for _, a := range apps {
+		s := status[a.Name]
+		c := Component{App: a.Name, Stack: stackOf(a), Application: a.Application, Health: s.Health, Sync: s.Sync}
+		n, ran := nodes[a.Name]
+		switch {
+		case nodes == nil && s.converged():
+			c.Status = "converged"
+		case nodes == nil:
+			c.Status = "pending"
+			_, c.Message = s.verdict()
+		case !ran:
+			c.Status = "not-started"
+			m["not_started"]++
+		default:
+			c.Status = strings.ToLower(string(n.Phase))
+			if !n.FinishedAt.IsZero() {
+				c.Duration = n.FinishedAt.Sub(n.StartedAt).Round(1e9).Seconds()
+			}
+			switch n.Phase {
+			case wfv1.NodeSucceeded:
+				m["succeeded"]++
+			case wfv1.NodeSkipped:
+				m["skipped"]++
+			case wfv1.NodeRunning, wfv1.NodePending:
+				m["running"]++
+			case wfv1.NodeOmitted:
+				m["omitted"]++
+				c.Message = "not run: " + r.blockers(a, nodes)
+			case wfv1.NodeFailed, wfv1.NodeError:
+				m["failed"]++
+				c.Message = orText(n.Message, "no message from the workflow")
+				r.rep.Failures = append(r.rep.Failures, Failure{App: a.Name, Node: n.Node, Message: c.Message})
+			}
+		}
+		if c.Message == "" && s.Message != "" && !s.converged() {
+			c.Message = s.Message
+		}
+		r.rep.Components = append(r.rep.Components, c)
+	}
+}
+
+// blockers names the dependencies of an omitted app that did not succeed.
+func (r *run) blockers(a *ir.App, nodes map[string]nodeState) string {
+	var names []string
+	for _, d := range a.Deps {
+		switch nodes[d.App.Name].Phase {
+		case wfv1.NodeSucceeded, wfv1.NodeSkipped:
+		default:
+			names = append(names, d.App.Name)
+		}
+	}
+	if len(names) == 0 {
+		return "a dependency did not succeed"
+	}
+	return fmt.Sprintf("%s did not succeed", joinList(names))
+}
+
+// launch attaches to cur, a run of the same action and scope still in
+// progress, or builds and submits a new workflow. In a dry run the API
+// server validates the workflow and stores nothing.
+func (r *run) launch(ctx context.Context, template string, params map[string]string, cur *wfv1.Workflow) (*wfv1.Workflow, bool, int) {
+	if cur != nil {
+		r.log.Infof(r.phase, "workflow", "workflow %s/%s of this platform and scope is already %s; following it instead of starting another",
+			cur.Namespace, cur.Name, orText(string(cur.Status.Phase), "pending"))
+		if r.cfg.DryRun {
+			r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("follow workflow %s/%s, already in progress", cur.Namespace, cur.Name))
+			return cur, true, ExitOK
+		}
+		return cur, true, ExitOK
+	}
+	wf, err := r.build(template, params)
+	if err != nil {
+		r.rep.Summary = err.Error()
+		return nil, false, ExitFailure
+	}
+	stamp(wf, r.cfg)
+	created, err := r.submit(ctx, wf, r.cfg.DryRun)
+	if err != nil {
+		r.rep.Summary = fmt.Sprintf("submitting the %s workflow failed: %s", r.cfg.Action, r.client.Explain(err))
+		return nil, false, ExitFailure
+	}
+	if r.cfg.DryRun {
+		what := fmt.Sprintf("from WorkflowTemplate %s/%s", wf.Namespace, template)
+		if wf.Spec.WorkflowTemplateRef == nil {
+			what = fmt.Sprintf("compiled for scope %s", r.cfg.Scope)
+		}
+		r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("submit a Workflow %s in namespace %s (the API server accepted it in a server-side dry run)", what, wf.Namespace))
+		r.log.Infof(r.phase, "workflow", "dry run: the API server accepts the %s workflow; not submitted", r.cfg.Action)
+		return created, false, ExitOK
+	}
+	r.log.Infof(r.phase, "workflow", "submitted workflow %s/%s", created.Namespace, created.Name)
+	return created, false, ExitOK
+}
+
+// build returns the workflow for the action: the generated template for
+// the whole platform, a workflow compiled now for a stack or app scope.
+func (r *run) build(template string, params map[string]string) (*wfv1.Workflow, error) {
+	if r.cfg.Scope.Kind == config.ScopePlatform {
+		return platformWorkflow(r.cfg, template, params), nil
+	}
+	return scopedWorkflow(r.cfg, params)
+}
+
+// deadlineOf returns the activeDeadlineSeconds the workflow runs under:
+// its own, or its template's.
+func (r *run) deadlineOf(ctx context.Context, wf *wfv1.Workflow) *int64 {
+	if wf.Spec.ActiveDeadlineSeconds != nil {
+		return wf.Spec.ActiveDeadlineSeconds
+	}
+	if ref := wf.Spec.WorkflowTemplateRef; ref != nil && !ref.ClusterScope {
+		if t, err := r.template(ctx, ref.Name); err == nil {
+			return t.Spec.ActiveDeadlineSeconds
+		}
+	}
+	return nil
+}
+
+// stepFailures adds the failed steps that are not app tasks (a scoped
+// workflow's dependency checks, teardown's confirmation) to the failures.
+func (r *run) stepFailures(others []nodeState) {
+	for _, o := range others {
+		r.rep.Failures = append(r.rep.Failures, Failure{Step: o.App, Node: o.Node, Message: orText(o.Message, "no message from the workflow")})
+	}
+}

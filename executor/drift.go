@@ -1,0 +1,61 @@
+package executor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argo"
+)
+
+// checkDrift compares the WorkflowTemplate a whole-platform run is about
+// to use with the one platc build generates from the source this run
+// compiled. They differ when the generated output was not rebuilt and
+// committed, Argo CD has not synced it yet, or environment.yaml changes a
+// value the template embeds. The run goes on with the template in the
+// cluster (it is what Argo CD deploys from Git); the operator is told.
+func (r *run) checkDrift(ctx context.Context, name string) {
+	want, err := generatedTemplate(r.cfg.Program, name)
+	if err != nil {
+		r.log.Warnf(r.phase, "workflow", "cannot generate WorkflowTemplate %s to compare: %v", name, err)
+		return
+	}
+	have, err := r.template(ctx, name)
+	if err != nil {
+		r.log.Warnf(r.phase, "workflow", "cannot read WorkflowTemplate %s to compare: %s", name, r.client.Explain(err))
+		return
+	}
+	a, errA := json.Marshal(want.Spec)
+	b, errB := json.Marshal(have.Spec)
+	if errA != nil || errB != nil || bytes.Equal(a, b) {
+		return
+	}
+	r.log.Warnf(r.phase, "workflow", "WorkflowTemplate %s/%s in the cluster differs from the one this platform source generates; the run uses the one in the cluster",
+		have.Namespace, name)
+	r.rep.recommend("WorkflowTemplate %s in the cluster is not what the mounted platform source generates: run 'platc build', commit generated/, and let Argo CD sync platc-workflows (environment.yaml values that the template embeds only take effect that way).", name)
+}
+
+// generatedTemplate is the WorkflowTemplate platc build writes to
+// workflows/<name>.yaml for p.
+func generatedTemplate(p *ir.Program, name string) (*wfv1.WorkflowTemplate, error) {
+	files, err := argo.Emitter{}.Emit(p)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if f.Path != "workflows/"+name+".yaml" {
+			continue
+		}
+		var t wfv1.WorkflowTemplate
+		if err := yaml.Unmarshal(f.Data, &t); err != nil {
+			return nil, fmt.Errorf("reading the generated %s: %w", f.Path, err)
+		}
+		return &t, nil
+	}
+	return nil, fmt.Errorf("the Argo Workflows emitter wrote no workflows/%s.yaml", name)
+}

@@ -1,0 +1,296 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/executor/cluster"
+	"github.com/platc/platc/executor/config"
+	"github.com/platc/platc/executor/logging"
+	"github.com/platc/platc/executor/preflight"
+)
+
+// Exit codes of RFC 7.1, one table for every action.
+const (
+	ExitOK      = 0 // success, healthy, clean
+	ExitFailure = 1 // failure, unhealthy
+	ExitPartial = 2 // partial deploy, degraded, orphans remain
+	ExitInvalid = 3 // invalid configuration or arguments, missing tool
+	ExitTimeout = 4 // the action ran out of time
+)
+
+// Env is what the executor needs from its surroundings. Tests shorten the
+// intervals and point ToolPath at a directory of their own.
+type Env struct {
+	// Stdout receives the final report: text, or one JSON line when the
+	// log format is json. Log lines go to the Logger.
+	Stdout io.Writer
+	Log    *logging.Logger
+	// ToolPath is the search path for the required tools; empty means
+	// $PATH.
+	ToolPath string
+	// PollInterval is how often a followed workflow is read; zero means
+	// 5 seconds.
+	PollInterval time.Duration
+	// CallTimeout bounds each API request; zero means 15 seconds.
+	CallTimeout time.Duration
+	UserAgent   string
+	Now         func() time.Time
+}
+
+// run is one execution of one action.
+type run struct {
+	cfg    *config.Config
+	env    Env
+	log    *logging.Logger
+	client *cluster.Client
+	rep    *Report
+	phase  string
+	start  time.Time
+	// limit is how long platc follows the workflow, once known.
+	limit time.Duration
+}
+
+// Run performs cfg.Action and returns its exit code, after writing the
+// report. cfg must come from config.Load with no problems.
+func Run(ctx context.Context, cfg *config.Config, env Env) int {
+	if env.PollInterval <= 0 {
+		env.PollInterval = 5 * time.Second
+	}
+	if env.Now == nil {
+		env.Now = time.Now
+	}
+	if env.Log == nil {
+		env.Log = logging.Discard()
+	}
+	if env.UserAgent == "" {
+		env.UserAgent = "platc"
+	}
+	r := &run{cfg: cfg, env: env, log: env.Log, start: env.Now()}
+	p := cfg.Program
+	r.rep = &Report{
+		Action: string(cfg.Action), Platform: p.Platform.Name, Environment: p.Env.Name, Scope: cfg.Scope.String(),
+		DryRun: cfg.DryRun, StartedAt: r.start.UTC().Truncate(time.Second), Components: []Component{}, Failures: []Failure{},
+		Metrics: map[string]int{"apps": len(cfg.ScopeApps)}, Recommend: []string{},
+	}
+	r.log.Infof("start", "platc", "%s of platform %q, environment %q, scope %s, %d %s%s", cfg.Action, p.Platform.Name, p.Env.Name,
+		cfg.Scope, len(cfg.ScopeApps), plural(len(cfg.ScopeApps), "app"), map[bool]string{true: " (dry run: nothing will be changed)"}[cfg.DryRun])
+	var code int
+	switch cfg.Action {
+	case config.Deploy:
+		code = r.deploy(ctx)
+	case config.Validate:
+		code = r.validate(ctx)
+	case config.Teardown:
+		code = r.teardown(ctx)
+	default:
+		r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("unknown action %q", cfg.Action))
+		code = ExitInvalid
+	}
+	return r.finish(code)
+}
+
+func (r *run) now() time.Time { return r.env.Now() }
+
+// finish completes and writes the report, and returns code.
+func (r *run) finish(code int) int {
+	rep := r.rep
+	rep.ExitCode = code
+	rep.Duration = r.now().Sub(r.start).Round(time.Second).Seconds()
+	if rep.Status == "" {
+		rep.Status = map[int]string{ExitOK: "succeeded", ExitFailure: "failed", ExitPartial: "partial", ExitInvalid: "invalid", ExitTimeout: "timeout"}[code]
+	}
+	r.phase = "report"
+	lvl := r.log.Infof
+	if code != ExitOK {
+		lvl = r.log.Errorf
+	}
+	lvl("report", "platc", "%s: %s (exit %d)", rep.Status, rep.Summary, code)
+	for i := range rep.Failures {
+		rep.Failures[i].Message = r.log.Scrub(rep.Failures[i].Message)
+	}
+	for i := range rep.Components {
+		rep.Components[i].Message = r.log.Scrub(rep.Components[i].Message)
+	}
+	if r.env.Stdout != nil {
+		if r.cfg.LogFormat == logging.JSON {
+			_ = rep.WriteJSON(r.env.Stdout)
+		} else {
+			rep.WriteText(r.env.Stdout)
+		}
+	}
+	return code
+}
+
+// connect builds the API client.
+func (r *run) connect() error {
+	c, err := cluster.New(r.cfg.Kube, r.env.UserAgent, r.env.CallTimeout)
+	if err != nil {
+		return err
+	}
+	r.client = c
+	return nil
+}
+
+// phase0 runs the prerequisite checks. tools says whether the action
+// needs the RFC 3.2.1 tools. It returns the cluster report, or an exit
+// code other than ExitOK when the action cannot go on.
+func (r *run) phase0(ctx context.Context, tools bool, opts preflight.ClusterOptions) (*preflight.ClusterReport, int) {
+	r.phase = "preflight"
+	pf := &PreflightInfo{}
+	r.rep.Preflight = pf
+	if tools {
+		pf.Tools = preflight.CheckTools(ctx, preflight.ToolOptions{Path: r.env.ToolPath})
+		for _, t := range pf.Tools {
+			if t.Status == preflight.ToolOK {
+				r.log.Debugf(r.phase, t.Name, "%s", t.Message)
+			} else {
+				r.log.Errorf(r.phase, t.Name, "%s", t.Message)
+			}
+		}
+		if !preflight.ToolsOK(pf.Tools) {
+			var bad []string
+			for _, t := range pf.Tools {
+				if t.Status != preflight.ToolOK {
+					bad = append(bad, fmt.Sprintf("%s (%s)", t.Name, t.Status))
+				}
+			}
+			r.rep.Summary = fmt.Sprintf("required tools are missing or too old: %s", joinList(bad))
+			r.rep.recommend("Run platc from the executor image, which carries every tool of RFC 3.2.1 and the collections of RFC 3.2.3, or install them at the listed versions.")
+			return nil, ExitInvalid
+		}
+		r.log.Infof(r.phase, "tools", "all %d required tools and %d Ansible collections present", len(preflight.Tools), len(preflight.Collections))
+	}
+	if err := r.connect(); err != nil {
+		r.rep.Summary = err.Error()
+		return nil, ExitInvalid
+	}
+	cr := preflight.CheckCluster(ctx, r.client, opts)
+	pf.Cluster = cr
+	for _, c := range cr.Checks {
+		switch c.Status {
+		case preflight.Fail:
+			r.log.Errorf(r.phase, c.Name, "%s", c.Message)
+		case preflight.Warn:
+			r.log.Warnf(r.phase, c.Name, "%s", c.Message)
+		default:
+			r.log.Infof(r.phase, c.Name, "%s", c.Message)
+		}
+	}
+	if cr.Unreachable {
+		r.rep.Summary = cr.Checks[len(cr.Checks)-1].Message
+		r.rep.recommend("Check that the kubeconfig (%s) points at the right API server and that its credentials are current.", r.cfg.KubeconfigSource)
+		return cr, ExitFailure
+	}
+	if b := cr.Blocking(); len(b) > 0 {
+		var names []string
+		for _, c := range b {
+			names = append(names, c.Name)
+		}
+		r.rep.Summary = fmt.Sprintf("Phase 0 found blocking problems: %s", joinList(names))
+		if len(cr.Denied) > 0 {
+			r.rep.recommend("Grant the kubeconfig's user the permissions listed under 'permissions', or use an account that has them.")
+		}
+		return cr, ExitFailure
+	}
+	return cr, ExitOK
+}
+
+// clusterOptions are the Phase 0 options every action shares. The
+// generated templates are needed only for the whole platform: a scoped
+// workflow carries its own copy of the steps.
+func (r *run) clusterOptions(perms []preflight.Permission, templates ...string) preflight.ClusterOptions {
+	p := r.cfg.Program
+	o := preflight.ClusterOptions{
+		ArgoCDNamespace:    p.Platform.ArgoCD.Namespace,
+		WorkflowsNamespace: p.Platform.Workflows.Namespace,
+		Events:             p.Events != nil,
+		Permissions:        perms,
+	}
+	if r.cfg.Scope.Kind == config.ScopePlatform {
+		o.Templates, o.ClusterTemplates = templates, []string{StepsTemplate}
+	}
+	return o
+}
+
+// basePermissions are what Phase 0 itself needs.
+func basePermissions() []preflight.Permission {
+	return []preflight.Permission{
+		{Verb: "list", Resource: "nodes", Why: "Phase 0 checks nodes are Ready"},
+		{Verb: "list", Resource: "pods", Namespace: "kube-system", Why: "Phase 0 checks CoreDNS runs"},
+		{Verb: "get", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Why: "to tell whether Argo CD and Argo Workflows are installed"},
+		{Verb: "get", Resource: "namespaces", Why: "to tell whether the Argo namespaces exist"},
+	}
+}
+
+func (r *run) workflowPermissions() []preflight.Permission {
+	wns := r.cfg.Program.Platform.Workflows.Namespace
+	perms := []preflight.Permission{
+		{Verb: "create", Group: "argoproj.io", Resource: "workflows", Namespace: wns, Why: "to submit the workflow"},
+		{Verb: "get", Group: "argoproj.io", Resource: "workflows", Namespace: wns, Why: "to follow it"},
+		{Verb: "list", Group: "argoproj.io", Resource: "workflows", Namespace: wns, Why: "to find a run already in progress"},
+	}
+	if r.cfg.Scope.Kind != config.ScopePlatform {
+		return perms // a scoped workflow is compiled here, not read from templates
+	}
+	return append(perms,
+		preflight.Permission{Verb: "get", Group: "argoproj.io", Resource: "workflowtemplates", Namespace: wns, Why: "to check the generated templates are there"},
+		preflight.Permission{Verb: "get", Group: "argoproj.io", Resource: "clusterworkflowtemplates", Why: "to check the generated step templates are there"})
+}
+
+func (r *run) appPermissions() []preflight.Permission {
+	return []preflight.Permission{{Verb: "list", Group: "argoproj.io", Resource: "applications", Namespace: r.cfg.Program.Platform.ArgoCD.Namespace, Why: "to read the Applications' health"}}
+}
+
+// timeout is how long platc follows a workflow: ACTION_TIMEOUT, else the
+// workflow's own deadline plus a grace period for the controller to mark
+// it, else six hours.
+func (r *run) timeout(deadlineSeconds *int64) time.Duration {
+	switch {
+	case r.cfg.Timeout > 0:
+		r.limit = r.cfg.Timeout
+	case deadlineSeconds != nil && *deadlineSeconds > 0:
+		r.limit = time.Duration(*deadlineSeconds)*time.Second + 5*time.Minute
+	default:
+		r.limit = 6 * time.Hour
+	}
+	return r.limit
+}
+
+func stackOf(a *ir.App) string {
+	if a.Stack == nil {
+		return ""
+	}
+	return a.Stack.Name
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return s
+	}
+	return s + "s"
+}
+
+func joinList(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	out := ""
+	for i, x := range xs {
+		switch {
+		case i == 0:
+			out = x
+		case i == len(xs)-1:
+			out += " and " + x
+		default:
+			out += ", " + x
+		}
+	}
+	return out
+}

@@ -1,0 +1,788 @@
+package executor_test
+
+// Integration tests against a real kube-apiserver and etcd (package
+// testenv). Everything platc does goes through the API server. What Argo's
+// controllers, kubelets and an earlier install would have written (node
+// and pod status, WorkflowTemplates, Workflow status and nodes,
+// Application status) is written by the tests through testenv's fixture
+// helpers, each object labelled platc.io/test-fixture.
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/emit/argo"
+	"github.com/platc/platc/executor"
+	"github.com/platc/platc/executor/config"
+	"github.com/platc/platc/executor/logging"
+	"github.com/platc/platc/internal/testenv"
+	"github.com/platc/platc/lang"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testenv.Stop()
+	os.Exit(code)
+}
+
+// fixture is one test's platform: its own namespaces on the shared API
+// server, so tests do not see each other's objects.
+type fixture struct {
+	s          *testenv.Server
+	name       string
+	argocd, wf string
+	dir        string
+	tools      string
+	apps       []string
+	logs       syncBuf // the running action's log, for tests to wait on
+}
+
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuf) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Reset()
+}
+
+// waitLog waits until the running action has logged text.
+func (f *fixture) waitLog(t *testing.T, text string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(f.logs.String(), text) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the executor never logged %q:\n%s", text, f.logs.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func newFixture(t *testing.T, name string) *fixture {
+	s := testenv.Require(t)
+	f := &fixture{s: s, name: name, argocd: "argocd-" + name, wf: "argo-" + name, dir: t.TempDir(), tools: toolsDir(t, nil), apps: []string{"db", "cache", "api"}}
+	hcl := fmt.Sprintf(`
+platform %q {
+  argocd {
+    namespace = %q
+  }
+  workflows {
+    namespace = %q
+  }
+  git {
+    repo_url = "https://git.example.com/platform.git"
+    revision = "v1"
+  }
+}
+
+environment "staging" {
+  domain = "staging.example.com"
+}
+
+stack "data" {
+  app "db" {
+    namespace = "data-%[1]s"
+  }
+  app "cache" {
+    namespace = "data-%[1]s"
+  }
+}
+
+app "api" {
+  namespace  = "api-%[1]s"
+  depends_on = [stack.data]
+}
+`, name, f.argocd, f.wf)
+	if err := os.WriteFile(filepath.Join(f.dir, "platform.hcl"), []byte(hcl), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.ClusterNodes(t, 3)
+	return f
+}
+
+// primitives installs what a bootstrapped cluster has: the Argo
+// namespaces, and the workflows platc build generates for this platform
+// (generated/<env>/workflows/), applied through the API as Argo CD would
+// sync them, so the real templates meet the real CRD schemas.
+func (f *fixture) primitives(t *testing.T) {
+	f.s.Namespace(t, f.argocd)
+	f.s.Namespace(t, f.wf)
+	mod, diags := lang.Parse(f.dir)
+	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: "staging"})
+	if prog == nil {
+		t.Fatal(append(diags, cdiags...))
+	}
+	files, err := argo.Emitter{}.Emit(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		for _, doc := range strings.Split(string(file.Data), "\n---\n") {
+			f.s.Apply(t, doc, "platc-build-output")
+		}
+	}
+}
+
+// healthy writes every app's Application as Synced and Healthy.
+func (f *fixture) healthy(t *testing.T) {
+	for _, a := range f.apps {
+		f.s.Application(t, f.argocd, a, "Healthy", "Synced")
+	}
+}
+
+type result struct {
+	code   int
+	report map[string]any
+	logs   string
+	out    string
+}
+
+// run runs one action as the user of token, with edits to the input.
+func (f *fixture) run(t *testing.T, action config.Action, token string, edit func(*config.Input)) result {
+	t.Helper()
+	in := config.Input{
+		Action:         action,
+		KubeconfigData: base64.StdEncoding.EncodeToString(f.s.Kubeconfig(token)),
+		Environment:    "staging",
+		PlatformPath:   f.dir,
+		EnvFile:        "",
+		LogFormat:      "json",
+		LogLevel:       "debug",
+		TraceID:        "trace-" + f.name,
+	}
+	in.EnvFile = filepath.Join(f.dir, "absent.yaml")
+	if action == config.Teardown {
+		in.TeardownConfirm = f.name
+	}
+	if edit != nil {
+		edit(&in)
+	}
+	if in.EnvFile == filepath.Join(f.dir, "absent.yaml") {
+		in.EnvFile = ""
+	}
+	cfg, probs := config.Load(in)
+	var out, logs bytes.Buffer
+	if !probs.Empty() {
+		return result{code: executor.ExitInvalid, logs: strings.Join(probs.Errors, "\n")}
+	}
+	f.logs.reset()
+	log := logging.New(io.MultiWriter(&logs, &f.logs), logging.Options{Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: cfg.TraceID})
+	log.Redact(cfg.Secrets...)
+	code := executor.Run(context.Background(), cfg, executor.Env{
+		Stdout: &out, Log: log, ToolPath: f.tools, PollInterval: 50 * time.Millisecond, CallTimeout: 5 * time.Second,
+	})
+	r := result{code: code, logs: logs.String(), out: out.String()}
+	if err := json.Unmarshal(out.Bytes(), &r.report); err != nil {
+		t.Fatalf("report is not one JSON object: %v\n%s", err, out.String())
+	}
+	if strings.Contains(r.logs+r.out, testenv.AdminToken) || strings.Contains(r.logs+r.out, testenv.DeployerToken) {
+		t.Errorf("a token reached the logs or the report")
+	}
+	return r
+}
+
+// async runs an action in the background; the test plays the controllers.
+func (f *fixture) async(t *testing.T, action config.Action, token string, edit func(*config.Input)) <-chan result {
+	ch := make(chan result, 1)
+	go func() { ch <- f.run(t, action, token, edit) }()
+	return ch
+}
+
+func wait(t *testing.T, ch <-chan result) result {
+	t.Helper()
+	select {
+	case r := <-ch:
+		return r
+	case <-time.After(90 * time.Second):
+		t.Fatal("the executor did not finish within 90s")
+		return result{}
+	}
+}
+
+func (f *fixture) selector(action string) string {
+	return fmt.Sprintf("%s=%s,%s=%s", executor.LabelPlatform, f.name, executor.LabelAction, action)
+}
+
+func (f *fixture) countWorkflows(t *testing.T) int {
+	_, dc := f.s.Clients(t)
+	l, err := dc.Resource(testenv.WorkflowGVR).Namespace(f.wf).List(context.Background(), metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(l.Items)
+}
+
+func expect(t *testing.T, r result, code int, status string) {
+	t.Helper()
+	if r.code != code || r.report["status"] != status {
+		t.Fatalf("exit %d status %v, want exit %d status %s\nreport: %s\nlogs:\n%s", r.code, r.report["status"], code, status, r.out, r.logs)
+	}
+}
+
+func contains(t *testing.T, what, s string, subs ...string) {
+	t.Helper()
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			t.Errorf("%s lacks %q:\n%s", what, sub, s)
+		}
+	}
+}
+
+// toolsDir writes the required tools as scripts that print their real
+// --version output (recorded from the real tools). versions overrides one
+// tool's output; an empty string leaves the tool out.
+func toolsDir(t *testing.T, versions map[string]string) string {
+	dir := t.TempDir()
+	out := map[string]string{
+		"ansible-playbook": "ansible-playbook [core 2.17.7]\n  config file = None\n  python version = 3.12.8",
+		"kubectl":          "Client Version: v1.34.1\nKustomize Version: v5.7.1",
+		"helm":             "v3.19.0+g3d8990f",
+		"kubeseal":         "kubeseal version: 0.32.2",
+		"jq":               "jq-1.7.1",
+		"yq":               "yq (https://github.com/mikefarah/yq/) version v4.47.2",
+		"ansible-galaxy": `{"/usr/share/ansible/collections/ansible_collections": {"kubernetes.core": {"version": "5.3.0"}, ` +
+			`"community.general": {"version": "10.7.0"}, "ansible.posix": {"version": "2.0.0"}, "ansible.utils": {"version": "6.0.0"}}}`,
+	}
+	for k, v := range versions {
+		out[k] = v
+	}
+	for name, text := range out {
+		if text == "" {
+			continue
+		}
+		script := "#!/bin/sh\ncat <<'PLATC_EOF'\n" + text + "\nPLATC_EOF\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The scripts need cat.
+	return dir + string(os.PathListSeparator) + "/usr/bin" + string(os.PathListSeparator) + "/bin"
+}
+
+// grantDeployer gives user deployer exactly the permissions Phase 0 asks
+// for deploy, nothing to write but Workflows.
+func grantDeployer(t *testing.T, s *testenv.Server) {
+	s.Grant(t, "deployer", "platc-test-deployer", []rbacv1.PolicyRule{
+		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "pods"}},
+		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
+		{Verbs: []string{"get"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
+		{Verbs: []string{"create", "get", "list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}},
+		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflowtemplates", "clusterworkflowtemplates"}},
+		{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}},
+	})
+}
+
+func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
+	f := newFixture(t, "ok")
+	f.primitives(t)
+	// The permission list is sufficient, and platc writes nothing else.
+	grantDeployer(t, f.s)
+	ch := f.async(t, config.Deploy, testenv.DeployerToken, nil)
+	wf := f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
+	if ref, _, _ := unstructuredString(wf.Object, "spec", "workflowTemplateRef", "name"); ref != "deploy" {
+		t.Errorf("workflowTemplateRef = %q, want deploy", ref)
+	}
+	if wf.GetAnnotations()[executor.AnnotationTrace] != "trace-ok" {
+		t.Errorf("trace id not propagated to the workflow: %v", wf.GetAnnotations())
+	}
+	f.s.WorkflowStatus(t, wf, "Running", "", testenv.Node{Task: "db", Phase: "Running"}, testenv.Node{Task: "cache", Phase: "Running"})
+	time.Sleep(300 * time.Millisecond)
+	f.healthy(t)
+	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
+	r := wait(t, ch)
+	expect(t, r, executor.ExitOK, "succeeded")
+	if strings.Contains(r.logs, "differs from the one this platform source generates") {
+		t.Error("the generated templates were applied unchanged, yet platc reports drift")
+	}
+	contains(t, "logs", r.logs, `"phase":"orchestration","component":"db","message":"running"`, `"component":"api","message":"succeeded in`,
+		`"trace_id":"trace-ok"`, "progress: 3 of 3 apps done")
+	comps := r.report["components"].([]any)
+	if len(comps) != 3 || comps[2].(map[string]any)["app"] != "api" || comps[2].(map[string]any)["status"] != "succeeded" {
+		t.Errorf("components: %v", comps)
+	}
+
+	// A second deploy on the healthy platform changes nothing: no new
+	// Workflow object (RFC 7.3).
+	before := f.countWorkflows(t)
+	r = f.run(t, config.Deploy, testenv.DeployerToken, nil)
+	expect(t, r, executor.ExitOK, "succeeded")
+	contains(t, "summary", fmt.Sprint(r.report["summary"]), "already Synced and Healthy; nothing changed")
+	if n := f.countWorkflows(t); n != before {
+		t.Errorf("deploy on a healthy platform created a workflow (%d → %d)", before, n)
+	}
+
+	// The platform source changes (api's timeouts) but nobody rebuilt the
+	// templates: the run goes on with the cluster's, and says so.
+	src, _ := os.ReadFile(filepath.Join(f.dir, "platform.hcl"))
+	edited := strings.Replace(string(src), `depends_on = [stack.data]`, "depends_on = [stack.data]\n  timeouts {\n    sync = \"17m\"\n  }", 1)
+	if err := os.WriteFile(filepath.Join(f.dir, "platform.hcl"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.s.Retarget(t, f.argocd, "db", "v1b")
+	r = f.run(t, config.Deploy, testenv.DeployerToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, executor.ExitOK, "dry-run")
+	contains(t, "logs", r.logs, "differs from the one this platform source generates")
+	contains(t, "report", r.out, "run 'platc build', commit generated/")
+	if err := os.WriteFile(filepath.Join(f.dir, "platform.hcl"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.s.Retarget(t, f.argocd, "db", "v1")
+
+	// The root app moved api to a new revision; Argo CD has not compared
+	// it yet, so its Synced is about the old one: deploy must run.
+	f.s.Retarget(t, f.argocd, "api", "v2")
+	r = f.run(t, config.Deploy, testenv.DeployerToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, executor.ExitOK, "dry-run")
+	contains(t, "report", r.out, "deploy 1 app not yet converged, in dependency order: api")
+	contains(t, "logs", r.logs, `Argo CD last compared it with targetRevision \"v1\", but the spec now says \"v2\"`)
+}
+
+func unstructuredString(obj map[string]any, path ...string) (string, bool, error) {
+	cur := any(obj)
+	for _, p := range path {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return "", false, nil
+		}
+		cur = m[p]
+	}
+	s, ok := cur.(string)
+	return s, ok, nil
+}
+
+func TestDeployPartialThenResume(t *testing.T) {
+	f := newFixture(t, "partial")
+	f.primitives(t)
+	ch := f.async(t, config.Deploy, testenv.AdminToken, nil)
+	wf := f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
+	f.s.Application(t, f.argocd, "db", "Healthy", "Synced")
+	f.s.Application(t, f.argocd, "cache", "Degraded", "Synced")
+	f.s.WorkflowStatus(t, wf, "Failed", "child 'cache' failed",
+		testenv.Node{Task: "db", Phase: "Succeeded"},
+		testenv.Node{Task: "cache", Phase: "Failed", Message: "Error (exit code 20)", Attempts: 3},
+		testenv.Node{Task: "api", Phase: "Omitted"},
+		testenv.Node{Task: "orphan-report", Phase: "Error", Message: "pod deleted"})
+	r := wait(t, ch)
+	expect(t, r, executor.ExitPartial, "partial")
+	fails := r.report["failures"].([]any)
+	contains(t, "report", r.out, `{"step":"orphan-report","node":"`, "Step orphan-report failed")
+	if len(fails) != 2 || fails[0].(map[string]any)["app"] != "cache" || !strings.Contains(fails[0].(map[string]any)["message"].(string), "Error (exit code 20) (after 3 attempts)") {
+		t.Errorf("failures: %v", fails)
+	}
+	contains(t, "report", r.out, `"message":"not run: cache did not succeed"`, "finished apps are skipped")
+	contains(t, "logs", r.logs, `"level":"error","action":"deploy","phase":"orchestration","component":"cache"`, `"component":"api","message":"not run: a dependency did not succeed (node Omitted)"`)
+
+	// Re-run after fixing cache: a new workflow (the failed one is done),
+	// whose steps skip db.
+	ch = f.async(t, config.Deploy, testenv.AdminToken, nil)
+	deadline := time.Now().Add(30 * time.Second)
+	for f.countWorkflows(t) < 2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := f.countWorkflows(t); n != 2 {
+		t.Fatalf("re-run: %d workflows, want 2", n)
+	}
+	_, dc := f.s.Clients(t)
+	l, _ := dc.Resource(testenv.WorkflowGVR).Namespace(f.wf).List(context.Background(), metav1.ListOptions{})
+	for i := range l.Items {
+		if l.Items[i].GetName() != wf.GetName() {
+			f.healthy(t)
+			f.s.WorkflowStatus(t, &l.Items[i], "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
+		}
+	}
+	r = wait(t, ch)
+	expect(t, r, executor.ExitOK, "succeeded")
+}
+
+func TestDeployTimeouts(t *testing.T) {
+	f := newFixture(t, "deadline")
+	f.primitives(t)
+	// The workflow's own activeDeadlineSeconds ran out: the controller
+	// fails the running step with this message.
+	ch := f.async(t, config.Deploy, testenv.AdminToken, nil)
+	wf := f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
+	f.s.WorkflowStatus(t, wf, "Failed", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Failed", Message: "Step exceeded its deadline"}, testenv.Node{Task: "api", Phase: "Omitted"})
+	r := wait(t, ch)
+	expect(t, r, executor.ExitTimeout, "timeout")
+
+	// platc's own limit: the workflow is still running when ACTION_TIMEOUT
+	// is up. A later run attaches to it rather than starting another.
+	f2 := newFixture(t, "slow")
+	f2.primitives(t)
+	// No controller picks the workflow up at first: platc says so.
+	ch = f2.async(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.Timeout = "6s" })
+	wf = f2.s.WaitWorkflow(t, f2.wf, f2.selector("deploy"), 30*time.Second)
+	f2.waitLog(t, "has not been picked up by the workflow controller yet")
+	f2.s.WorkflowStatus(t, wf, "Running", "", testenv.Node{Task: "db", Phase: "Running"})
+	r = wait(t, ch)
+	expect(t, r, executor.ExitTimeout, "timeout")
+	contains(t, "report", r.out, "is still running. Run platc deploy again to follow it")
+
+	ch = f2.async(t, config.Deploy, testenv.AdminToken, nil)
+	f2.waitLog(t, "following it instead of starting another")
+	f2.healthy(t)
+	f2.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
+	r = wait(t, ch)
+	expect(t, r, executor.ExitOK, "succeeded")
+	if wfi := r.report["workflow"].(map[string]any); wfi["name"] != wf.GetName() || wfi["attached"] != true {
+		t.Errorf("second run did not attach to %s: %v", wf.GetName(), wfi)
+	}
+	if n := f2.countWorkflows(t); n != 1 {
+		t.Errorf("%d workflows, want the one still running to be followed", n)
+	}
+}
+
+func TestDeployDryRun(t *testing.T) {
+	f := newFixture(t, "dry")
+	f.primitives(t)
+	r := f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, executor.ExitOK, "dry-run")
+	contains(t, "report", r.out, "the API server accepted it in a server-side dry run", "deploy 3 apps not yet converged")
+	if n := f.countWorkflows(t); n != 0 {
+		t.Errorf("dry run created %d workflows", n)
+	}
+}
+
+func TestPhase0(t *testing.T) {
+	f := newFixture(t, "phase0")
+	f.primitives(t)
+
+	// Authenticated, but without any role.
+	r := f.run(t, config.Deploy, testenv.NobodyToken, nil)
+	expect(t, r, executor.ExitFailure, "failed")
+	contains(t, "report", r.out, `user \"nobody\" may not: list nodes (cluster-wide)`, "create workflows.argoproj.io in namespace argo-phase0 (to submit the workflow)")
+	if f.countWorkflows(t) != 0 {
+		t.Error("Phase 0 failed but a workflow was submitted")
+	}
+
+	// Wrong token: 401.
+	r = f.run(t, config.Validate, "not-a-valid-token", nil)
+	expect(t, r, executor.ExitFailure, "failed")
+	contains(t, "report", r.out, "rejected the credentials (401 Unauthorized)")
+
+	// Nothing listening.
+	port := closedPort(t)
+	r = f.runKubeconfig(t, testenv.Kubeconfig(fmt.Sprintf("https://127.0.0.1:%d", port), f.s.CA, "x"))
+	expect(t, r, executor.ExitFailure, "failed")
+	contains(t, "report", r.out, "cannot reach the Kubernetes API", "connection refused")
+
+	// Something listening that never answers: bounded by the call timeout.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	start := time.Now()
+	r = f.runKubeconfig(t, testenv.Kubeconfig("https://"+l.Addr().String(), f.s.CA, "x"))
+	expect(t, r, executor.ExitFailure, "failed")
+	contains(t, "report", r.out, "no answer within the time limit")
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("an API server that never answers took %s to give up", d)
+	}
+
+	// A missing tool is exit 3 before the cluster is touched.
+	f.tools = toolsDir(t, map[string]string{"helm": ""})
+	r = f.run(t, config.Deploy, testenv.AdminToken, nil)
+	expect(t, r, executor.ExitInvalid, "invalid")
+	contains(t, "report", r.out, "helm is not installed (not found on PATH); RFC 3.2.1 requires helm 3.12.0 or later")
+}
+
+func (f *fixture) runKubeconfig(t *testing.T, kc []byte) result {
+	t.Helper()
+	return f.run(t, config.Validate, "", func(in *config.Input) {
+		in.KubeconfigData = base64.StdEncoding.EncodeToString(kc)
+	})
+}
+
+func closedPort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := l.Addr().(*net.TCPAddr).Port
+	l.Close()
+	return p
+}
+
+func TestValidate(t *testing.T) {
+	f := newFixture(t, "val")
+	f.primitives(t)
+	// viewer may read Applications and do Phase 0's reads, nothing else:
+	// validate needs no write permission at all.
+	f.s.Grant(t, "deployer", "platc-test-viewer", []rbacv1.PolicyRule{
+		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "pods"}},
+		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
+		{Verbs: []string{"get"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
+		{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}},
+	})
+
+	// No Application yet: unhealthy.
+	r := f.run(t, config.Validate, testenv.DeployerToken, nil)
+	expect(t, r, executor.ExitFailure, "unhealthy")
+	contains(t, "report", r.out, "the Application does not exist")
+
+	f.healthy(t)
+	r = f.run(t, config.Validate, testenv.DeployerToken, nil)
+	expect(t, r, executor.ExitOK, "healthy")
+
+	f.s.Application(t, f.argocd, "cache", "Progressing", "Synced")
+	f.s.Application(t, f.argocd, "db", "Healthy", "OutOfSync")
+	r = f.run(t, config.Validate, testenv.DeployerToken, nil)
+	expect(t, r, executor.ExitPartial, "degraded")
+	contains(t, "report", r.out, "health is Progressing: cache is Progressing", "Healthy but OutOfSync")
+
+	f.s.Application(t, f.argocd, "api", "Unknown", "Unknown")
+	r = f.run(t, config.Validate, testenv.DeployerToken, nil)
+	expect(t, r, executor.ExitFailure, "unhealthy")
+
+	// Scope: only the data stack, which is degraded.
+	r = f.run(t, config.Validate, testenv.DeployerToken, func(in *config.Input) { in.TargetScope = "stack:data" })
+	expect(t, r, executor.ExitPartial, "degraded")
+	if n := len(r.report["components"].([]any)); n != 2 {
+		t.Errorf("stack:data has %d components, want 2", n)
+	}
+	if f.countWorkflows(t) != 0 {
+		t.Error("validate created a workflow")
+	}
+}
+
+func TestTeardown(t *testing.T) {
+	f := newFixture(t, "down")
+	f.primitives(t)
+
+	// Already removed: nothing to do, nothing submitted.
+	r := f.run(t, config.Teardown, testenv.AdminToken, nil)
+	expect(t, r, executor.ExitOK, "clean")
+	contains(t, "summary", fmt.Sprint(r.report["summary"]), "already removed")
+	if f.countWorkflows(t) != 0 {
+		t.Error("teardown of a removed platform submitted a workflow")
+	}
+
+	// Without confirmation: refused before anything else.
+	r = f.run(t, config.Teardown, testenv.AdminToken, func(in *config.Input) { in.TeardownConfirm = "" })
+	if r.code != executor.ExitInvalid || !strings.Contains(r.logs, `confirm by setting TEARDOWN_CONFIRM to the platform name "down"`) {
+		t.Errorf("unconfirmed teardown: exit %d, %s", r.code, r.logs)
+	}
+
+	// A dry run names what would go, dependents first, and each app's
+	// volume policy; it submits nothing.
+	f.healthy(t)
+	r = f.run(t, config.Teardown, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, executor.ExitOK, "dry-run")
+	contains(t, "report", r.out, "remove, dependents first: api, ", "volumes of db: retain", "the API server accepted it in a server-side dry run")
+	if f.countWorkflows(t) != 0 {
+		t.Error("teardown dry run submitted a workflow")
+	}
+
+	// A real teardown that leaves one Application behind: orphans, exit 2.
+	ch := f.async(t, config.Teardown, testenv.AdminToken, func(in *config.Input) { in.PVPolicy = "delete" })
+	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
+	params, _ := json.Marshal(wf.Object["spec"].(map[string]any)["arguments"])
+	contains(t, "workflow arguments", string(params), `{"name":"confirm","value":"down"}`, `{"name":"volumes","value":"delete"}`)
+	f.s.DeleteApplication(t, f.argocd, "api")
+	f.s.DeleteApplication(t, f.argocd, "cache")
+	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "api", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "db", Phase: "Succeeded"})
+	r = wait(t, ch)
+	expect(t, r, executor.ExitPartial, "orphans")
+	contains(t, "report", r.out, `"orphans":[{"kind":"Application","namespace":"argocd-down","name":"db","reason":"still exists"}]`, "Application argocd-down/api (api)")
+
+	// The rest goes on the next run.
+	ch = f.async(t, config.Teardown, testenv.AdminToken, nil)
+	deadline := time.Now().Add(30 * time.Second)
+	for f.countWorkflows(t) < 2 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	_, dc := f.s.Clients(t)
+	l, _ := dc.Resource(testenv.WorkflowGVR).Namespace(f.wf).List(context.Background(), metav1.ListOptions{})
+	for i := range l.Items {
+		if l.Items[i].GetName() != wf.GetName() {
+			f.s.DeleteApplication(t, f.argocd, "db")
+			f.s.WorkflowStatus(t, &l.Items[i], "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"})
+		}
+	}
+	r = wait(t, ch)
+	expect(t, r, executor.ExitOK, "clean")
+
+	// The teardown workflow's own orphan report exits 2 when Applications
+	// the platform does not declare are left in its projects: the workflow
+	// fails, but the run is "orphans remain", not a failure.
+	f.s.Application(t, f.argocd, "db", "Healthy", "Synced")
+	ch = f.async(t, config.Teardown, testenv.AdminToken, nil)
+	deadline = time.Now().Add(30 * time.Second)
+	for f.countWorkflows(t) < 3 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	l, _ = dc.Resource(testenv.WorkflowGVR).Namespace(f.wf).List(context.Background(), metav1.ListOptions{})
+	for i := range l.Items {
+		if _, done := l.Items[i].Object["status"]; !done {
+			f.s.DeleteApplication(t, f.argocd, "db")
+			f.s.WorkflowStatus(t, &l.Items[i], "Failed", "child 'orphan-report' failed", testenv.Node{Task: "db", Phase: "Succeeded"},
+				testenv.Node{Task: "orphan-report", Phase: "Failed", Message: "Error (exit code 2)",
+					Outputs: map[string]string{"orphans": `[{"project":"platform","application":"legacy-ui","platform":false}]`}})
+		}
+	}
+	r = wait(t, ch)
+	expect(t, r, executor.ExitPartial, "orphans")
+	contains(t, "report", r.out, `{"kind":"Application","namespace":"argocd-down","name":"legacy-ui","reason":"left in project platform; the platform does not declare it"}`, `"failures":[]`)
+}
+
+// TestDeployNeedsBootstrap: with the Argo namespaces and templates absent,
+// deploy must bootstrap, which needs cluster-admin; a deployer without it
+// is told so before anything runs.
+func TestDeployNeedsBootstrap(t *testing.T) {
+	f := newFixture(t, "bare")
+	grantDeployer(t, f.s)
+	r := f.run(t, config.Deploy, testenv.DeployerToken, nil)
+	expect(t, r, executor.ExitFailure, "failed")
+	contains(t, "report", r.out, "bootstrap is needed (Argo CD (namespace argocd-bare)", "may not: create namespaces (cluster-wide)",
+		"may not: create namespaces (cluster-wide) (bootstrap creates the Argo namespaces); any verb on any resource (cluster-admin)",
+		`"name":"argo-workflows","status":"info","message":"Argo Workflows is not installed: namespace argo-bare missing"`)
+	contains(t, "logs", r.logs, `"phase":"bootstrap","component":"Argo CD","message":"not installed: missing namespace argocd-bare"`)
+
+	// A cluster admin's dry run says what bootstrap would run, and runs
+	// nothing.
+	r = f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, executor.ExitOK, "dry-run")
+	contains(t, "report", r.out, "bootstrap Argo CD (namespace argocd-bare) and Argo Workflows (namespace argo-bare): ansible-playbook -i inventories/staging/hosts.yml site.yml --extra-vars @../platc-vars.json")
+}
+
+// TestEnvironmentFile: /config/environment.yaml moves the Argo CD
+// namespace, and validate reads the Applications there.
+func TestEnvironmentFile(t *testing.T) {
+	f := newFixture(t, "envf")
+	f.primitives(t)
+	f.s.Namespace(t, "gitops-envf")
+	for _, a := range f.apps {
+		f.s.Application(t, "gitops-envf", a, "Healthy", "Synced")
+	}
+	envFile := filepath.Join(f.dir, "environment.yaml")
+	if err := os.WriteFile(envFile, []byte("name: staging\ndomain: staging.example.org\ngitRepository: https://git.example.org/p.git\ngitRevision: v2\nargocdNamespace: gitops-envf\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := f.run(t, config.Validate, testenv.AdminToken, nil)
+	expect(t, r, executor.ExitFailure, "unhealthy")
+	r = f.run(t, config.Validate, testenv.AdminToken, func(in *config.Input) { in.EnvFile = envFile })
+	expect(t, r, executor.ExitOK, "healthy")
+	contains(t, "report", r.out, `"argocd":{"name":"Argo CD","installed":true,"namespace":"gitops-envf"}`)
+}
+
+// TestDeployAttachesToSensorRun: a deploy submitted by the Argo Events
+// sensor (template labels, no scope label) is followed, not duplicated.
+func TestDeployAttachesToSensorRun(t *testing.T) {
+	f := newFixture(t, "sensor")
+	f.primitives(t)
+	wf := f.s.Create(t, testenv.WorkflowGVR, f.wf, fmt.Sprintf(`apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata:
+  generateName: deploy-
+  labels: {%s: deploy, platc.io/trigger: git-push}
+spec:
+  workflowTemplateRef: {name: deploy}
+`, executor.LabelAction), "argo-events-sensor")
+	f.s.WorkflowStatus(t, wf, "Running", "", testenv.Node{Task: "db", Phase: "Running"})
+	ch := f.async(t, config.Deploy, testenv.AdminToken, nil)
+	f.waitLog(t, "following it instead of starting another")
+	f.healthy(t)
+	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
+	r := wait(t, ch)
+	expect(t, r, executor.ExitOK, "succeeded")
+	if n := f.countWorkflows(t); n != 1 {
+		t.Errorf("%d workflows, want only the sensor's", n)
+	}
+}
+
+// TestScopedDeploy: a stack or app scope runs a workflow compiled on the
+// spot (not the deploy template): it checks the dependencies outside the
+// scope are Healthy, then deploys only the scope.
+func TestScopedDeploy(t *testing.T) {
+	f := newFixture(t, "scoped")
+	f.primitives(t)
+
+	// app:api depends on db and cache, outside the scope. The check of
+	// cache fails: nothing in scope is deployed, exit 1, and the report
+	// names the failed check.
+	ch := f.async(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.TargetScope = "app:api" })
+	wf := f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
+	if wf.GetLabels()[executor.LabelScope] != "app.api" || !strings.HasPrefix(wf.GetName(), "deploy-api-") {
+		t.Errorf("scoped workflow %s labels %v", wf.GetName(), wf.GetLabels())
+	}
+	spec, _ := json.Marshal(wf.Object["spec"])
+	contains(t, "scoped workflow", string(spec), `"name":"check-healthy"`, `"name":"sync-and-wait"`)
+	if strings.Contains(string(spec), "workflowTemplateRef") {
+		t.Error("a scoped workflow must be compiled, not run from the deploy template")
+	}
+	f.s.WorkflowStatus(t, wf, "Failed", "child 'checks' failed",
+		testenv.Node{Task: "db", Phase: "Succeeded"},
+		testenv.Node{Task: "cache", Phase: "Failed", Message: "Error (exit code 1)"},
+		testenv.Node{Task: "api", Phase: "Omitted"})
+	r := wait(t, ch)
+	expect(t, r, executor.ExitFailure, "failed")
+	contains(t, "report", r.out, `"step":"cache"`, "A failed check of a dependency outside TARGET_SCOPE means that app is not Healthy")
+	if n := len(r.report["components"].([]any)); n != 1 {
+		t.Errorf("app:api reports %d components, want 1", n)
+	}
+
+	// stack:data has no dependency outside it.
+	ch = f.async(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.TargetScope = "stack:data" })
+	wf = f.s.WaitWorkflow(t, f.wf, f.selector("deploy")+","+executor.LabelScope+"=stack.data", 30*time.Second)
+	f.s.Application(t, f.argocd, "db", "Healthy", "Synced")
+	f.s.Application(t, f.argocd, "cache", "Healthy", "Synced")
+	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"})
+	r = wait(t, ch)
+	expect(t, r, executor.ExitOK, "succeeded")
+}
+
+// TestScopedTeardown: removing app:db first checks its dependents outside
+// the scope are gone; the workflow carries the confirmation and the
+// volume policy.
+func TestScopedTeardown(t *testing.T) {
+	f := newFixture(t, "scopedown")
+	f.primitives(t)
+	f.healthy(t)
+	ch := f.async(t, config.Teardown, testenv.AdminToken, func(in *config.Input) { in.TargetScope = "app:db"; in.PVPolicy = "snapshot" })
+	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
+	args, _ := json.Marshal(wf.Object["spec"].(map[string]any)["arguments"])
+	contains(t, "workflow arguments", string(args), `"name":"confirm","value":"scopedown"`, `"name":"volumes","value":"snapshot"`)
+	f.s.WorkflowStatus(t, wf, "Failed", "", testenv.Node{Task: "api", Phase: "Failed", Message: "Error (exit code 1)"}, testenv.Node{Task: "db", Phase: "Omitted"})
+	r := wait(t, ch)
+	expect(t, r, executor.ExitFailure, "failed")
+	contains(t, "report", r.out, `"step":"api"`, `"orphans":[{"kind":"Application","namespace":"argocd-scopedown","name":"db","reason":"still exists"}]`)
+}

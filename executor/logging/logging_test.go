@@ -1,0 +1,82 @@
+package logging
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+)
+
+var fixed = func() time.Time { return time.Date(2026, 1, 7, 11, 30, 0, 500, time.FixedZone("CET", 3600)) }
+
+func TestTextLine(t *testing.T) {
+	var b bytes.Buffer
+	l := New(&b, Options{Format: Text, Level: Info, Action: "deploy", Now: fixed})
+	l.Infof("bootstrap", "argocd", "Installing %s...", "ArgoCD")
+	l.Debugf("bootstrap", "argocd", "hidden below info")
+	l.Warnf("preflight", "", "two\nlines\n")
+	want := "2026-01-07T10:30:00Z INFO [deploy/bootstrap/argocd] Installing ArgoCD...\n" +
+		"2026-01-07T10:30:00Z WARN [deploy/preflight/-] two | lines\n"
+	if got := b.String(); got != want {
+		t.Errorf("text lines:\n got %q\nwant %q", got, want)
+	}
+}
+
+func TestJSONLines(t *testing.T) {
+	var b bytes.Buffer
+	l := New(&b, Options{Format: JSON, Level: Debug, Action: "validate", TraceID: "4bf92f3577b34da6a3ce929d0e0e4736", SpanID: "00f067aa0ba902b7", Now: fixed})
+	l.Debugf("verification", "vault", "health %q", "Degraded")
+	l.Errorf("report", "platform", "multi\nline")
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want 2 lines, got %d: %q", len(lines), b.String())
+	}
+	want := `{"timestamp":"2026-01-07T10:30:00Z","level":"debug","action":"validate","phase":"verification","component":"vault","message":"health \"Degraded\"","trace_id":"4bf92f3577b34da6a3ce929d0e0e4736","span_id":"00f067aa0ba902b7"}`
+	if lines[0] != want {
+		t.Errorf("line 1:\n got %s\nwant %s", lines[0], want)
+	}
+	var obj map[string]string
+	if err := json.Unmarshal([]byte(lines[1]), &obj); err != nil {
+		t.Fatalf("line 2 is not one JSON object: %v", err)
+	}
+	if obj["message"] != "multi\nline" || obj["level"] != "error" {
+		t.Errorf("line 2 = %v", obj)
+	}
+	// Without a trace context the keys are absent, not empty.
+	b.Reset()
+	New(&b, Options{Format: JSON, Action: "deploy", Now: fixed}).Infof("p", "c", "m")
+	if strings.Contains(b.String(), "trace_id") || strings.Contains(b.String(), "span_id") {
+		t.Errorf("trace keys without a trace context: %s", b.String())
+	}
+}
+
+func TestRedact(t *testing.T) {
+	var b bytes.Buffer
+	l := New(&b, Options{Format: Text, Action: "deploy", Now: fixed})
+	l.Redact("s3cr3t-token-value", "abc", "")
+	l.Errorf("preflight", "cluster", "Unauthorized: Bearer s3cr3t-token-value rejected (abc kept)")
+	if strings.Contains(b.String(), "s3cr3t") {
+		t.Errorf("secret logged: %s", b.String())
+	}
+	if !strings.Contains(b.String(), "Bearer [redacted] rejected (abc kept)") {
+		t.Errorf("unexpected scrubbed line: %s", b.String())
+	}
+}
+
+func TestParse(t *testing.T) {
+	for in, want := range map[string]Level{"debug": Debug, "INFO": Info, "warn": Warn, "warning": Warn, " error ": Error} {
+		if got, err := ParseLevel(in); err != nil || got != want {
+			t.Errorf("ParseLevel(%q) = %v, %v", in, got, err)
+		}
+	}
+	if _, err := ParseLevel("verbose"); err == nil || !strings.Contains(err.Error(), `"verbose"`) {
+		t.Errorf("ParseLevel(verbose) error = %v", err)
+	}
+	if f, err := ParseFormat("JSON"); err != nil || f != JSON {
+		t.Errorf("ParseFormat(JSON) = %v, %v", f, err)
+	}
+	if _, err := ParseFormat("yaml"); err == nil {
+		t.Error("ParseFormat(yaml) accepted")
+	}
+}

@@ -1,0 +1,231 @@
+package executor
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/platc/platc/executor/preflight"
+)
+
+// Report is the final structured report of RFC 7.5: summary, components,
+// failures, metrics and recommendations, plus the Phase 0 validation
+// report and, for teardown, the removal and orphan reports.
+type Report struct {
+	Action      string    `json:"action"`
+	Platform    string    `json:"platform,omitempty"`
+	Environment string    `json:"environment,omitempty"`
+	Scope       string    `json:"scope,omitempty"`
+	DryRun      bool      `json:"dry_run,omitempty"`
+	Status      string    `json:"status"`
+	ExitCode    int       `json:"exit_code"`
+	Summary     string    `json:"summary"`
+	StartedAt   time.Time `json:"started_at"`
+	Duration    float64   `json:"duration_seconds"`
+
+	Workflow   *WorkflowInfo  `json:"workflow,omitempty"`
+	Preflight  *PreflightInfo `json:"preflight,omitempty"`
+	Components []Component    `json:"components"`
+	Failures   []Failure      `json:"failures"`
+	Removed    []string       `json:"removed,omitempty"`
+	Retained   []string       `json:"retained,omitempty"`
+	Orphans    []Orphan       `json:"orphans,omitempty"`
+	Plan       []string       `json:"plan,omitempty"`
+	Metrics    map[string]int `json:"metrics"`
+	Recommend  []string       `json:"recommendations"`
+	Problems   []string       `json:"problems,omitempty"`
+}
+
+// WorkflowInfo names the Argo Workflow that ran the action.
+type WorkflowInfo struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace"`
+	Phase     string `json:"phase"`
+	Message   string `json:"message,omitempty"`
+	Attached  bool   `json:"attached,omitempty"` // platc followed a run already in progress
+}
+
+// PreflightInfo is Phase 0's validation report.
+type PreflightInfo struct {
+	Tools   []preflight.ToolResult   `json:"tools,omitempty"`
+	Cluster *preflight.ClusterReport `json:"cluster,omitempty"`
+}
+
+// Component is one app's line in the report.
+type Component struct {
+	App         string  `json:"app"`
+	Stack       string  `json:"stack,omitempty"`
+	Application string  `json:"application"`
+	Status      string  `json:"status"`
+	Health      string  `json:"health,omitempty"`
+	Sync        string  `json:"sync,omitempty"`
+	Duration    float64 `json:"duration_seconds,omitempty"`
+	Message     string  `json:"message,omitempty"`
+}
+
+// Failure is one failed app with the failing node's message.
+type Failure struct {
+	App     string `json:"app,omitempty"`
+	Step    string `json:"step,omitempty"` // a failed step that is not an app's task
+	Node    string `json:"node,omitempty"`
+	Message string `json:"message"`
+}
+
+// Orphan is something teardown should have removed and did not.
+type Orphan struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace,omitempty"`
+	Name      string `json:"name"`
+	Reason    string `json:"reason"`
+}
+
+func (rep *Report) recommend(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	for _, r := range rep.Recommend {
+		if r == s {
+			return
+		}
+	}
+	rep.Recommend = append(rep.Recommend, s)
+}
+
+// WriteJSON writes the report as one line of JSON, so that a log
+// collector reading JSON lines takes it whole.
+func (rep *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(rep)
+}
+
+// WriteText writes the report for people.
+func (rep *Report) WriteText(w io.Writer) {
+	title := strings.ToUpper(rep.Action[:1]) + rep.Action[1:]
+	if rep.DryRun {
+		title += " (dry run)"
+	}
+	fmt.Fprintf(w, "\n== %s report ==\n", title)
+	fmt.Fprintf(w, "Summary: %s\n", rep.Summary)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  status\t%s (exit %d)\n", rep.Status, rep.ExitCode)
+	if rep.Platform != "" {
+		fmt.Fprintf(tw, "  platform\t%s, environment %s, scope %s\n", rep.Platform, rep.Environment, rep.Scope)
+	}
+	fmt.Fprintf(tw, "  duration\t%s\n", human(time.Duration(rep.Duration*float64(time.Second))))
+	if wf := rep.Workflow; wf != nil {
+		att := ""
+		if wf.Attached {
+			att = ", already running when platc started"
+		}
+		fmt.Fprintf(tw, "  workflow\t%s/%s: %s%s\n", wf.Namespace, wf.Name, orText(wf.Phase, "not started"), att)
+	}
+	tw.Flush()
+
+	if pf := rep.Preflight; pf != nil {
+		fmt.Fprintf(w, "\nPhase 0 (prerequisites):\n")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, t := range pf.Tools {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", mark(string(t.Status) == "ok", false), t.Name, t.Message)
+		}
+		if c := pf.Cluster; c != nil {
+			for _, ch := range c.Checks {
+				fmt.Fprintf(tw, "  %s\t%s\t%s\n", checkMark(ch.Status), ch.Name, ch.Message)
+			}
+		}
+		tw.Flush()
+	}
+	if len(rep.Components) > 0 {
+		fmt.Fprintf(w, "\nComponents:\n")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  APP\tSTACK\tSTATUS\tHEALTH\tSYNC\tDURATION\tMESSAGE\n")
+		for _, c := range rep.Components {
+			d := "-"
+			if c.Duration > 0 {
+				d = human(time.Duration(c.Duration * float64(time.Second)))
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.App, orText(c.Stack, "-"), c.Status, orText(c.Health, "-"), orText(c.Sync, "-"), d, oneLine(c.Message))
+		}
+		tw.Flush()
+	}
+	if len(rep.Failures) > 0 {
+		fmt.Fprintf(w, "\nFailures:\n")
+		for _, f := range rep.Failures {
+			node := ""
+			if f.Node != "" {
+				node = " (node " + f.Node + ")"
+			}
+			who := f.App
+			if who == "" {
+				who = "step " + f.Step
+			}
+			fmt.Fprintf(w, "  %s%s: %s\n", who, node, oneLine(f.Message))
+		}
+	}
+	if len(rep.Removed) > 0 {
+		fmt.Fprintf(w, "\nRemoved:\n  %s\n", strings.Join(rep.Removed, "\n  "))
+	}
+	if len(rep.Retained) > 0 {
+		fmt.Fprintf(w, "\nRetained (volume policy):\n  %s\n", strings.Join(rep.Retained, "\n  "))
+	}
+	if len(rep.Orphans) > 0 {
+		fmt.Fprintf(w, "\nOrphans (not removed):\n")
+		for _, o := range rep.Orphans {
+			ns := ""
+			if o.Namespace != "" {
+				ns = o.Namespace + "/"
+			}
+			fmt.Fprintf(w, "  %s %s%s: %s\n", o.Kind, ns, o.Name, o.Reason)
+		}
+	}
+	if len(rep.Plan) > 0 {
+		fmt.Fprintf(w, "\nWould do:\n  %s\n", strings.Join(rep.Plan, "\n  "))
+	}
+	if len(rep.Problems) > 0 {
+		fmt.Fprintf(w, "\nProblems:\n  %s\n", strings.Join(rep.Problems, "\n  "))
+	}
+	if len(rep.Metrics) > 0 {
+		fmt.Fprintf(w, "\nMetrics:")
+		for _, k := range metricOrder {
+			if v, ok := rep.Metrics[k]; ok {
+				fmt.Fprintf(w, " %s=%d", k, v)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	if len(rep.Recommend) > 0 {
+		fmt.Fprintf(w, "\nRecommendations:\n")
+		for _, r := range rep.Recommend {
+			fmt.Fprintf(w, "  - %s\n", r)
+		}
+	}
+}
+
+// metricOrder fixes the order metrics print in.
+var metricOrder = []string{"apps", "succeeded", "skipped", "converged", "failed", "omitted", "running", "not_started",
+	"healthy", "degraded", "unhealthy", "removed", "retained", "orphans"}
+
+func mark(ok, warn bool) string {
+	switch {
+	case ok:
+		return "ok"
+	case warn:
+		return "WARN"
+	}
+	return "FAIL"
+}
+
+func checkMark(s preflight.Status) string {
+	switch s {
+	case preflight.Pass:
+		return "ok"
+	case preflight.Warn:
+		return "WARN"
+	case preflight.Fail:
+		return "FAIL"
+	}
+	return "info"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

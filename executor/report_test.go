@@ -1,0 +1,67 @@
+package executor
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/platc/platc/executor/preflight"
+)
+
+// TestReportText pins the shape of the text report: the RFC 7.5
+// sections, in order, one app per line.
+func TestReportText(t *testing.T) {
+	rep := &Report{
+		Action: "deploy", Platform: "acme", Environment: "production", Scope: "platform",
+		Status: "partial", ExitCode: 2, Summary: "workflow argo/acme-deploy-x7k2p failed: 1 of 3 apps deployed, 1 failed, 1 not run",
+		StartedAt: time.Date(2026, 1, 7, 10, 30, 0, 0, time.UTC), Duration: 754,
+		Workflow: &WorkflowInfo{Name: "acme-deploy-x7k2p", Namespace: "argo", Phase: "Failed"},
+		Preflight: &PreflightInfo{
+			Tools:   []preflight.ToolResult{{Name: "helm", Status: preflight.ToolOK, Message: "helm 3.19.0 (at least 3.12.0)"}},
+			Cluster: &preflight.ClusterReport{Checks: []preflight.Check{{Name: "worker-count", Status: preflight.Warn, Message: "2 Ready worker nodes; RFC 3.2.4 asks for at least 3"}}},
+		},
+		Components: []Component{
+			{App: "db", Stack: "data", Application: "db", Status: "succeeded", Health: "Healthy", Sync: "Synced", Duration: 95},
+			{App: "cache", Stack: "data", Application: "cache", Status: "failed", Health: "Degraded", Sync: "Synced", Duration: 600, Message: "Error (exit code 20)\n(after 3 attempts)"},
+			{App: "api", Application: "api", Status: "omitted", Message: "not run: cache did not succeed"},
+		},
+		Failures:  []Failure{{App: "cache", Node: "acme-deploy-x7k2p.cache(2)", Message: "Error (exit code 20) (after 3 attempts)"}},
+		Metrics:   map[string]int{"apps": 3, "succeeded": 1, "failed": 1, "omitted": 1},
+		Recommend: []string{"Look at cache: 'argocd app get cache'."},
+	}
+	var b bytes.Buffer
+	rep.WriteText(&b)
+	want := `
+== Deploy report ==
+Summary: workflow argo/acme-deploy-x7k2p failed: 1 of 3 apps deployed, 1 failed, 1 not run
+  status    partial (exit 2)
+  platform  acme, environment production, scope platform
+  duration  12m34s
+  workflow  argo/acme-deploy-x7k2p: Failed
+
+Phase 0 (prerequisites):
+  ok    helm          helm 3.19.0 (at least 3.12.0)
+  WARN  worker-count  2 Ready worker nodes; RFC 3.2.4 asks for at least 3
+
+Components:
+  APP    STACK  STATUS     HEALTH    SYNC    DURATION  MESSAGE
+  db     data   succeeded  Healthy   Synced  1m35s     
+  cache  data   failed     Degraded  Synced  10m0s     Error (exit code 20) (after 3 attempts)
+  api    -      omitted    -         -       -         not run: cache did not succeed
+
+Failures:
+  cache (node acme-deploy-x7k2p.cache(2)): Error (exit code 20) (after 3 attempts)
+
+Metrics: apps=3 succeeded=1 failed=1 omitted=1
+
+Recommendations:
+  - Look at cache: 'argocd app get cache'.
+`
+	if got := b.String(); got != want {
+		t.Errorf("text report:\n%s\nwant:\n%s", got, want)
+		for i, l := range strings.Split(got, "\n") {
+			t.Logf("%2d %q", i, l)
+		}
+	}
+}

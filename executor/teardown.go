@@ -1,0 +1,341 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argo"
+	"github.com/platc/platc/executor/config"
+	"github.com/platc/platc/executor/preflight"
+)
+
+// Parameters of the teardown workflow (the Argo Workflows emitter's
+// contract): confirm must equal the platform name, volumes overrides every
+// app's volume policy.
+const (
+	ConfirmParam      = argo.ParamConfirm
+	VolumePolicyParam = argo.ParamVolumes
+	// OrphanStep is the teardown workflow's last step: it lists the
+	// Applications left in the platform's projects and exits 2 when some
+	// remain that the platform does not declare, writing them to its
+	// output parameter OrphanOutput as [{project, application, platform}].
+	OrphanStep   = "orphan-report"
+	OrphanOutput = "orphans"
+)
+
+// teardown is RFC 7.2's teardown: the confirmation was checked with the
+// configuration; here Phase 0, the current state, the teardown workflow
+// (reverse dependency order, INV-5), then the removal and orphan reports.
+func (r *run) teardown(ctx context.Context) int {
+	perms := append(basePermissions(), r.workflowPermissions()...)
+	perms = append(perms, r.appPermissions()...)
+	perms = append(perms,
+		preflight.Permission{Verb: "list", Resource: "persistentvolumeclaims", Why: "to report volumes kept or left behind"},
+		preflight.Permission{Verb: "list", Resource: "namespaces", Why: "to report namespaces stuck terminating"})
+	cr, code := r.phase0(ctx, true, r.clusterOptions(perms, TeardownTemplate))
+	if code != ExitOK {
+		return code
+	}
+	apps := r.cfg.ScopeApps
+	r.phase = "state"
+	before, err := r.readApps(ctx, apps)
+	if err != nil {
+		r.rep.Summary = err.Error()
+		return ExitFailure
+	}
+	var present []*ir.App
+	for _, a := range apps {
+		if before[a.Name].Exists {
+			present = append(present, a)
+		}
+	}
+	if len(present) == 0 {
+		// RFC 7.3: teardown of an already removed platform succeeds.
+		r.log.Infof(r.phase, "platform", "no Application of the %d apps in scope exists; nothing to remove", len(apps))
+		r.rep.Status = "clean"
+		r.rep.Summary = fmt.Sprintf("already removed: none of the %d %s in scope has an Application", len(apps), plural(len(apps), "app"))
+		r.rep.Metrics["removed"] = 0
+		r.retained(ctx, apps)
+		return ExitOK
+	}
+	r.log.Infof(r.phase, "platform", "%d of %d apps still have an Application", len(present), len(apps))
+	if !cr.Workflows.Installed {
+		r.rep.Summary = fmt.Sprintf("%d Applications remain but the teardown workflow cannot run: Argo Workflows is not ready (%s missing)", len(present), joinList(cr.Workflows.Missing))
+		r.rep.recommend("Install Argo Workflows and apply the generated templates (platc build, then sync them with Argo CD), or run platc deploy, which bootstraps them; then run teardown again.")
+		return ExitFailure
+	}
+
+	r.phase = "orchestration"
+	params, code := r.teardownParams(ctx)
+	if code != ExitOK {
+		return code
+	}
+	cur, err := r.running(ctx)
+	if err != nil {
+		r.rep.Summary = fmt.Sprintf("cannot list workflows: %s", r.client.Explain(err))
+		return ExitFailure
+	}
+	if cur == nil && r.cfg.Scope.Kind == config.ScopePlatform {
+		r.checkDrift(ctx, TeardownTemplate)
+	}
+	wf, attached, code := r.launch(ctx, TeardownTemplate, params, cur)
+	if code != ExitOK || wf == nil {
+		return code
+	}
+	if r.cfg.DryRun {
+		order := make([]string, 0, len(present))
+		for i := len(present) - 1; i >= 0; i-- {
+			order = append(order, present[i].Name)
+		}
+		r.rep.Plan = append(r.rep.Plan, "remove, dependents first: "+strings.Join(order, ", "))
+		for _, a := range present {
+			r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("volumes of %s: %s", a.Name, r.volumePolicy(a)))
+		}
+		r.rep.Status = "dry-run"
+		r.rep.Summary = fmt.Sprintf("Phase 0 passed; a real run would remove %d %s", len(present), plural(len(present), "app"))
+		return ExitOK
+	}
+	res := r.follow(ctx, wf, apps, r.start.Add(r.timeout(r.deadlineOf(ctx, wf))))
+	r.rep.Workflow = &WorkflowInfo{Name: wf.Name, Namespace: wf.Namespace, Attached: attached}
+	if res.WF != nil {
+		r.rep.Workflow.Phase = string(res.WF.Status.Phase)
+		r.rep.Workflow.Message = r.log.Scrub(res.WF.Status.Message)
+	}
+
+	r.phase = "verification"
+	after, err := r.readApps(ctx, apps)
+	if err != nil {
+		r.rep.Summary = err.Error()
+		return ExitFailure
+	}
+	r.components(apps, res.Nodes, after)
+	for _, a := range present {
+		s := after[a.Name]
+		if !s.Exists {
+			r.rep.Removed = append(r.rep.Removed, fmt.Sprintf("Application %s/%s (%s)", r.cfg.Program.Platform.ArgoCD.Namespace, a.Application, a.Name))
+			continue
+		}
+		reason := "still exists"
+		if s.Deleting {
+			reason = "being deleted, waiting on finalizers " + strings.Join(s.Finalizers, ", ")
+		}
+		r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "Application", Namespace: r.cfg.Program.Platform.ArgoCD.Namespace, Name: a.Application, Reason: reason})
+	}
+	orphanStep := r.orphanStep(&res)
+	r.stepFailures(res.Others)
+	r.retained(ctx, apps)
+	r.stuckNamespaces(ctx, apps)
+	r.rep.Metrics["removed"] = len(r.rep.Removed)
+	r.rep.Metrics["orphans"] = len(r.rep.Orphans)
+	r.rep.Metrics["retained"] = len(r.rep.Retained)
+	return r.teardownOutcome(res, orphanStep)
+}
+
+// orphanStep reads the orphan report step: true when it is the workflow's
+// only failure and it failed the way it does when orphans remain (exit 2),
+// which makes the run "orphans remain" rather than a failure. Its list
+// joins the orphan report either way, and it leaves res.Others.
+func (r *run) orphanStep(res *followResult) bool {
+	only := true
+	var step *nodeState
+	var rest []nodeState
+	for i, o := range res.Others {
+		if o.App == OrphanStep {
+			step = &res.Others[i]
+		} else {
+			rest = append(rest, o)
+			only = false
+		}
+	}
+	if step == nil {
+		return false
+	}
+	var left []struct {
+		Project     string `json:"project"`
+		Application string `json:"application"`
+		Platform    bool   `json:"platform"`
+	}
+	if err := json.Unmarshal([]byte(step.Outputs[OrphanOutput]), &left); err == nil {
+		for _, o := range left {
+			if slices.ContainsFunc(r.rep.Orphans, func(x Orphan) bool { return x.Kind == "Application" && x.Name == o.Application }) {
+				continue // already reported from the Application itself
+			}
+			reason := fmt.Sprintf("left in project %s; the platform does not declare it", o.Project)
+			if o.Platform {
+				reason = fmt.Sprintf("a platform Application still present in project %s (something re-created it)", o.Project)
+			}
+			r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "Application", Namespace: r.cfg.Program.Platform.ArgoCD.Namespace, Name: o.Application, Reason: reason})
+		}
+	}
+	for _, n := range res.Nodes {
+		if n.Phase == wfv1.NodeFailed || n.Phase == wfv1.NodeError || n.Phase == wfv1.NodeOmitted {
+			only = false
+		}
+	}
+	if only && strings.Contains(step.Message, "exit code 2") {
+		res.Others = rest
+		if len(left) == 0 {
+			r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "Application", Namespace: r.cfg.Program.Platform.ArgoCD.Namespace, Name: "(see the orphan-report step's log)",
+				Reason: "the teardown workflow's orphan report found Applications left in the platform's projects"})
+		}
+		r.log.Warnf(r.phase, OrphanStep, "the orphan report found Applications left behind")
+		return true
+	}
+	return false
+}
+
+func (r *run) teardownOutcome(res followResult, orphansOnly bool) int {
+	rep := r.rep
+	wfName := res.WF.Namespace + "/" + res.WF.Name
+	switch {
+	case errors.Is(res.Err, context.Canceled):
+		rep.Summary = fmt.Sprintf("interrupted; workflow %s goes on in the cluster", wfName)
+		rep.recommend("Run platc %s again to follow workflow %s to its end.", r.cfg.Action, wfName)
+		return ExitFailure
+	case res.Err != nil:
+		rep.Summary = res.Err.Error()
+		return ExitFailure
+	case res.Gone:
+		rep.Summary = fmt.Sprintf("workflow %s was deleted while platc followed it", wfName)
+		return ExitFailure
+	case res.TimedOut:
+		rep.Status = "timeout"
+		rep.Summary = fmt.Sprintf("teardown workflow %s did not finish within %s; %d removed so far", wfName, human(r.limit), len(rep.Removed))
+		rep.recommend("Workflow %s is still running. Run platc teardown again to follow it, or set ACTION_TIMEOUT longer.", wfName)
+		return ExitTimeout
+	}
+	r.recommendFailures(wfName)
+	if res.WF.Status.Phase != wfv1.WorkflowSucceeded && !orphansOnly {
+		if timedOut(res.WF) {
+			rep.Status = "timeout"
+			rep.Summary = fmt.Sprintf("teardown workflow %s ran out of time; %d removed, %d left", wfName, len(rep.Removed), len(rep.Orphans))
+			return ExitTimeout
+		}
+		rep.Summary = fmt.Sprintf("teardown workflow %s %s: %d removed, %d left", wfName, strings.ToLower(string(res.WF.Status.Phase)), len(rep.Removed), len(rep.Orphans))
+		rep.recommend("Fix the failing deletion (often a finalizer waiting on an operator that is already gone, ARGO-NOTES §5), then run platc teardown again: what is gone stays gone.")
+		return ExitFailure
+	}
+	if len(rep.Orphans) > 0 {
+		rep.Status = "orphans"
+		rep.Summary = fmt.Sprintf("teardown workflow %s succeeded but %d %s remain", wfName, len(rep.Orphans), plural(len(rep.Orphans), "orphan"))
+		rep.recommend("Look at each orphan's finalizers and owner before removing anything by hand; forcing a finalizer off can leak storage or cloud resources.")
+		return ExitPartial
+	}
+	rep.Status = "clean"
+	rep.Summary = fmt.Sprintf("teardown workflow %s succeeded: %d %s removed", wfName, len(rep.Removed), plural(len(rep.Removed), "Application"))
+	if len(rep.Retained) > 0 {
+		rep.recommend("%d volume claims were kept by the volume policy; delete them once their data is no longer needed.", len(rep.Retained))
+	}
+	return ExitOK
+}
+
+// volumePolicy is the policy in force for a's volumes: PV_POLICY when
+// set, else the app's own teardown setting (retain by default).
+func (r *run) volumePolicy(a *ir.App) ir.VolumePolicy {
+	if r.cfg.PVPolicy != "" {
+		return r.cfg.PVPolicy
+	}
+	if a.Teardown.Volumes != "" {
+		return a.Teardown.Volumes
+	}
+	return ir.VolumesRetain
+}
+
+// teardownParams are the teardown workflow's arguments: the confirmation
+// the workflow checks again itself, and PV_POLICY when set. platc refuses
+// to run when PV_POLICY is set but the template has no parameter to carry
+// it: silently ignoring a volume policy could delete data the operator
+// meant to keep, or keep data meant to go.
+func (r *run) teardownParams(ctx context.Context) (map[string]string, int) {
+	params := map[string]string{}
+	declared := map[string]bool{ConfirmParam: true, VolumePolicyParam: true} // scoped workflows are built with both
+	if r.cfg.Scope.Kind == config.ScopePlatform {
+		t, err := r.template(ctx, TeardownTemplate)
+		if err != nil {
+			r.rep.Summary = fmt.Sprintf("reading WorkflowTemplate %s: %s", TeardownTemplate, r.client.Explain(err))
+			return nil, ExitFailure
+		}
+		declared = map[string]bool{}
+		for _, p := range t.Spec.Arguments.Parameters {
+			declared[p.Name] = true
+		}
+	}
+	if declared[ConfirmParam] {
+		params[ConfirmParam] = r.cfg.Program.Platform.Name
+	}
+	if r.cfg.PVPolicy != "" {
+		if !declared[VolumePolicyParam] {
+			r.rep.Summary = fmt.Sprintf("PV_POLICY is set, but WorkflowTemplate %s has no %q parameter to pass it to; unset PV_POLICY to use each app's own volume policy, or regenerate the templates with this platc", TeardownTemplate, VolumePolicyParam)
+			return nil, ExitInvalid
+		}
+		params[VolumePolicyParam] = string(r.cfg.PVPolicy)
+	}
+	return params, ExitOK
+}
+
+// retained lists the volume claims left in the apps' namespaces: kept on
+// purpose under retain or snapshot, orphans under delete.
+func (r *run) retained(ctx context.Context, apps []*ir.App) {
+	cctx, cancel := r.client.Call(ctx)
+	defer cancel()
+	pvcs, err := r.client.Kube.CoreV1().PersistentVolumeClaims("").List(cctx, metav1.ListOptions{})
+	if err != nil {
+		r.log.Warnf(r.phase, "volumes", "cannot list volume claims: %s", r.client.Explain(err))
+		return
+	}
+	policy := map[string]ir.VolumePolicy{}
+	for _, a := range apps {
+		// Apps sharing a namespace: the most careful policy wins.
+		if p, ok := policy[a.Namespace]; !ok || p == ir.VolumesDelete {
+			policy[a.Namespace] = r.volumePolicy(a)
+		}
+	}
+	for _, pvc := range pvcs.Items {
+		p, ok := policy[pvc.Namespace]
+		if !ok {
+			continue
+		}
+		if p == ir.VolumesDelete {
+			r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "PersistentVolumeClaim", Namespace: pvc.Namespace, Name: pvc.Name, Reason: "volume policy is delete, but the claim remains"})
+		} else {
+			r.rep.Retained = append(r.rep.Retained, fmt.Sprintf("PersistentVolumeClaim %s/%s (policy %s)", pvc.Namespace, pvc.Name, p))
+		}
+	}
+	slices.Sort(r.rep.Retained)
+}
+
+// stuckNamespaces reports app namespaces stuck terminating, with the
+// reason the namespace controller gives.
+func (r *run) stuckNamespaces(ctx context.Context, apps []*ir.App) {
+	want := map[string]bool{}
+	for _, a := range apps {
+		want[a.Namespace] = true
+	}
+	cctx, cancel := r.client.Call(ctx)
+	defer cancel()
+	list, err := r.client.Kube.CoreV1().Namespaces().List(cctx, metav1.ListOptions{})
+	if err != nil {
+		r.log.Warnf(r.phase, "namespaces", "cannot list namespaces: %s", r.client.Explain(err))
+		return
+	}
+	for _, ns := range list.Items {
+		if !want[ns.Name] || ns.DeletionTimestamp == nil {
+			continue
+		}
+		reason := "stuck terminating"
+		for _, c := range ns.Status.Conditions {
+			if c.Status == "True" && c.Message != "" {
+				reason += ": " + c.Message
+			}
+		}
+		r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "Namespace", Name: ns.Name, Reason: reason})
+	}
+}

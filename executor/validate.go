@@ -1,0 +1,68 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+)
+
+// validate is RFC 7.2's validate: read-only. It reads every Application in
+// scope and reports its health: exit 0 when all are healthy, 2 when some
+// are degraded and none unhealthy, 1 when any is unhealthy.
+func (r *run) validate(ctx context.Context) int {
+	opts := r.clusterOptions(append(basePermissions(), r.appPermissions()...))
+	opts.Advisory = true
+	opts.Templates, opts.ClusterTemplates = nil, nil
+	cr, code := r.phase0(ctx, false, opts)
+	if code != ExitOK {
+		return code
+	}
+	r.phase = "verification"
+	apps := r.cfg.ScopeApps
+	if !cr.ArgoCD.Installed {
+		r.log.Errorf(r.phase, "argocd", "Argo CD is not installed (%s missing); no app can be healthy", joinList(cr.ArgoCD.Missing))
+	}
+	status, err := r.readApps(ctx, apps)
+	if err != nil {
+		r.rep.Summary = err.Error()
+		return ExitFailure
+	}
+	m := r.rep.Metrics
+	for _, a := range apps {
+		s := status[a.Name]
+		v, why := s.verdict()
+		m[v]++
+		c := Component{App: a.Name, Stack: stackOf(a), Application: a.Application, Status: v, Health: s.Health, Sync: s.Sync, Message: why}
+		if s.Message != "" && v != verdictHealthy {
+			c.Message = why + ": " + s.Message
+		}
+		r.rep.Components = append(r.rep.Components, c)
+		switch v {
+		case verdictHealthy:
+			r.log.Infof(r.phase, a.Name, "Healthy and Synced")
+		case verdictDegraded:
+			r.log.Warnf(r.phase, a.Name, "degraded: %s", c.Message)
+		default:
+			r.log.Errorf(r.phase, a.Name, "unhealthy: %s", c.Message)
+			r.rep.Failures = append(r.rep.Failures, Failure{App: a.Name, Message: c.Message})
+		}
+	}
+	switch {
+	case m[verdictUnhealthy] > 0:
+		r.rep.Status = verdictUnhealthy
+		r.rep.Summary = fmt.Sprintf("%d of %d apps unhealthy, %d degraded, %d healthy", m[verdictUnhealthy], len(apps), m[verdictDegraded], m[verdictHealthy])
+		if !cr.ArgoCD.Installed {
+			r.rep.recommend("Argo CD is not installed in namespace %s: run platc deploy first.", r.cfg.Program.Platform.ArgoCD.Namespace)
+		} else {
+			r.rep.recommend("Run platc deploy: it deploys the apps whose Application is missing or failed, and skips the healthy ones.")
+		}
+		return ExitFailure
+	case m[verdictDegraded] > 0:
+		r.rep.Status = verdictDegraded
+		r.rep.Summary = fmt.Sprintf("%d of %d apps degraded, %d healthy", m[verdictDegraded], len(apps), m[verdictHealthy])
+		r.rep.recommend("Inspect the degraded apps with 'argocd app get <application>'; an app out of sync with Git needs a sync (platc deploy does it), a Degraded one needs its resources looked at.")
+		return ExitPartial
+	}
+	r.rep.Status = verdictHealthy
+	r.rep.Summary = fmt.Sprintf("all %d %s Healthy and Synced", len(apps), plural(len(apps), "app"))
+	return ExitOK
+}

@@ -46,6 +46,7 @@ fuzz:
 	$(GO) test ./compiler -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./health -run '^$$' -fuzz FuzzAgreement -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./health -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./emit -run '^$$' -fuzz FuzzYAML -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 clean:
 	rm -rf bin

@@ -4,7 +4,7 @@ BIN     := bin/platc
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build test bench lint fuzz clean
+.PHONY: all build test bench bench-rss lint fuzz clean
 
 all: build test
 
@@ -14,9 +14,21 @@ build:
 test:
 	$(GO) test ./...
 
-# Benchmarks print a table of time and allocations per operation.
+# Benchmarks of parse, compile, every emitter, write and platc build at
+# 43, 1,000 and 10,000 apps, BENCHCOUNT runs each; the raw output goes to
+# bin/bench.txt (for benchstat) and a table of medians to the terminal.
+# Then the wall time and peak RSS of platc build at each size.
+# BENCH=Parse narrows the benchmarks; make bench-rss runs only the second part.
+BENCH      ?= .
+BENCHCOUNT ?= 5
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	@mkdir -p bin
+	$(GO) test -run '^$$' -bench '$(BENCH)' -benchmem -count $(BENCHCOUNT) ./... > bin/bench.txt || { cat bin/bench.txt; exit 1; }
+	@$(GO) run ./internal/cmd/benchtab < bin/bench.txt
+	@scripts/build-rss.sh
+
+bench-rss:
+	@scripts/build-rss.sh
 
 # Static checks on the Go code, then platc's own lint (with the example's
 # manifests scanned) and fmt --check on the example.
@@ -34,6 +46,7 @@ fuzz:
 	$(GO) test ./compiler -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./health -run '^$$' -fuzz FuzzAgreement -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./health -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./emit -run '^$$' -fuzz FuzzYAML -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 clean:
 	rm -rf bin

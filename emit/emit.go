@@ -1,13 +1,10 @@
 package emit
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
-
-	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler/ir"
 )
@@ -40,48 +37,58 @@ func Sort(files []File) {
 }
 
 // YAML renders objects as one YAML file, documents separated by "---",
-// starting with Header. Keys come out sorted (sigs.k8s.io/yaml marshals
-// through JSON), so the same objects always give the same bytes. Empty
+// starting with Header. Each object is rendered as encoding/json sees it
+// (json tags, omitempty, MarshalJSON), with keys sorted (see yaml.go for
+// the exact rules), so the same objects always give the same bytes. Empty
 // fields that typed Kubernetes objects cannot omit on their own
 // (metadata.creationTimestamp: null, status: {}) are dropped.
 func YAML(objs ...any) ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteString(Header)
+	trees := make([]any, len(objs))
 	for i, o := range objs {
-		if i > 0 {
-			b.WriteString("---\n")
-		}
-		y, err := marshalClean(o)
+		t, err := Tree(o)
 		if err != nil {
 			return nil, err
 		}
-		b.Write(y)
+		trees[i] = t
 	}
-	return b.Bytes(), nil
+	return YAMLTrees(trees...), nil
 }
 
-func marshalClean(o any) ([]byte, error) {
+// Tree is o as encoding/json sees it: map[string]any, []any, string,
+// float64, bool or nil. Emitters that edit an object generically (drop
+// noise, say) do it on its Tree and render the result with YAMLTrees.
+func Tree(o any) (any, error) {
 	j, err := json.Marshal(o)
 	if err != nil {
 		return nil, fmt.Errorf("emit: marshal %T: %w", o, err)
 	}
-	var m any
-	if err := json.Unmarshal(j, &m); err != nil {
+	var t any
+	if err := json.Unmarshal(j, &t); err != nil {
 		return nil, fmt.Errorf("emit: unmarshal %T: %w", o, err)
 	}
-	if obj, ok := m.(map[string]any); ok {
-		if md, ok := obj["metadata"].(map[string]any); ok {
-			if v, ok := md["creationTimestamp"]; ok && v == nil {
-				delete(md, "creationTimestamp")
+	return t, nil
+}
+
+// YAMLTrees is YAML for objects already turned into Trees. It may modify
+// them (the empty fields YAML drops).
+func YAMLTrees(trees ...any) []byte {
+	b := make([]byte, 0, 4096)
+	b = append(b, Header...)
+	for i, t := range trees {
+		if i > 0 {
+			b = append(b, "---\n"...)
+		}
+		if obj, ok := t.(map[string]any); ok {
+			if md, ok := obj["metadata"].(map[string]any); ok {
+				if v, ok := md["creationTimestamp"]; ok && v == nil {
+					delete(md, "creationTimestamp")
+				}
+			}
+			if st, ok := obj["status"].(map[string]any); ok && len(st) == 0 {
+				delete(obj, "status")
 			}
 		}
-		if st, ok := obj["status"].(map[string]any); ok && len(st) == 0 {
-			delete(obj, "status")
-		}
+		b = appendYAMLDocument(b, t)
 	}
-	y, err := yaml.Marshal(m)
-	if err != nil {
-		return nil, fmt.Errorf("emit: yaml %T: %w", o, err)
-	}
-	return y, nil
+	return b
 }

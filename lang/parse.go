@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/hashicorp/hcl/v2/hclparse"
 )
 
 // SourceFile is one file's name and contents, for ParseSources.
@@ -93,19 +92,19 @@ func unwrapPathError(err error) error {
 // ParseSources parses the given files as one platform. The files are
 // decoded in the order given; Parse sorts them by name first.
 func ParseSources(srcs []SourceFile) (*Module, hcl.Diagnostics) {
-	p := hclparse.NewParser()
 	var diags hcl.Diagnostics
 	var bodies []*hcl.File
-	m := &Module{}
-	for _, s := range srcs {
-		f, ds := p.ParseHCL(s.Bytes, s.Name)
+	m := &Module{Files: make(map[string]*hcl.File, len(srcs))}
+	files, fileDiags := parseFiles(srcs)
+	for k, s := range srcs {
+		f, ds := files[k], fileDiags[k]
 		diags = append(diags, ds...)
 		m.FileNames = append(m.FileNames, s.Name)
+		m.Files[s.Name] = f
 		if f != nil && !ds.HasErrors() {
 			bodies = append(bodies, f)
 		}
 	}
-	m.Files = p.Files()
 	if diags.HasErrors() {
 		// Decoding a file that did not parse would only repeat its errors
 		// as confusing follow-on messages.

@@ -71,7 +71,11 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", r)
 			if os.Getenv("PLATC_DEBUG") != "" {
-				fmt.Fprintf(stderr, "%s\n", debug.Stack())
+				stack := debug.Stack()
+				if tp, ok := r.(*taskPanic); ok {
+					stack = tp.stack
+				}
+				fmt.Fprintf(stderr, "%s\n", stack)
 			}
 			code = exitFailure
 		}

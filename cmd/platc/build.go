@@ -88,25 +88,43 @@ type output struct {
 	files []emit.File
 }
 
-// outputs runs every emitter for every program.
+// outputs runs every emitter for every program. The emitters only read
+// the programs, so they run concurrently, one per CPU; the files are
+// sorted afterwards and the first failure in order is the one reported,
+// so the result does not depend on scheduling.
 func outputs(c *cli.Context, path string, progs []*ir.Program) ([]output, error) {
-	var outs []output
-	for _, p := range progs {
+	outs := make([]output, len(progs))
+	for i, p := range progs {
 		dir, err := outDir(c.String("out"), path, p)
 		if err != nil {
 			return nil, err
 		}
-		var files []emit.File
-		for _, e := range all.Emitters() {
-			fs, err := e.Emit(p)
-			if err != nil {
-				fmt.Fprintf(c.App.ErrWriter, "platc: internal error: emitter %s, environment %s: %v\nThis is a bug in platc; please report it with the input that caused it.\n", e.Name(), p.Env.Name, err)
-				return nil, exitWith(exitFailure)
-			}
-			files = append(files, fs...)
+		outs[i] = output{env: p.Env.Name, dir: dir}
+	}
+	emitters := all.Emitters()
+	type job struct {
+		prog, emitter int
+		files         []emit.File
+		err           error
+	}
+	jobs := make([]job, 0, len(progs)*len(emitters))
+	for i := range progs {
+		for j := range emitters {
+			jobs = append(jobs, job{prog: i, emitter: j})
 		}
-		emit.Sort(files)
-		outs = append(outs, output{env: p.Env.Name, dir: dir, files: files})
+	}
+	parallel(len(jobs), func(k int) {
+		jobs[k].files, jobs[k].err = emitters[jobs[k].emitter].Emit(progs[jobs[k].prog])
+	})
+	for _, j := range jobs {
+		if j.err != nil {
+			fmt.Fprintf(c.App.ErrWriter, "platc: internal error: emitter %s, environment %s: %v\nThis is a bug in platc; please report it with the input that caused it.\n", emitters[j.emitter].Name(), progs[j.prog].Env.Name, j.err)
+			return nil, exitWith(exitFailure)
+		}
+		outs[j.prog].files = append(outs[j.prog].files, j.files...)
+	}
+	for i := range outs {
+		emit.Sort(outs[i].files)
 	}
 	return outs, nil
 }

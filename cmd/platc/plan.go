@@ -19,9 +19,13 @@ func planCommand() *cli.Command {
 		Name:      "plan",
 		Usage:     "show the deploy order: waves, the critical path and the estimated duration",
 		ArgsUsage: "[PATH]",
+		Description: "--simulate runs the deploy on paper, each app taking its expected duration: the deploy DAG\n" +
+			"as emitted (nested beyond 200 apps), the RFC's wave-by-wave model and a serial order, each\n" +
+			"with any number of apps at once and with the workflow's parallelism.",
 		Flags: []cli.Flag{
 			envFlag,
 			formatFlag("output format", "text", "json"),
+			&cli.BoolFlag{Name: "simulate", Usage: "compare the deploy DAG with the RFC's wave-by-wave model and a serial order"},
 		},
 		Action: func(c *cli.Context) error {
 			format, err := checkFormat(c, "text", "json")
@@ -33,8 +37,16 @@ func planCommand() *cli.Command {
 				return err
 			}
 			sched := plan.ASAP(prog)
+			var sim *simulation
+			if c.Bool("simulate") {
+				sim = simulate(prog)
+			}
 			if format == "json" {
-				return writePlanJSON(c.App.Writer, prog, sched)
+				return writePlanJSON(c.App.Writer, prog, sched, sim)
+			}
+			if sim != nil {
+				writeSimulationText(c.App.Writer, prog, sim)
+				return nil
 			}
 			writePlanText(c.App.Writer, prog, sched)
 			return nil
@@ -116,6 +128,8 @@ type planJSON struct {
 	EstimatedSeconds float64 `json:"estimated_seconds"`
 	// DeployDAG is how the DAG fits Argo's limits (nested beyond 200 apps).
 	DeployDAG *deployDAGJSON `json:"deploy_dag"`
+	// Simulation is there with --simulate.
+	Simulation *simulationJSON `json:"simulation,omitempty"`
 }
 
 type planStepJSON struct {
@@ -124,13 +138,14 @@ type planStepJSON struct {
 	FinishSeconds float64 `json:"finish_seconds"`
 }
 
-func writePlanJSON(w io.Writer, p *ir.Program, s plan.Schedule) error {
+func writePlanJSON(w io.Writer, p *ir.Program, s plan.Schedule, sim *simulation) error {
 	out := planJSON{
 		Platform: p.Platform.Name, Environment: p.Env.Name,
 		Apps: len(p.Apps), Stacks: len(p.Stacks), Dependencies: p.EdgeCount(),
 		Waves: make([][]string, len(p.Waves)), CriticalPath: []planStepJSON{},
 		EstimatedSeconds: s.Makespan.Seconds(),
 		DeployDAG:        deployDAG(p),
+		Simulation:       sim.json(),
 	}
 	for i, wave := range p.Waves {
 		for _, a := range wave {

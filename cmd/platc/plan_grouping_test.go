@@ -3,10 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/platc/platc/internal/synth"
 )
@@ -53,5 +56,57 @@ func TestPlanShowsGrouping(t *testing.T) {
 	}
 	if bytes.Contains(stdout.Bytes(), []byte("nested")) {
 		t.Errorf("a 43-app plan talks about nesting:\n%s", stdout.String())
+	}
+}
+
+// plan --simulate on the RFC's example: the deploy DAG takes exactly the
+// critical path, and the wave model's makespan is printed beside it.
+func TestPlanSimulateExample(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"platc", "plan", "--simulate", "--format", "json", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("plan --simulate: exit %d\n%s", code, stderr.String())
+	}
+	var out struct {
+		Simulation struct {
+			Parallelism  int     `json:"parallelism"`
+			CriticalPath float64 `json:"critical_path_seconds"`
+			Models       []struct {
+				Model       string  `json:"model"`
+				Groups      int     `json:"groups"`
+				Waves       int     `json:"waves"`
+				Unlimited   float64 `json:"unlimited_seconds"`
+				Parallelism float64 `json:"parallelism_seconds"`
+			} `json:"models"`
+		} `json:"simulation"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	sim := out.Simulation
+	if len(sim.Models) != 3 || sim.Models[0].Model != "dag" || sim.Models[1].Model != "waves" || sim.Models[2].Model != "serial" {
+		t.Fatalf("models: %+v", sim.Models)
+	}
+	dag, waves := sim.Models[0], sim.Models[1]
+	if sim.CriticalPath != 44*60 || dag.Unlimited != sim.CriticalPath || dag.Parallelism != sim.CriticalPath || dag.Groups != 1 {
+		t.Errorf("critical path %vs, deploy DAG %+v: want both 44m", sim.CriticalPath, dag)
+	}
+	if waves.Unlimited <= dag.Unlimited || waves.Waves == 0 {
+		t.Errorf("wave model %+v is not slower than the DAG's %vs", waves, dag.Unlimited)
+	}
+
+	stdout.Reset()
+	if code := run([]string{"platc", "plan", "--simulate", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitOK {
+		t.Fatalf("plan --simulate: exit %d\n%s", code, stderr.String())
+	}
+	text := stdout.String()
+	for _, want := range []string{
+		fmt.Sprintf("deploy DAG, flat               %-15s  %s\n", human(44*time.Minute), human(44*time.Minute)),
+		fmt.Sprintf("RFC 5.3 wave by wave, %d waves  %-15s  %s\n", waves.Waves, human(time.Duration(waves.Unlimited)*time.Second), human(time.Duration(waves.Parallelism)*time.Second)),
+		"Critical path (6 apps, 44m):\n  metallb ",
+		"so it takes exactly the critical path, 44m; wave by wave takes " + human(time.Duration(waves.Unlimited)*time.Second) + ".",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("plan --simulate lacks %q:\n%s", want, text)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package argo
 
 import (
-	"encoding/json"
 	"fmt"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -68,12 +67,8 @@ func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
 func render(objs ...any) ([]byte, error) {
 	clean := make([]any, len(objs))
 	for i, o := range objs {
-		j, err := json.Marshal(o)
+		m, err := emit.Tree(o)
 		if err != nil {
-			return nil, err
-		}
-		var m any
-		if err := json.Unmarshal(j, &m); err != nil {
 			return nil, err
 		}
 		prune(m, "")
@@ -84,7 +79,7 @@ func render(objs ...any) ([]byte, error) {
 		}
 		clean[i] = m
 	}
-	return emit.YAML(clean...)
+	return emit.YAMLTrees(clean...), nil
 }
 
 // noiseKeys are dropped when empty, below the object's own metadata.

@@ -202,6 +202,7 @@ func diffEdges(want, got map[edge]bool) string {
 func TestEdgesAreTheGraph(t *testing.T) {
 	for _, pl := range platforms() {
 		t.Run(pl.name, func(t *testing.T) {
+			bigPlatform(t, pl.opts)
 			p := load(t, pl.opts)
 			wfts, _ := objects(t, emitFiles(t, p))
 			deps := compiledEdges(p)

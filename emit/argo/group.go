@@ -63,7 +63,9 @@ func (g *graph) reversed() *graph {
 // price of some parallelism.
 type Grouping struct {
 	// Strategy names how the groups were chosen: "flat", "stacks",
-	// "topological-slices", "start-time-slices" or "wave-slices".
+	// "topological-slices", "start-time-slices", "latest-start-slices",
+	// "wave-slices" (each optionally "-cut": cut where it costs least),
+	// "wave-bands" or "level-bands".
 	Strategy string
 	// Groups lists each group's apps in dependency order; the groups come
 	// in a topological order of the group graph. A flat DAG is one group.
@@ -144,6 +146,19 @@ func chooseGrouping(g *graph, maxGroups int) (Grouping, error) {
 		}
 		if cuts, ok := bestCuts(g, order, limit); ok {
 			consider(finish(g, cuts, o.name+"-cut"))
+		}
+	}
+	// Slices hold whole waves only while waves are small; once a wave has
+	// more apps than a group, bands keep groups within waves (see
+	// bandGroups), which costs at most what the RFC's wave-by-wave model
+	// does.
+	depth := depths(g)
+	for _, l := range []struct {
+		name  string
+		level []int
+	}{{"wave-bands", depth}, {"level-bands", slackLevels(g, depth)}} {
+		if groups, ok := bandGroups(g, l.level, limit); ok {
+			consider(finish(g, groups, l.name))
 		}
 	}
 	if !found {
@@ -266,16 +281,23 @@ func finish(g *graph, groups [][]int, strategy string) (Grouping, bool) {
 	m := len(groups)
 	preds := make([][]int, m)
 	succs := make([][]int, m)
-	seen := make(map[[2]int]bool)
-	for i, ds := range g.deps {
-		for _, d := range ds {
-			from, to := groupOf[d], groupOf[i]
-			if from == to || seen[[2]int{from, to}] {
-				continue
+	// Each group's predecessors are collected once: mark[h] == k says
+	// that group k already waits for h.
+	mark := make([]int, m)
+	for k := range mark {
+		mark[k] = -1
+	}
+	for to, members := range groups {
+		for _, i := range members {
+			for _, d := range g.deps[i] {
+				from := groupOf[d]
+				if from == to || mark[from] == to {
+					continue
+				}
+				mark[from] = to
+				preds[to] = append(preds[to], from)
+				succs[from] = append(succs[from], to)
 			}
-			seen[[2]int{from, to}] = true
-			preds[to] = append(preds[to], from)
-			succs[from] = append(succs[from], to)
 		}
 	}
 	// Kahn's algorithm; among ready groups the one listed first goes
@@ -392,4 +414,139 @@ func schedule(g *graph) (start, latest, wave []time.Duration) {
 		}
 	}
 	return start, latest, wave
+}
+
+// depths is each app's wave: the number of dependencies on its longest
+// chain of them, as ir.Program.Waves counts.
+func depths(g *graph) []int {
+	depth := make([]int, len(g.apps))
+	for i, ds := range g.deps {
+		for _, d := range ds {
+			depth[i] = max(depth[i], depth[d]+1)
+		}
+	}
+	return depth
+}
+
+// slackLevels moves apps that have slack to later levels where an app at
+// least as long already runs, so that each level's longest app, which a
+// level of bands waits for, adds less: apps are visited in dependency
+// order and each goes to the level, between the one after its last
+// dependency and the last one that still leaves room for its longest
+// chain of dependents, where it lengthens the level least (the earliest
+// on a tie).
+func slackLevels(g *graph, depth []int) []int {
+	n := len(g.apps)
+	levels := 0
+	for _, d := range depth {
+		levels = max(levels, d+1)
+	}
+	height := make([]int, n) // dependents on the longest chain after i
+	for i := n - 1; i >= 0; i-- {
+		for _, d := range g.deps[i] {
+			height[d] = max(height[d], height[i]+1)
+		}
+	}
+	level := make([]int, n)
+	longest := make([]time.Duration, levels)
+	for i := range n {
+		lo := 0
+		for _, d := range g.deps[i] {
+			lo = max(lo, level[d]+1)
+		}
+		dur := g.apps[i].ExpectedDuration
+		best, cost := lo, time.Duration(-1)
+		for l := lo; l <= levels-1-height[i]; l++ {
+			if c := max(0, dur-longest[l]); cost < 0 || c < cost {
+				best, cost = l, c
+			}
+		}
+		level[i] = best
+		longest[best] = max(longest[best], dur)
+	}
+	return level
+}
+
+// bandGroups lays the DAG out in bands of consecutive levels, where every
+// app's dependencies are in earlier levels: a band is either a run of
+// levels with at most MaxTasks apps in all, one group in which chains run
+// freely, or one level, cut into groups that run side by side. Dynamic
+// programming over the level boundaries picks the bands with the least
+// total duration (each band waiting for the one before), then the fewest
+// groups. Each level on its own is always a choice, so the result takes
+// at most the sum of each level's longest app: with the apps' waves as
+// levels, what the RFC's wave-by-wave model takes. It fails when the
+// bands need more than limit groups.
+func bandGroups(g *graph, level []int, limit int) ([][]int, bool) {
+	levels := 0
+	for _, l := range level {
+		levels = max(levels, l+1)
+	}
+	byLevel := make([][]int, levels)
+	for i, l := range level {
+		byLevel[l] = append(byLevel[l], i)
+	}
+	inBand := make([]bool, len(g.apps))
+	finishAt := make([]time.Duration, len(g.apps))
+	const unset = time.Duration(-1)
+	best := make([]time.Duration, levels+1)
+	count := make([]int, levels+1)
+	from := make([]int, levels+1)
+	for j := 1; j <= levels; j++ {
+		best[j] = unset
+	}
+	for a := range levels {
+		var span time.Duration
+		size := 0
+		b := a + 1
+		for ; b <= levels; b++ {
+			size += len(byLevel[b-1])
+			if b > a+1 && size > MaxTasks {
+				break
+			}
+			// The band [a, b) grows by one level: its apps start when
+			// their dependencies inside the band are done.
+			for _, i := range byLevel[b-1] {
+				inBand[i] = true
+				var s time.Duration
+				for _, d := range g.deps[i] {
+					if inBand[d] {
+						s = max(s, finishAt[d])
+					}
+				}
+				finishAt[i] = s + g.apps[i].ExpectedDuration
+				span = max(span, finishAt[i])
+			}
+			c, k := best[a]+span, count[a]+(size+MaxTasks-1)/MaxTasks
+			if best[b] == unset || c < best[b] || c == best[b] && k < count[b] {
+				best[b], count[b], from[b] = c, k, a
+			}
+		}
+		for l := a; l < min(b, levels); l++ {
+			for _, i := range byLevel[l] {
+				inBand[i] = false
+			}
+		}
+	}
+	if count[levels] > limit {
+		return nil, false
+	}
+	var bands [][2]int
+	for b := levels; b > 0; b = from[b] {
+		bands = append(bands, [2]int{from[b], b})
+	}
+	slices.Reverse(bands)
+	var groups [][]int
+	for _, band := range bands {
+		var members []int
+		for l := band[0]; l < band[1]; l++ {
+			members = append(members, byLevel[l]...)
+		}
+		if len(members) == 0 {
+			continue
+		}
+		slices.Sort(members)
+		groups = append(groups, cut(members, (len(members)+MaxTasks-1)/MaxTasks)...)
+	}
+	return groups, true
 }

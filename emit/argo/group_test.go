@@ -153,3 +153,38 @@ func TestGroupingTooBig(t *testing.T) {
 		t.Errorf("%d groups for %d apps", len(gr.Groups), n-1)
 	}
 }
+
+// Nesting never makes the deploy slower than the RFC's wave-by-wave model
+// when a band layout fits Argo's limits: one band per wave is always a
+// candidate.
+func TestNestedNoSlowerThanWaves(t *testing.T) {
+	for _, o := range []synth.Options{
+		{Apps: 1000, CrossStack: true}, {Apps: 5000, CrossStack: true, Seed: 5},
+		{Apps: 10000}, {Apps: 10000, CrossStack: true}, {Apps: 4000, Layers: 8},
+	} {
+		t.Run(fmt.Sprintf("%d-%d-%t", o.Apps, o.Layers, o.CrossStack), func(t *testing.T) {
+			p := synthetic(t, o)
+			var waves time.Duration
+			groups := 0
+			for _, w := range p.Waves {
+				var longest time.Duration
+				for _, a := range w {
+					longest = max(longest, a.ExpectedDuration)
+				}
+				waves += longest
+				groups += (len(w) + MaxTasks - 1) / MaxTasks
+			}
+			if groups > deployGroupLimit {
+				t.Skipf("one band per wave needs %d groups", groups)
+			}
+			gr, err := DeployGrouping(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkGrouping(t, p, gr, deployGroupLimit)
+			if gr.Makespan > waves {
+				t.Errorf("nested (%s, %d groups) takes %v, wave by wave %v", gr.Strategy, len(gr.Groups), gr.Makespan, waves)
+			}
+		})
+	}
+}

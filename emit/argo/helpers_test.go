@@ -65,7 +65,10 @@ func emitFiles(t testing.TB, p *ir.Program) map[string][]byte {
 
 // platforms are the platforms every whole-output test runs on: the
 // example, and synthetic ones of the sizes the issue names, with stacks
-// that depend on each other both ways for the nested cases.
+// that depend on each other both ways for the nested cases. 10,000 apps
+// (about 30,000 edges) is the size platc is measured at; Argo's own
+// validation of it takes about 20 s per pass on two cores, so the tests
+// that validate run the big platforms side by side (bigPlatform).
 func platforms() []struct {
 	name string
 	opts *synth.Options
@@ -80,6 +83,16 @@ func platforms() []struct {
 		{"synth-500", &synth.Options{Apps: 500}},
 		{"synth-500-cross", &synth.Options{Apps: 500, CrossStack: true, Seed: 3}},
 		{"synth-5000-cross", &synth.Options{Apps: 5000, CrossStack: true, Seed: 5}},
+		{"synth-10000-cross", &synth.Options{Apps: 10000, CrossStack: true}},
+	}
+}
+
+// bigPlatform lets the subtest of a platform of thousands of apps run in
+// parallel with the others: most of its time is Argo's validation, and
+// the machine has more than one CPU.
+func bigPlatform(t *testing.T, o *synth.Options) {
+	if o != nil && o.Apps >= 1000 {
+		t.Parallel()
 	}
 }
 

@@ -95,8 +95,14 @@ func TestCRDSchemas(t *testing.T) {
 	for _, pl := range []struct {
 		name string
 		opts *synth.Options
-	}{{"example", nil}, {"synth-500-cross", &synth.Options{Apps: 500, CrossStack: true, Seed: 3}}} {
+	}{
+		{"example", nil}, {"synth-500-cross", &synth.Options{Apps: 500, CrossStack: true, Seed: 3}},
+		// The full CRDs limit a DAG to 200 tasks and a workflow to 200
+		// templates: the nesting of 10,000 apps must stay within them.
+		{"synth-10000-cross", &synth.Options{Apps: 10000, CrossStack: true}},
+	} {
 		t.Run(pl.name, func(t *testing.T) {
+			bigPlatform(t, pl.opts)
 			p := load(t, pl.opts)
 			files := emitFiles(t, p)
 			for _, path := range []string{"workflows/templates.yaml", "workflows/deploy.yaml", "workflows/teardown.yaml", "workflows/validate.yaml"} {

@@ -19,6 +19,7 @@ import (
 func TestArgoAcceptsEverything(t *testing.T) {
 	for _, pl := range platforms() {
 		t.Run(pl.name, func(t *testing.T) {
+			bigPlatform(t, pl.opts)
 			p := load(t, pl.opts)
 			wfts, cwfts := objects(t, emitFiles(t, p))
 			lint := validate.ValidateOpts{Lint: true}

@@ -14,3 +14,6 @@ func swap(tmp, dir string) (string, error) {
 	}
 	return swapByRenames(tmp, dir)
 }
+
+// durable makes the new tree at root durable before the swap.
+func durable(root string, written []string) error { return syncFiles(root, written) }

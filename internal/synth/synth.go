@@ -29,6 +29,9 @@ type Options struct {
 	Seed uint64
 	// Name is the platform's name; default "synthetic".
 	Name string
+	// Events adds an events block (a webhook), so the events emitter has
+	// something to emit.
+	Events bool
 }
 
 func (o Options) withDefaults() Options {
@@ -109,6 +112,15 @@ defaults {
   }
 }
 `, o.Apps, o.Stacks, o.Layers, o.Seed, o.CrossStack, o.Name)
+	if o.Events {
+		b.WriteString(`
+events {
+  type     = "webhook"
+  endpoint = "/push"
+  port     = 12000
+}
+`)
+	}
 
 	// Without cross-stack edges, stack k depends on stack k-1 as a whole
 	// now and then, which exercises stack-level depends_on; only when

@@ -90,12 +90,7 @@ func (r *run) deploy(ctx context.Context) int {
 		r.components(apps, nil, status)
 		return ExitOK
 	}
-	res := r.follow(ctx, wf, apps, r.start.Add(r.timeout(r.deadlineOf(ctx, wf))))
-	r.rep.Workflow = &WorkflowInfo{Name: wf.Name, Namespace: wf.Namespace, Attached: attached}
-	if res.WF != nil {
-		r.rep.Workflow.Phase = string(res.WF.Status.Phase)
-		r.rep.Workflow.Message = r.log.Scrub(res.WF.Status.Message)
-	}
+	res := r.followAndRecord(ctx, wf, apps, attached)
 
 	r.phase = "verification"
 	final, err := r.readApps(ctx, apps)

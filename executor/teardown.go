@@ -103,12 +103,7 @@ func (r *run) teardown(ctx context.Context) int {
 		r.rep.Summary = fmt.Sprintf("Phase 0 passed; a real run would remove %d %s", len(present), plural(len(present), "app"))
 		return ExitOK
 	}
-	res := r.follow(ctx, wf, apps, r.start.Add(r.timeout(r.deadlineOf(ctx, wf))))
-	r.rep.Workflow = &WorkflowInfo{Name: wf.Name, Namespace: wf.Namespace, Attached: attached}
-	if res.WF != nil {
-		r.rep.Workflow.Phase = string(res.WF.Status.Phase)
-		r.rep.Workflow.Message = r.log.Scrub(res.WF.Status.Message)
-	}
+	res := r.followAndRecord(ctx, wf, apps, attached)
 
 	r.phase = "verification"
 	after, err := r.readApps(ctx, apps)

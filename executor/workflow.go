@@ -324,6 +324,18 @@ type followResult struct {
 	Err      error
 }
 
+// followAndRecord follows wf to its end or its deadline and records the
+// workflow, with its final phase and message, in the report.
+func (r *run) followAndRecord(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, attached bool) followResult {
+	res := r.follow(ctx, wf, apps, r.start.Add(r.timeout(r.deadlineOf(ctx, wf))))
+	r.rep.Workflow = &WorkflowInfo{Name: wf.Name, Namespace: wf.Namespace, Attached: attached}
+	if res.WF != nil {
+		r.rep.Workflow.Phase = string(res.WF.Status.Phase)
+		r.rep.Workflow.Message = r.log.Scrub(res.WF.Status.Message)
+	}
+	return res
+}
+
 // follow polls the workflow until it finishes, logging each app's node
 // as its phase changes, or until deadline. Transient API errors are
 // retried; the API being gone for longer than maxOutage ends the wait.

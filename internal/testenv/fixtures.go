@@ -81,13 +81,8 @@ func (s *Server) Namespace(t testing.TB, name string) {
 	ignoreExists(t, "namespace", err)
 }
 
-// Create creates an object from YAML, labelled as a fixture.
-func (s *Server) Create(t testing.TB, gvr schema.GroupVersionResource, ns, manifest, role string) *unstructured.Unstructured {
-	t.Helper()
-	var obj map[string]any
-	if err := yaml.Unmarshal([]byte(manifest), &obj); err != nil {
-		t.Fatalf("fixture yaml: %v", err)
-	}
+// fixture wraps obj, labelled with its role so that cleanups find it.
+func fixture(obj map[string]any, role string) *unstructured.Unstructured {
 	u := &unstructured.Unstructured{Object: obj}
 	labels := u.GetLabels()
 	if labels == nil {
@@ -95,6 +90,17 @@ func (s *Server) Create(t testing.TB, gvr schema.GroupVersionResource, ns, manif
 	}
 	labels[FixtureLabel] = role
 	u.SetLabels(labels)
+	return u
+}
+
+// Create creates an object from YAML, labelled as a fixture.
+func (s *Server) Create(t testing.TB, gvr schema.GroupVersionResource, ns, manifest, role string) *unstructured.Unstructured {
+	t.Helper()
+	var obj map[string]any
+	if err := yaml.Unmarshal([]byte(manifest), &obj); err != nil {
+		t.Fatalf("fixture yaml: %v", err)
+	}
+	u := fixture(obj, role)
 	_, dc := s.Clients(t)
 	var out *unstructured.Unstructured
 	var err error
@@ -295,13 +301,7 @@ func (s *Server) Apply(t testing.TB, manifest, role string) {
 	if len(obj) == 0 {
 		return
 	}
-	u := &unstructured.Unstructured{Object: obj}
-	labels := u.GetLabels()
-	if labels == nil {
-		labels = map[string]string{}
-	}
-	labels[FixtureLabel] = role
-	u.SetLabels(labels)
+	u := fixture(obj, role)
 	kc, dc := s.Clients(t)
 	gvk := u.GroupVersionKind()
 	groups, err := restmapper.GetAPIGroupResources(kc.Discovery())

@@ -3,14 +3,12 @@ package argocd_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
@@ -19,36 +17,8 @@ import (
 	"github.com/platc/platc/emit/argocd"
 	"github.com/platc/platc/emit/internal/emittest"
 	"github.com/platc/platc/emit/internal/gitops"
+	"github.com/platc/platc/internal/crdschema"
 )
-
-// schemas compiles the strict JSON schemas in testdata/schemas by kind.
-func schemas(t *testing.T) map[string]*jsonschema.Schema {
-	t.Helper()
-	c := jsonschema.NewCompiler()
-	out := map[string]*jsonschema.Schema{}
-	for kind, file := range map[string]string{
-		"Application": "application_v1alpha1.json",
-		"AppProject":  "appproject_v1alpha1.json",
-		"ConfigMap":   "configmap-v1.json",
-	} {
-		f, err := os.Open(filepath.Join("testdata", "schemas", file))
-		if err != nil {
-			t.Fatal(err)
-		}
-		doc, err := jsonschema.UnmarshalJSON(f)
-		f.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		if err := c.AddResource(file, doc); err != nil {
-			t.Fatal(err)
-		}
-		if out[kind], err = c.Compile(file); err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-	}
-	return out
-}
 
 // strictDecode decodes j into v, failing on unknown fields.
 func strictDecode(j []byte, v any) error {
@@ -60,22 +30,17 @@ func strictDecode(j []byte, v any) error {
 // validate checks one Kubernetes object: its kind's schema (which has
 // additionalProperties: false below the root), no unknown top-level
 // fields, and metadata that decodes strictly into ObjectMeta.
-func validate(t *testing.T, schemas map[string]*jsonschema.Schema, where string, j []byte) string {
+func validate(t *testing.T, where string, j []byte) string {
 	t.Helper()
 	var obj map[string]any
 	if err := json.Unmarshal(j, &obj); err != nil {
 		t.Fatalf("%s: %v", where, err)
 	}
 	kind, _ := obj["kind"].(string)
-	sch, ok := schemas[kind]
-	if !ok {
-		t.Fatalf("%s: no schema for kind %q", where, kind)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sch.Validate(inst); err != nil {
+	switch err := crdschema.Validate(kind, j); {
+	case errors.Is(err, crdschema.ErrNoSchema):
+		t.Fatalf("%s: %v", where, err)
+	case err != nil:
 		t.Errorf("%s: %s does not validate: %v", where, kind, err)
 	}
 	for k := range obj {
@@ -121,7 +86,6 @@ func healthy(p *ir.Program) {
 func TestObjectsValidate(t *testing.T) {
 	p := emittest.Example(t, "../..")
 	healthy(p)
-	sch := schemas(t)
 	files := emittest.Emit(t, p, argocd.Apps{}, argocd.Values{})
 	kinds := map[string]int{}
 	for _, path := range sortedKeys(files) {
@@ -129,7 +93,7 @@ func TestObjectsValidate(t *testing.T) {
 			continue
 		}
 		for i, j := range documents(t, path, files[path]) {
-			kinds[validate(t, sch, path+"#"+strconv.Itoa(i), j)]++
+			kinds[validate(t, path+"#"+strconv.Itoa(i), j)]++
 		}
 	}
 	apps := 0
@@ -164,7 +128,7 @@ func TestObjectsValidate(t *testing.T) {
 	for name, data := range map[string]map[string]any{"argocd-cm": values.Configs.CM, "argocd-rbac-cm": values.Configs.RBAC} {
 		cm := map[string]any{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": name}, "data": data}
 		j, _ := json.Marshal(cm)
-		validate(t, sch, name, j)
+		validate(t, name, j)
 		if err := strictDecode(j, &corev1.ConfigMap{}); err != nil {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -177,7 +141,6 @@ func TestObjectsValidate(t *testing.T) {
 // The strictness is real: an Application with a misspelt field, or a
 // ConfigMap with a boolean value, is refused.
 func TestValidationRejects(t *testing.T) {
-	sch := schemas(t)
 	for name, doc := range map[string]string{
 		"misspelt spec field": `{"apiVersion":"argoproj.io/v1alpha1","kind":"Application","metadata":{"name":"a"},
 			"spec":{"project":"p","destination":{"server":"s","namespace":"n"},"source":{"repoURL":"r","targetRevison":"v1"}}}`,
@@ -185,12 +148,14 @@ func TestValidationRejects(t *testing.T) {
 			"spec":{"project":"p","destination":{"server":"s","namespace":"n"},"source":{"repoURL":"r"},"syncPolicy":{"automated":{"enable":false}}}}`,
 		"boolean ConfigMap value": `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"data":{"x":true}}`,
 	} {
-		var obj map[string]any
+		var obj struct{ Kind string }
 		if err := json.Unmarshal([]byte(doc), &obj); err != nil {
 			t.Fatal(err)
 		}
-		inst, _ := jsonschema.UnmarshalJSON(strings.NewReader(doc))
-		if err := sch[obj["kind"].(string)].Validate(inst); err == nil {
+		switch err := crdschema.Validate(obj.Kind, []byte(doc)); {
+		case errors.Is(err, crdschema.ErrNoSchema):
+			t.Fatalf("%s: %v", name, err)
+		case err == nil:
 			t.Errorf("%s: accepted", name)
 		}
 	}

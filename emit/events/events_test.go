@@ -2,20 +2,15 @@ package events_test
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	ebv1 "github.com/argoproj/argo-events/pkg/apis/eventbus/v1alpha1"
 	esv1 "github.com/argoproj/argo-events/pkg/apis/eventsource/v1alpha1"
 	snv1 "github.com/argoproj/argo-events/pkg/apis/sensor/v1alpha1"
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
@@ -23,6 +18,7 @@ import (
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit/events"
 	"github.com/platc/platc/emit/internal/emittest"
+	"github.com/platc/platc/internal/crdschema"
 )
 
 // objects holds the emitted objects, each decoded strictly into its
@@ -98,41 +94,6 @@ func decode(t *testing.T, files map[string][]byte) objects {
 	}
 	o.workflow = o.sensor.Spec.Triggers[0].Template.K8s.Source.Resource.Value
 	return o
-}
-
-// workflowSchema compiles the Workflow schema once: it is large.
-var workflowSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
-	f, err := os.Open(filepath.Join("testdata", "schemas", "workflow_v1alpha1.json.gz"))
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
-	}
-	doc, err := jsonschema.UnmarshalJSON(z)
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("workflow.json", doc); err != nil {
-		return nil, err
-	}
-	return c.Compile("workflow.json")
-})
-
-func validateWorkflow(t *testing.T, j []byte) error {
-	t.Helper()
-	s, err := workflowSchema()
-	if err != nil {
-		t.Fatal(err)
-	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(j))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s.Validate(inst)
 }
 
 const base = `platform "p" {
@@ -243,7 +204,7 @@ func TestExample(t *testing.T) {
 	files := emittest.Emit(t, p, events.Emitter{})
 	o := decode(t, files)
 	check(t, p, o)
-	if err := validateWorkflow(t, o.workflow); err != nil {
+	if err := crdschema.Validate("Workflow", o.workflow); err != nil {
 		t.Errorf("the sensor's Workflow: %v", err)
 	}
 	// The example deploys tag platform-v1.4.0: pushes of that ref, as a
@@ -259,7 +220,7 @@ func TestExample(t *testing.T) {
 // refused.
 func TestWorkflowSchemaRejects(t *testing.T) {
 	bad := `{"apiVersion":"argoproj.io/v1alpha1","kind":"Workflow","metadata":{"generateName":"d-"},"spec":{"workflowTemplateRef":{"nmae":"deploy"}}}`
-	if err := validateWorkflow(t, []byte(bad)); err == nil {
+	if err := crdschema.Validate("Workflow", []byte(bad)); err == nil {
 		t.Error("accepted a misspelt workflowTemplateRef field")
 	}
 }

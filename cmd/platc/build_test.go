@@ -17,13 +17,7 @@ import (
 
 func TestBuildExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, src string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, src string) string { return writeFile(t, dir, name, src) }
 	good := write("good.hcl", `platform "acme" {
   git { repo_url = "https://git.example.com/platform.git" }
 }

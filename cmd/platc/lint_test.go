@@ -148,16 +148,7 @@ func TestExampleLintsClean(t *testing.T) {
 // invocation.
 func TestLintExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, src string) string {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, src string) string { return writeFile(t, dir, name, src) }
 	const header = "platform \"acme\" {\n  git {\n    repo_url = \"https://git.example.com/platform.git\"\n    revision = \"v1.0.0\"\n  }\n}\n"
 	clean := write("clean/platform.hcl", header+"app \"db\" {}\n")
 	notice := write("notice/platform.hcl", header+"app \"a\" {}\napp \"b\" {\n  depends_on = [app.a]\n}\napp \"c\" {\n  depends_on = [app.a, app.b]\n}\n")

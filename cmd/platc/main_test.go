@@ -33,13 +33,7 @@ func TestScript(t *testing.T) {
 
 func TestExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, src string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, src string) string { return writeFile(t, dir, name, src) }
 	good := write("good.hcl", `platform "acme" {
   git {
     repo_url = "https://git.example.com/platform.git"
@@ -110,4 +104,18 @@ func TestNoColorOffTerminal(t *testing.T) {
 	if colorFor(f) {
 		t.Error("colour chosen for a regular file")
 	}
+}
+
+// writeFile writes src to dir/name, making its directories, and returns
+// the path.
+func writeFile(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -13,16 +13,7 @@ import (
 // platform, test or arguments.
 func TestTestExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	write := func(name, src string) string {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, src string) string { return writeFile(t, dir, name, src) }
 	write("ready.yaml", "apiVersion: x.io/v1\nkind: W\nmetadata: {name: w}\nstatus: {ready: true}\n")
 	rule := func(want string) string {
 		return `platform "acme" {

@@ -259,30 +259,21 @@ func App(p *ir.Program, a *ir.App) *Application {
 // from flapping on the refresh annotation and operation the workflow
 // writes to children.
 func Root(p *ir.Program) *Application {
-	g := p.Platform.Git
-	return &Application{
-		APIVersion: apiVersion,
-		Kind:       "Application",
-		Metadata:   Meta{Name: RootApp, Namespace: p.Platform.ArgoCD.Namespace, Labels: labels(p)},
-		Spec: ApplicationSpec{
-			Project:     Project,
-			Source:      Source{RepoURL: g.RepoURL, Path: TreePath(p, AppsDir), TargetRevision: g.Revision},
-			Destination: Destination{Server: InClusterServer, Namespace: p.Platform.ArgoCD.Namespace},
-			SyncPolicy: &SyncPolicy{
-				Automated:   &Automated{},
-				SyncOptions: []string{"RespectIgnoreDifferences=true"},
-			},
-			IgnoreDifferences: []IgnoreDifference{{
-				Group: "argoproj.io",
-				Kind:  "Application",
-				JSONPointers: []string{
-					IgnorePointer(p),
-					"/metadata/annotations/argocd.argoproj.io~1refresh",
-					"/operation",
-				},
-			}},
-		},
+	a := ownApplication(p, RootApp, AppsDir, p.Platform.ArgoCD.Namespace)
+	a.Spec.SyncPolicy = &SyncPolicy{
+		Automated:   &Automated{},
+		SyncOptions: []string{"RespectIgnoreDifferences=true"},
 	}
+	a.Spec.IgnoreDifferences = []IgnoreDifference{{
+		Group: "argoproj.io",
+		Kind:  "Application",
+		JSONPointers: []string{
+			IgnorePointer(p),
+			"/metadata/annotations/argocd.argoproj.io~1refresh",
+			"/operation",
+		},
+	}}
+	return a
 }
 
 // clusterResources are the cluster-scoped kinds platc deploys through
@@ -302,6 +293,14 @@ func clusterResources(p *ir.Program) []GroupKind {
 // automatically, pruned and self-healed, because these objects have no
 // ordering constraints and must always match Git.
 func orchestration(p *ir.Program, name, dir, namespace string) *Application {
+	a := ownApplication(p, name, dir, namespace)
+	a.Spec.SyncPolicy = &SyncPolicy{Automated: &Automated{Prune: true, SelfHeal: true}}
+	return a
+}
+
+// ownApplication is an Application, in platc's project, of one directory
+// of the generated tree at the platform repository's revision.
+func ownApplication(p *ir.Program, name, dir, namespace string) *Application {
 	g := p.Platform.Git
 	return &Application{
 		APIVersion: apiVersion,
@@ -311,7 +310,6 @@ func orchestration(p *ir.Program, name, dir, namespace string) *Application {
 			Project:     Project,
 			Source:      Source{RepoURL: g.RepoURL, Path: TreePath(p, dir), TargetRevision: g.Revision},
 			Destination: Destination{Server: InClusterServer, Namespace: namespace},
-			SyncPolicy:  &SyncPolicy{Automated: &Automated{Prune: true, SelfHeal: true}},
 		},
 	}
 }

@@ -163,12 +163,8 @@ func (rep *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  %s%s: %s\n", who, node, oneLine(f.Message))
 		}
 	}
-	if len(rep.Removed) > 0 {
-		fmt.Fprintf(w, "\nRemoved:\n  %s\n", strings.Join(rep.Removed, "\n  "))
-	}
-	if len(rep.Retained) > 0 {
-		fmt.Fprintf(w, "\nRetained (volume policy):\n  %s\n", strings.Join(rep.Retained, "\n  "))
-	}
+	writeList(w, "Removed:", rep.Removed)
+	writeList(w, "Retained (volume policy):", rep.Retained)
 	if len(rep.Orphans) > 0 {
 		fmt.Fprintf(w, "\nOrphans (not removed):\n")
 		for _, o := range rep.Orphans {
@@ -179,12 +175,8 @@ func (rep *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  %s %s%s: %s\n", o.Kind, ns, o.Name, o.Reason)
 		}
 	}
-	if len(rep.Plan) > 0 {
-		fmt.Fprintf(w, "\nWould do:\n  %s\n", strings.Join(rep.Plan, "\n  "))
-	}
-	if len(rep.Problems) > 0 {
-		fmt.Fprintf(w, "\nProblems:\n  %s\n", strings.Join(rep.Problems, "\n  "))
-	}
+	writeList(w, "Would do:", rep.Plan)
+	writeList(w, "Problems:", rep.Problems)
 	if len(rep.Metrics) > 0 {
 		fmt.Fprintf(w, "\nMetrics:")
 		for _, k := range metricOrder {
@@ -229,3 +221,11 @@ func checkMark(s preflight.Status) string {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// writeList writes a titled section of one line per item, if there are
+// any items.
+func writeList(w io.Writer, title string, items []string) {
+	if len(items) > 0 {
+		fmt.Fprintf(w, "\n%s\n  %s\n", title, strings.Join(items, "\n  "))
+	}
+}

@@ -118,7 +118,7 @@ func start() (*Server, string, error) {
 		}
 	}
 	if apiserver == "" {
-		return nil, "no kube-apiserver: set PLATC_KUBE_APISERVER to a binary built from .ci/kube-apiserver (see .ci/run)", nil
+		return nil, "no kube-apiserver: set PLATC_KUBE_APISERVER to a binary built from .ci/e2e/kube (see .ci/run)", nil
 	}
 	if _, err := os.Stat(apiserver); err != nil {
 		return nil, fmt.Sprintf("PLATC_KUBE_APISERVER=%s: %v", apiserver, err), nil

@@ -5,7 +5,7 @@
 //
 // The binaries come from outside the module: etcd from Debian's
 // etcd-server package (on PATH), kube-apiserver built by .ci/run from
-// .ci/kube-apiserver and named by PLATC_KUBE_APISERVER. Without them the
+// .ci/e2e/kube and named by PLATC_KUBE_APISERVER. Without them the
 // tests skip, unless PLATC_REQUIRE_APISERVER=1 (set by CI), which turns a
 // missing binary into a failure so CI can never pass by skipping.
 //

@@ -1,0 +1,400 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/yaml"
+)
+
+var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
+
+// applyCRDFiles creates the CRDs in the YAML files matching glob and
+// waits until the API server serves them.
+func (e *Env) applyCRDFiles(ctx context.Context, glob string) error {
+	files, err := filepath.Glob(glob)
+	if err != nil || len(files) == 0 {
+		return fmt.Errorf("no CRDs at %s (is PLATC_E2E_SRC right?)", glob)
+	}
+	var objs []map[string]any
+	for _, f := range files {
+		if strings.HasSuffix(f, "kustomization.yaml") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		for _, doc := range bytes.Split(b, []byte("\n---")) {
+			var obj map[string]any
+			if err := yaml.Unmarshal(doc, &obj); err != nil {
+				return fmt.Errorf("%s: %w", f, err)
+			}
+			if obj["kind"] == "CustomResourceDefinition" {
+				objs = append(objs, obj)
+			}
+		}
+	}
+	return e.applyCRDs(ctx, objs)
+}
+
+func (e *Env) applyCRDs(ctx context.Context, objs []map[string]any) error {
+	var names []string
+	for _, obj := range objs {
+		u := &unstructured.Unstructured{Object: obj}
+		if _, err := e.Dynamic.Resource(crdGVR).Create(ctx, u, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("create CRD %s: %w", u.GetName(), err)
+		}
+		names = append(names, u.GetName())
+	}
+	for _, n := range names {
+		err := waitFor(ctx, nil, "CRD "+n, time.Minute, func(ctx context.Context) error {
+			u, err := e.Dynamic.Resource(crdGVR).Get(ctx, n, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+			for _, c := range conds {
+				if m, _ := c.(map[string]any); m["type"] == "Established" && m["status"] == "True" {
+					return nil
+				}
+			}
+			return fmt.Errorf("not established")
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (e *Env) ensureNamespace(ctx context.Context, ns string) error {
+	_, err := e.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// upsertConfigMap creates or replaces a ConfigMap.
+func (e *Env) upsertConfigMap(ctx context.Context, cm *corev1.ConfigMap) error {
+	_, err := e.Kube.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		_, err = e.Kube.CoreV1().ConfigMaps(cm.Namespace).Update(ctx, cm, metav1.UpdateOptions{})
+	}
+	return err
+}
+
+func (e *Env) upsertSecret(ctx context.Context, s *corev1.Secret) error {
+	_, err := e.Kube.CoreV1().Secrets(s.Namespace).Create(ctx, s, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		_, err = e.Kube.CoreV1().Secrets(s.Namespace).Update(ctx, s, metav1.UpdateOptions{})
+	}
+	return err
+}
+
+// ArgoCDConfig is what the argo-cd Helm chart would write from platc's
+// argocd/values.yaml: the chart cannot be fetched here, so the
+// environment applies its configs.cm, configs.rbac and configs.params
+// itself.
+type ArgoCDConfig struct {
+	Namespace string
+	// Server is the address the workflow steps dial
+	// (platform.argocd.server).
+	Server string
+	CM     map[string]string
+	RBAC   map[string]string
+	Params map[string]string
+}
+
+// ParseValues reads configs.cm, configs.rbac and configs.params from the
+// chart values platc generated (argocd/values.yaml).
+func ParseValues(b []byte, namespace, server string) (*ArgoCDConfig, error) {
+	var v struct {
+		Configs struct {
+			CM     map[string]any `json:"cm"`
+			RBAC   map[string]any `json:"rbac"`
+			Params map[string]any `json:"params"`
+		} `json:"configs"`
+	}
+	if err := yaml.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("argocd/values.yaml: %w", err)
+	}
+	str := func(m map[string]any) map[string]string {
+		out := map[string]string{}
+		for k, x := range m {
+			// The chart writes every value into a ConfigMap as text.
+			out[k] = fmt.Sprint(x)
+		}
+		return out
+	}
+	return &ArgoCDConfig{Namespace: namespace, Server: server, CM: str(v.Configs.CM), RBAC: str(v.Configs.RBAC), Params: str(v.Configs.Params)}, nil
+}
+
+// ArgoCD is the running Argo CD.
+type ArgoCD struct {
+	Namespace string
+	Addr      string // argocd-server on loopback
+	Insecure  bool   // served without TLS (server.insecure)
+	// AdminPassword is the initial admin password argocd-server chose.
+	AdminPassword string
+	cliHome       string
+}
+
+// InstallArgoCD starts redis and Argo CD (repo-server, application
+// controller, server: the real multi-call binary) with cfg, after the
+// CRDs from Argo CD's module.
+func (e *Env) InstallArgoCD(ctx context.Context, cfg *ArgoCDConfig) (*ArgoCD, error) {
+	ns := cfg.Namespace
+	if err := e.ensureNamespace(ctx, ns); err != nil {
+		return nil, err
+	}
+	if err := e.applyCRDFiles(ctx, filepath.Join(e.opts.Src, "argo-cd", "manifests", "crds", "*.yaml")); err != nil {
+		return nil, err
+	}
+	// Argo CD reads only ConfigMaps and Secrets labelled part-of argocd.
+	meta := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app.kubernetes.io/part-of": "argocd"}}
+	}
+	for name, data := range map[string]map[string]string{
+		"argocd-cm": cfg.CM, "argocd-rbac-cm": cfg.RBAC, "argocd-cmd-params-cm": cfg.Params,
+		"argocd-tls-certs-cm": nil, "argocd-ssh-known-hosts-cm": nil, "argocd-gpg-keys-cm": nil,
+	} {
+		if err := e.upsertConfigMap(ctx, &corev1.ConfigMap{ObjectMeta: meta(name), Data: data}); err != nil {
+			return nil, err
+		}
+	}
+	if err := e.upsertSecret(ctx, &corev1.Secret{ObjectMeta: meta("argocd-secret")}); err != nil {
+		return nil, err
+	}
+	host, _, err := net.SplitHostPort(cfg.Server)
+	if err != nil {
+		return nil, fmt.Errorf("platform.argocd.server %q: %w", cfg.Server, err)
+	}
+	// The server's certificate, as cert-manager or an operator would
+	// provide it: valid for its Service names and the address the steps
+	// use, from the CA every client here trusts.
+	crt, key, err := e.ca.issue(host, "argocd-server", "argocd-server."+ns, "argocd-server."+ns+".svc",
+		"argocd-server."+ns+".svc.cluster.local", "localhost", "127.0.0.1")
+	if err != nil {
+		return nil, err
+	}
+	tlsSecret := &corev1.Secret{ObjectMeta: meta("argocd-server-tls"), Type: corev1.SecretTypeTLS,
+		Data: map[string][]byte{"tls.crt": crt, "tls.key": key}}
+	if err := e.upsertSecret(ctx, tlsSecret); err != nil {
+		return nil, err
+	}
+
+	kubeconfig, err := e.kubeconfigFile(ns)
+	if err != nil {
+		return nil, err
+	}
+	state := filepath.Join(e.opts.Dir, "argocd")
+	for _, d := range []string{"tls", "ssh", "gnupg", "static", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(state, d), 0o700); err != nil {
+			return nil, err
+		}
+	}
+	env := []string{
+		"KUBECONFIG=" + kubeconfig,
+		// Outside a cluster, Argo CD takes the kubeconfig's cluster for
+		// the in-cluster destination https://kubernetes.default.svc.
+		"ARGOCD_FAKE_IN_CLUSTER=true",
+		"ARGOCD_TLS_DATA_PATH=" + filepath.Join(state, "tls"),
+		"ARGOCD_SSH_DATA_PATH=" + filepath.Join(state, "ssh"),
+		"ARGOCD_GNUPGHOME=" + filepath.Join(state, "gnupg"),
+		"ARGOCD_GPG_ENABLED=false",
+		"TMPDIR=" + filepath.Join(state, "tmp"),
+		"PATH=" + e.ToolPath(),
+	}
+	redisPort, _ := freePort()
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return nil, err
+	}
+	p, err := e.procs.start("redis", redisBin, []string{"--port", strconv.Itoa(redisPort), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--protected-mode", "no"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	redis := fmt.Sprintf("127.0.0.1:%d", redisPort)
+	if err := waitFor(ctx, p, "redis", 30*time.Second, dialCheck(redis)); err != nil {
+		return nil, err
+	}
+	bin := func(n string) string { return filepath.Join(e.opts.Bin, n) }
+	ports := func() (int, int) { a, _ := freePort(); b, _ := freePort(); return a, b }
+
+	rp, rm := ports()
+	repoEnv := append(slices.Clone(env),
+		// The repo-server fetches charts and Git repositories through the
+		// simulated internet, and trusts its CA.
+		"HTTPS_PROXY="+e.net.ProxyURL(), "HTTP_PROXY="+e.net.ProxyURL(),
+		"https_proxy="+e.net.ProxyURL(), "http_proxy="+e.net.ProxyURL(),
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
+		"SSL_CERT_FILE="+e.caFile, "GIT_SSL_CAINFO="+e.caFile,
+		"HOME="+filepath.Join(state, "tmp"),
+		// v3.2's repo-server verifies nothing without GPG; no wrapper needed.
+	)
+	p, err = e.procs.start("argocd-repo-server", bin("argocd-repo-server"), []string{
+		"--port", strconv.Itoa(rp), "--metrics-port", strconv.Itoa(rm), "--address", "127.0.0.1",
+		"--redis", redis, "--loglevel", "info", "--parallelismlimit", "8",
+	}, repoEnv)
+	if err != nil {
+		return nil, err
+	}
+	repo := fmt.Sprintf("127.0.0.1:%d", rp)
+	if err := waitFor(ctx, p, "argocd-repo-server", 90*time.Second, dialCheck(repo)); err != nil {
+		return nil, err
+	}
+
+	_, cm := ports()
+	if p, err = e.procs.start("argocd-application-controller", bin("argocd-application-controller"), []string{
+		"--repo-server", repo, "--redis", redis, "--metrics-port", strconv.Itoa(cm),
+		"--status-processors", "20", "--operation-processors", "10",
+		"--loglevel", "info",
+	}, env); err != nil {
+		return nil, err
+	}
+
+	sp, sm := ports()
+	insecure := cfg.Params["server.insecure"] == "true"
+	args := []string{"--port", strconv.Itoa(sp), "--metrics-port", strconv.Itoa(sm), "--address", "127.0.0.1",
+		"--redis", redis, "--repo-server", repo, "--staticassets", filepath.Join(state, "static"), "--loglevel", "info"}
+	if insecure {
+		args = append(args, "--insecure")
+	}
+	if p, err = e.procs.start("argocd-server", bin("argocd-server"), args, env); err != nil {
+		return nil, err
+	}
+	a := &ArgoCD{Namespace: ns, Addr: fmt.Sprintf("127.0.0.1:%d", sp), Insecure: insecure, cliHome: filepath.Join(state, "cli")}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(e.ca.certPEM)
+	scheme := "https"
+	if insecure {
+		scheme = "http"
+	}
+	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	if err := waitFor(ctx, p, "argocd-server", 120*time.Second, httpCheck(hc, scheme+"://"+a.Addr+"/healthz")); err != nil {
+		return nil, err
+	}
+	// The steps dial platform.argocd.server; the simulated network sends
+	// that address, and the Service's other names, to this server.
+	for _, addr := range []string{cfg.Server, "argocd-server." + ns + ".svc:443", "argocd-server." + ns + ".svc.cluster.local:443", "argocd-server." + ns + ":443"} {
+		e.net.service(addr, a.Addr)
+	}
+	if err := waitFor(ctx, nil, "argocd-initial-admin-secret", 60*time.Second, func(ctx context.Context) error {
+		s, err := e.Kube.CoreV1().Secrets(ns).Get(ctx, "argocd-initial-admin-secret", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		a.AdminPassword = string(s.Data["password"])
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// CLI runs the real argocd CLI as the admin against this Argo CD, the
+// way an operator at a terminal would.
+func (e *Env) CLI(ctx context.Context, a *ArgoCD, args ...string) (string, error) {
+	opts := []string{"--server", a.Addr}
+	if a.Insecure {
+		opts = append(opts, "--plaintext")
+	}
+	cmd := exec.CommandContext(ctx, filepath.Join(e.opts.Bin, "argocd"), append(args, opts...)...)
+	cmd.Env = []string{"HOME=" + a.cliHome, "PATH=" + e.ToolPath(), "SSL_CERT_FILE=" + e.caFile}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return out.String(), fmt.Errorf("argocd %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	return out.String(), nil
+}
+
+// IssueToken logs in as admin and issues an API token for account, with
+// the real CLI: what the bootstrap's gitops-handoff role does.
+func (e *Env) IssueToken(ctx context.Context, a *ArgoCD, account string) (string, error) {
+	if err := os.MkdirAll(a.cliHome, 0o700); err != nil {
+		return "", err
+	}
+	if _, err := e.CLI(ctx, a, "login", a.Addr, "--username", "admin", "--password", a.AdminPassword); err != nil {
+		return "", err
+	}
+	out, err := e.CLI(ctx, a, "account", "generate-token", "--account", account)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// InstallWorkflows starts the Argo Workflows controller (the real one)
+// watching every namespace, after the CRDs from Argo Workflows' module.
+func (e *Env) InstallWorkflows(ctx context.Context, ns string) error {
+	if err := e.ensureNamespace(ctx, ns); err != nil {
+		return err
+	}
+	// What the argo-workflows chart installs by default.
+	if err := e.applyCRDFiles(ctx, filepath.Join(e.opts.Src, "argo-workflows", "manifests", "base", "crds", "minimal", "*.yaml")); err != nil {
+		return err
+	}
+	if err := e.upsertConfigMap(ctx, &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Name: "workflow-controller-configmap", Namespace: ns},
+		Data: map[string]string{
+			"metricsConfig":   "{enabled: false}",
+			"telemetryConfig": "{enabled: false}",
+		},
+	}); err != nil {
+		return err
+	}
+	kubeconfig, err := e.kubeconfigFile(ns)
+	if err != nil {
+		return err
+	}
+	p, err := e.procs.start("workflow-controller", filepath.Join(e.opts.Bin, "workflow-controller"), []string{
+		"--kubeconfig", kubeconfig, "--configmap", "workflow-controller-configmap",
+		"--executor-image", "quay.io/argoproj/argoexec:v3.7.18", "--loglevel", "info",
+		"--qps", "100", "--burst", "200",
+	}, []string{
+		"LEADER_ELECTION_DISABLE=true",
+		// The default 10 s requeue after a pod event makes every step
+		// 10 s slower than it is (E2E-NOTES, "Controller latency").
+		"DEFAULT_REQUEUE_TIME=1s",
+	})
+	if err != nil {
+		return err
+	}
+	// Its health endpoint is fixed at :6060.
+	return waitFor(ctx, p, "workflow-controller", 90*time.Second, httpCheck(&http.Client{Timeout: 2 * time.Second}, "http://127.0.0.1:6060/healthz"))
+}
+
+// InstallEvents adds Argo Events' CRDs from its module, so the platform's
+// events objects can be applied; no Argo Events controller runs (pushes
+// play no part in a deploy).
+func (e *Env) InstallEvents(ctx context.Context) error {
+	return e.applyCRDFiles(ctx, filepath.Join(e.opts.Src, "argo-events", "manifests", "base", "crds", "*.yaml"))
+}
+
+// patchJSON is a small helper for merge patches.
+func (e *Env) patchMerge(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, patch []byte, sub ...string) error {
+	_, err := e.Dynamic.Resource(gvr).Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, sub...)
+	return err
+}

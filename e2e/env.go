@@ -1,0 +1,388 @@
+package e2e
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/restmapper"
+)
+
+// Options configure an environment.
+type Options struct {
+	// Bin is the directory of the component binaries .ci/e2e/build.sh
+	// prints (PLATC_E2E_BIN).
+	Bin string
+	// Src is the directory of the components' module sources, for the
+	// CRDs and fixtures they ship (PLATC_E2E_SRC); build.sh prints it too.
+	Src string
+	// Dir holds the environment's state and logs; it is created.
+	Dir string
+	// Nodes is the number of kwok's fake nodes (default 3).
+	Nodes int
+	// Log receives progress lines; nil discards them.
+	Log func(format string, args ...any)
+}
+
+// Env is a running platform-in-a-box: a real control plane (etcd,
+// kube-apiserver, kube-controller-manager, kube-scheduler), kwok playing
+// the kubelets, and the network, sources and simulated runtimes of this
+// package. Argo CD and the workflow controller are added by Install.
+type Env struct {
+	opts  Options
+	procs *procs
+	ca    *ca
+	net   *network
+	src   *sources
+
+	URL        string // the API server
+	AdminToken string
+	apiCA      []byte
+	Kubeconfig string // admin kubeconfig file
+
+	Kube    kubernetes.Interface
+	Dynamic dynamic.Interface
+	rest    *rest.Config
+
+	caFile string // PEM of the environment's CA, for SSL_CERT_FILE
+	tools  string // directory of the tools the step processes run
+
+	mapperOnce sync.Once
+	mapper     *restmapper.DeferredDiscoveryRESTMapper
+}
+
+// The admin's static token (--token-auth-file); everything the
+// environment itself does (components, harness) authenticates with it.
+const adminToken = "platc-e2e-admin"
+
+func (e *Env) logf(format string, args ...any) {
+	if e.opts.Log != nil {
+		e.opts.Log(format, args...)
+	}
+}
+
+// Start brings the control plane and kwok up. Call Close when done.
+func Start(ctx context.Context, opts Options) (_ *Env, err error) {
+	if opts.Nodes <= 0 {
+		opts.Nodes = 3
+	}
+	for _, b := range []string{"kube-apiserver", "kube-controller-manager", "kube-scheduler", "kwok", "workflow-controller", "argocd", "helm", "kubectl", "kubeseal", "yq"} {
+		if _, err := os.Stat(filepath.Join(opts.Bin, b)); err != nil {
+			return nil, fmt.Errorf("component %s is not built: %v (run .ci/e2e/build.sh and set PLATC_E2E_BIN to the directory it prints)", b, err)
+		}
+	}
+	for _, b := range []string{"etcd", "redis-server", "git", "bash", "jq", "timeout"} {
+		if _, err := exec.LookPath(b); err != nil {
+			return nil, fmt.Errorf("%s is not on PATH (Debian packages: etcd-server, redis-server, git, bash, jq, coreutils)", b)
+		}
+	}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	e := &Env{opts: opts, procs: &procs{dir: opts.Dir}, AdminToken: adminToken}
+	defer func() {
+		if err != nil {
+			e.Close()
+		}
+	}()
+	if e.ca, err = newCA(); err != nil {
+		return nil, err
+	}
+	e.caFile = filepath.Join(opts.Dir, "ca.pem")
+	if err := os.WriteFile(e.caFile, e.ca.certPEM, 0o644); err != nil {
+		return nil, err
+	}
+	if e.net, err = newNetwork(e.ca); err != nil {
+		return nil, err
+	}
+	e.src = newSources(filepath.Join(opts.Dir, "sources"))
+	if err := e.startControlPlane(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.startKwok(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.toolDir(); err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// Close stops every process. The directory is left for inspection.
+func (e *Env) Close() {
+	if e.procs != nil {
+		e.procs.stop(10 * time.Second)
+	}
+	if e.net != nil {
+		e.net.close()
+	}
+}
+
+// Dir is the environment's directory: logs/, sources/, kubeconfigs.
+func (e *Env) Dir() string { return e.opts.Dir }
+
+func (e *Env) startControlPlane(ctx context.Context) error {
+	dir := e.opts.Dir
+	client, _ := freePort()
+	peer, _ := freePort()
+	etcd, err := exec.LookPath("etcd")
+	if err != nil {
+		return err
+	}
+	p, err := e.procs.start("etcd", etcd, []string{
+		"--name=e2e", "--data-dir=" + filepath.Join(dir, "etcd"),
+		fmt.Sprintf("--listen-client-urls=http://127.0.0.1:%d", client),
+		fmt.Sprintf("--advertise-client-urls=http://127.0.0.1:%d", client),
+		fmt.Sprintf("--listen-peer-urls=http://127.0.0.1:%d", peer),
+		fmt.Sprintf("--initial-advertise-peer-urls=http://127.0.0.1:%d", peer),
+		fmt.Sprintf("--initial-cluster=e2e=http://127.0.0.1:%d", peer),
+		// A test cluster: losing it on a crash costs nothing.
+		"--unsafe-no-fsync", "--log-level=warn",
+		"--quota-backend-bytes=8589934592",
+	}, nil)
+	if err != nil {
+		return err
+	}
+	if err := waitFor(ctx, p, "etcd", 30*time.Second, dialCheck(fmt.Sprintf("127.0.0.1:%d", client))); err != nil {
+		return err
+	}
+
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		return err
+	}
+	saKey := filepath.Join(dir, "sa.key")
+	if err := os.WriteFile(saKey, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
+		return err
+	}
+	tokens := filepath.Join(dir, "tokens.csv")
+	if err := os.WriteFile(tokens, []byte(adminToken+`,admin,uid-admin,"system:masters"`+"\n"), 0o600); err != nil {
+		return err
+	}
+	port, _ := freePort()
+	p, err = e.procs.start("kube-apiserver", filepath.Join(e.opts.Bin, "kube-apiserver"), []string{
+		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", client),
+		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
+		"--cert-dir=" + filepath.Join(dir, "apiserver"),
+		"--token-auth-file=" + tokens,
+		"--authorization-mode=Node,RBAC",
+		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
+		"--service-account-key-file=" + saKey, "--service-account-signing-key-file=" + saKey,
+		"--service-cluster-ip-range=10.96.0.0/16",
+		// Debian's etcd 3.4.23 is older than the 3.4.31 that WatchList
+		// needs: with it on, informers see changes only at relists
+		// (E2E-NOTES, "WatchList").
+		"--feature-gates=WatchList=false",
+		// New nodes get the not-ready taint, which only the node
+		// lifecycle controller (off here, see below) would remove.
+		"--disable-admission-plugins=TaintNodesByCondition",
+		"--enable-priority-and-fairness=false", "--profiling=false",
+		"--max-requests-inflight=2000", "--max-mutating-requests-inflight=1000",
+	}, nil)
+	if err != nil {
+		return err
+	}
+	e.URL = fmt.Sprintf("https://127.0.0.1:%d", port)
+	hc := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+	ready := func(ctx context.Context) error {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.URL+"/readyz", nil)
+		req.Header.Set("Authorization", "Bearer "+adminToken)
+		resp, err := hc.Do(req)
+		if err != nil {
+			return err
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return errors.New(resp.Status)
+		}
+		return nil
+	}
+	if err := waitFor(ctx, p, "kube-apiserver", 120*time.Second, ready); err != nil {
+		return err
+	}
+	if e.apiCA, err = os.ReadFile(filepath.Join(dir, "apiserver", "apiserver.crt")); err != nil {
+		return err
+	}
+	e.Kubeconfig = filepath.Join(dir, "admin.kubeconfig")
+	if err := os.WriteFile(e.Kubeconfig, e.kubeconfig("default"), 0o600); err != nil {
+		return err
+	}
+	e.rest = &rest.Config{Host: e.URL, BearerToken: adminToken, TLSClientConfig: rest.TLSClientConfig{CAData: e.apiCA}, QPS: 100, Burst: 200, Timeout: 60 * time.Second}
+	if e.Kube, err = kubernetes.NewForConfig(e.rest); err != nil {
+		return err
+	}
+	if e.Dynamic, err = dynamic.NewForConfig(e.rest); err != nil {
+		return err
+	}
+
+	caPath := filepath.Join(dir, "apiserver", "apiserver.crt")
+	cmPort, _ := freePort()
+	p, err = e.procs.start("kube-controller-manager", filepath.Join(e.opts.Bin, "kube-controller-manager"), []string{
+		"--kubeconfig=" + e.Kubeconfig, "--leader-elect=false",
+		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", cmPort),
+		"--service-account-private-key-file=" + saKey, "--root-ca-file=" + caPath,
+		// Nothing sends kubelet heartbeats for the fake nodes (kwok
+		// sets their status once), so the node lifecycle controller
+		// would mark them NotReady and evict every pod.
+		"--controllers=*,-node-lifecycle-controller,-cloud-node-lifecycle-controller,-node-ipam-controller,-service-lb-controller,-node-route-controller,-taint-eviction-controller",
+		"--concurrent-deployment-syncs=20", "--concurrent-replicaset-syncs=20", "--concurrent-gc-syncs=40",
+		"--kube-api-qps=200", "--kube-api-burst=400",
+	}, nil)
+	if err != nil {
+		return err
+	}
+	schedPort, _ := freePort()
+	if _, err := e.procs.start("kube-scheduler", filepath.Join(e.opts.Bin, "kube-scheduler"), []string{
+		"--kubeconfig=" + e.Kubeconfig, "--leader-elect=false",
+		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", schedPort),
+		"--kube-api-qps=200", "--kube-api-burst=400",
+	}, nil); err != nil {
+		return err
+	}
+	// The controller-manager is up once it has made the default
+	// ServiceAccount every namespace gets.
+	return waitFor(ctx, p, "kube-controller-manager", 90*time.Second, func(ctx context.Context) error {
+		_, err := e.Kube.CoreV1().ServiceAccounts("default").Get(ctx, "default", metav1.GetOptions{})
+		return err
+	})
+}
+
+// kubeconfig is an admin kubeconfig whose context has namespace ns (Argo
+// CD's components take their namespace from it).
+func (e *Env) kubeconfig(ns string) []byte {
+	return []byte(fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster:
+    server: %s
+    certificate-authority-data: %s
+users:
+- name: admin
+  user:
+    token: %s
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: admin, namespace: %s}
+current-context: e2e
+`, e.URL, b64(e.apiCA), adminToken, ns))
+}
+
+// kubeconfigFile writes kubeconfig(ns) once and returns its path.
+func (e *Env) kubeconfigFile(ns string) (string, error) {
+	p := filepath.Join(e.opts.Dir, "kubeconfig-"+ns)
+	if _, err := os.Stat(p); err == nil {
+		return p, nil
+	}
+	return p, os.WriteFile(p, e.kubeconfig(ns), 0o600)
+}
+
+func (e *Env) startKwok(ctx context.Context) error {
+	cfg := filepath.Join(e.opts.Dir, "kwok.yaml")
+	if err := os.WriteFile(cfg, []byte(kwokConfig), 0o644); err != nil {
+		return err
+	}
+	p, err := e.procs.start("kwok", filepath.Join(e.opts.Bin, "kwok"), []string{
+		"--kubeconfig=" + e.Kubeconfig, "--config=" + cfg,
+		"--manage-all-nodes=false",
+		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
+		"--server-address=", // no kubelet API: nothing here needs logs or exec
+	}, nil)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < e.opts.Nodes; i++ {
+		if err := e.createNode(ctx, fmt.Sprintf("kwok-node-%d", i)); err != nil {
+			return err
+		}
+	}
+	return waitFor(ctx, p, "kwok nodes", 60*time.Second, func(ctx context.Context) error {
+		nodes, err := e.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		ready := 0
+		for _, n := range nodes.Items {
+			for _, c := range n.Status.Conditions {
+				if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
+					ready++
+				}
+			}
+		}
+		if ready < e.opts.Nodes {
+			return fmt.Errorf("%d of %d nodes Ready", ready, e.opts.Nodes)
+		}
+		return nil
+	})
+}
+
+func (e *Env) createNode(ctx context.Context, name string) error {
+	capacity := corev1.ResourceList{
+		corev1.ResourceCPU:    resource.MustParse("64"),
+		corev1.ResourceMemory: resource.MustParse("256Gi"),
+		corev1.ResourcePods:   resource.MustParse("2000"),
+	}
+	n := &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{
+			Name:        name,
+			Annotations: map[string]string{"kwok.x-k8s.io/node": "fake", "node.alpha.kubernetes.io/ttl": "0"},
+			Labels: map[string]string{"kubernetes.io/hostname": name, "kubernetes.io/os": "linux",
+				"kubernetes.io/arch": "amd64", "type": "kwok", "node-role.kubernetes.io/worker": ""},
+		},
+		Status: corev1.NodeStatus{Capacity: capacity, Allocatable: capacity},
+	}
+	_, err := e.Kube.CoreV1().Nodes().Create(ctx, n, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// toolDir makes the directory of tools the step processes and the
+// executor find on PATH: the components built for the environment, and
+// Debian's bash, jq, timeout and git.
+func (e *Env) toolDir() error {
+	e.tools = filepath.Join(e.opts.Dir, "tools")
+	if err := os.MkdirAll(e.tools, 0o755); err != nil {
+		return err
+	}
+	for _, b := range []string{"argocd", "helm", "kubectl", "kubeseal", "yq"} {
+		target, err := filepath.EvalSymlinks(filepath.Join(e.opts.Bin, b))
+		if err != nil {
+			return err
+		}
+		link := filepath.Join(e.tools, b)
+		_ = os.Remove(link)
+		if err := os.Symlink(target, link); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ToolPath is a PATH for processes the environment runs: its tools, then
+// the system's.
+func (e *Env) ToolPath() string {
+	return e.tools + ":/usr/local/bin:/usr/bin:/bin"
+}
+
+func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }

@@ -1,0 +1,216 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic/dynamicinformer"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/restmapper"
+	"k8s.io/apimachinery/pkg/api/meta"
+
+	"github.com/platc/platc/compiler/ir"
+)
+
+// operators plays the software the platform's apps install, which does
+// not exist here:
+//
+//   - every custom resource a simulated app creates gets the status of a
+//     Healthy sample of its kind once the app's expected duration
+//     (scaled) has passed since the resource appeared, or a Degraded
+//     sample when the app is told to fail;
+//   - every pod of a simulated app is released to kwok (annotation
+//     platc.io/e2e-start) with that same delay, unless the app is told to
+//     fail, so its Deployment becomes Available in about that time;
+//   - Fix(app) is the operator recovering: the Healthy sample is written
+//     and the pods are released.
+//
+// Argo CD then judges these objects with its own checks and platc's Lua.
+type operators struct {
+	e       *Env
+	samples *samples
+	delay   map[string]time.Duration // app → scaled expected duration
+
+	mu      sync.Mutex
+	failing map[string]bool
+	kinds   []schema.GroupVersionResource
+}
+
+func (e *Env) startOperators(ctx context.Context, p *ir.Program, s *samples, scale float64, fail []string) (*operators, error) {
+	o := &operators{e: e, samples: s, delay: map[string]time.Duration{}, failing: map[string]bool{}}
+	for _, a := range p.Apps {
+		o.delay[a.Name] = scaled(a.ExpectedDuration, scale)
+	}
+	for _, f := range fail {
+		o.failing[f] = true
+	}
+	// Pods of simulated apps, in every namespace.
+	f := informers.NewSharedInformerFactoryWithOptions(e.Kube, 0,
+		informers.WithTweakListOptions(func(lo *metav1.ListOptions) { lo.LabelSelector = labelApp }))
+	pods := f.Core().V1().Pods().Informer()
+	if _, err := pods.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { o.release(ctx, obj, false) },
+		UpdateFunc: func(_, obj any) { o.release(ctx, obj, false) },
+	}); err != nil {
+		return nil, err
+	}
+	f.Start(ctx.Done())
+
+	// Instances of every simulated kind.
+	seen := map[string]bool{}
+	df := dynamicinformer.NewFilteredDynamicSharedInformerFactory(e.Dynamic, 0, metav1.NamespaceAll,
+		func(lo *metav1.ListOptions) { lo.LabelSelector = labelApp })
+	for _, a := range p.Apps {
+		for _, cr := range a.CustomResources {
+			if !simulatedKind(cr) || seen[cr.String()] {
+				continue
+			}
+			seen[cr.String()] = true
+			gvr := schema.GroupVersionResource{Group: cr.Group, Version: "v1", Resource: strings.ToLower(cr.Kind) + "s"}
+			o.kinds = append(o.kinds, gvr)
+			kind := cr.String()
+			if _, err := df.ForResource(gvr).Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+				AddFunc: func(obj any) { o.schedule(ctx, gvr, kind, obj) },
+			}); err != nil {
+				return nil, err
+			}
+		}
+	}
+	df.Start(ctx.Done())
+	return o, nil
+}
+
+// scaled is an expected duration in simulated time: one minute becomes
+// scale minutes (the default scale, 1/60, makes it one second).
+func scaled(d time.Duration, scale float64) time.Duration {
+	return time.Duration(float64(d) * scale).Round(10 * time.Millisecond)
+}
+
+func (o *operators) isFailing(app string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.failing[app]
+}
+
+// release lets kwok start a simulated app's pod after the app's delay.
+// now skips the delay (an operator that recovered).
+func (o *operators) release(ctx context.Context, obj any, now bool) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok || pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodPending || pod.Annotations[annotationStart] != "" {
+		return
+	}
+	app := pod.Labels[labelApp]
+	if o.isFailing(app) {
+		return
+	}
+	d := o.delay[app]
+	if now {
+		d = 0
+	}
+	patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
+		annotationStart: "true", annotationDelay: d.String(),
+	}}})
+	_, _ = o.e.Kube.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, patch, metav1.PatchOptions{})
+}
+
+// schedule writes an instance's status after its app's delay.
+func (o *operators) schedule(ctx context.Context, gvr schema.GroupVersionResource, kind string, obj any) {
+	u, ok := obj.(*unstructured.Unstructured)
+	if !ok {
+		return
+	}
+	app := u.GetLabels()[labelApp]
+	ns, name := u.GetNamespace(), u.GetName()
+	go func() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(o.delay[app]):
+		}
+		st := o.samples.healthy[kind]
+		if o.isFailing(app) {
+			st = o.samples.degraded[kind]
+		}
+		o.writeStatus(ctx, gvr, ns, name, st)
+	}()
+}
+
+func (o *operators) writeStatus(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, st map[string]any) {
+	patch, _ := json.Marshal(map[string]any{"status": st})
+	ri := o.e.Dynamic.Resource(gvr)
+	for attempt := 0; attempt < 5; attempt++ {
+		var err error
+		if ns == "" {
+			_, err = ri.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+		} else {
+			_, err = ri.Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+		}
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// Fix makes failing apps recover: their instances get the Healthy sample
+// and their pods start.
+func (o *operators) Fix(ctx context.Context, apps []string) error {
+	o.mu.Lock()
+	for _, a := range apps {
+		delete(o.failing, a)
+	}
+	o.mu.Unlock()
+	sel := labelApp + " in (" + strings.Join(apps, ",") + ")"
+	pods, err := o.e.Kube.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: sel})
+	if err != nil {
+		return err
+	}
+	for i := range pods.Items {
+		o.release(ctx, &pods.Items[i], true)
+	}
+	for _, gvr := range o.kinds {
+		list, err := o.e.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: sel})
+		if err != nil {
+			return fmt.Errorf("%s: %w", gvr.Resource, err)
+		}
+		for _, u := range list.Items {
+			kind := gvr.Group + "/" + u.GetKind()
+			o.writeStatus(ctx, gvr, u.GetNamespace(), u.GetName(), o.samples.healthy[kind])
+		}
+	}
+	return nil
+}
+
+// mapped is a resource and whether it is namespaced.
+type mapped struct {
+	schema.GroupVersionResource
+	namespaced bool
+}
+
+// resourceFor finds the resource of an object's kind through discovery.
+func (e *Env) resourceFor(u *unstructured.Unstructured) (mapped, error) {
+	e.mapperOnce.Do(func() {
+		e.mapper = restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(e.Kube.Discovery()))
+	})
+	gvk := u.GroupVersionKind()
+	m, err := e.mapper.RESTMapping(gvk.GroupKind(), gvk.Version)
+	if err != nil {
+		// A kind created since the last discovery: look again.
+		e.mapper.Reset()
+		if m, err = e.mapper.RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+			return mapped{}, err
+		}
+	}
+	return mapped{m.Resource, m.Scope.Name() == meta.RESTScopeNameNamespace}, nil
+}

@@ -1,0 +1,444 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/lang"
+)
+
+// PlatformOptions say which platform to bring up and how.
+type PlatformOptions struct {
+	// Path is the platform: a directory of .hcl files or one file.
+	Path string
+	// Env is the environment; empty means the first one declared.
+	Env string
+	// Platc is the platc binary to build with and run.
+	Platc string
+	// Scale turns expected durations into simulated time (default 1/60:
+	// a minute becomes a second).
+	Scale float64
+	// Fail lists apps whose operator reports a Degraded sample, or whose
+	// pods never start.
+	Fail []string
+}
+
+// Platform is a platform built, published and bootstrapped in an
+// environment, with its simulated operators and step runtime running.
+type Platform struct {
+	Env      *Env
+	Opts     PlatformOptions
+	Program  *ir.Program
+	Module   *lang.Module
+	ArgoCD   *ArgoCD
+	Timeline *Timeline
+	// Generated is the environment's output of platc build.
+	Generated string
+	// Revision is the commit of the platform repository Argo CD deploys.
+	Revision string
+	// Notes says what the environment had to approximate for this
+	// platform (samples it lacked, say).
+	Notes []string
+
+	steps *stepRunner
+	ops   *operators
+}
+
+// Deploy builds the platform with platc build, publishes the output and
+// every app's simulated content on the simulated network, and does what
+// the bootstrap's Helm charts would: Argo CD with platc's argocd-cm and
+// RBAC, Argo Workflows, Argo Events' CRDs, the automation token, the
+// AppProjects and the root Application. It returns once Argo CD has
+// delivered the workflow templates.
+func (e *Env) Deploy(ctx context.Context, opts PlatformOptions) (*Platform, error) {
+	if opts.Scale <= 0 {
+		opts.Scale = 1.0 / 60
+	}
+	abs, err := filepath.Abs(opts.Path)
+	if err != nil {
+		return nil, err
+	}
+	opts.Path = abs
+	m, diags := lang.Parse(abs)
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("platform %s does not parse: %s", abs, diags.Error())
+	}
+	if opts.Env == "" {
+		opts.Env = compiler.EnvNames(m)[0]
+	}
+	prog, diags := compiler.Compile(m, compiler.Options{Env: opts.Env})
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("platform %s does not compile for %s: %s", abs, opts.Env, diags.Error())
+	}
+	for _, f := range opts.Fail {
+		if prog.App(f) == nil {
+			return nil, fmt.Errorf("FAIL names %q, which is not an app of the platform", f)
+		}
+	}
+	pl := &Platform{Env: e, Opts: opts, Program: prog, Module: m}
+
+	// 1. platc build, as a user would run it.
+	out := filepath.Join(e.opts.Dir, "generated")
+	cmd := exec.CommandContext(ctx, opts.Platc, "build", "--env", opts.Env, "-o", out, abs)
+	cmd.Env = []string{"PATH=" + e.ToolPath(), "HOME=" + e.opts.Dir, "NO_COLOR=1"}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("platc build: %v\n%s", err, b)
+	}
+	pl.Generated = filepath.Join(out, opts.Env)
+	e.logf("built %s (%s) into %s", abs, opts.Env, pl.Generated)
+
+	// 2. Publish.
+	if err := pl.publish(ctx); err != nil {
+		return nil, err
+	}
+	// 3. What the bootstrap would install.
+	if err := pl.bootstrap(ctx); err != nil {
+		return nil, err
+	}
+	return pl, nil
+}
+
+// publish puts the generated tree and every app's simulated content
+// where the Applications look for them.
+func (pl *Platform) publish(ctx context.Context) error {
+	e, p := pl.Env, pl.Program
+	backend, err := gitBackend()
+	if err != nil {
+		return err
+	}
+	// The platform repository: the generated tree at platform.git.path,
+	// and the simulated content of every app whose source is a path in it.
+	repos := map[string]map[string][]byte{}
+	refs := map[string][]string{}
+	addFiles := func(repo, dir string, files map[string][]byte) {
+		if repos[repo] == nil {
+			repos[repo] = map[string][]byte{}
+		}
+		for name, b := range files {
+			repos[repo][path.Join(dir, name)] = b
+		}
+	}
+	platformRepo := normalURL(p.Platform.Git.RepoURL)
+	gen := map[string][]byte{}
+	if err := filepath.WalkDir(pl.Generated, func(fp string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(fp)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(pl.Generated, fp)
+		gen[filepath.ToSlash(rel)] = b
+		return nil
+	}); err != nil {
+		return err
+	}
+	addFiles(platformRepo, path.Join(p.Platform.Git.Path, p.Env.Name), gen)
+	refs[platformRepo] = append(refs[platformRepo], p.Platform.Git.Revision)
+
+	for _, a := range p.Apps {
+		d := scaled(a.ExpectedDuration, pl.Opts.Scale)
+		content, err := appContent(a, d)
+		if err != nil {
+			return err
+		}
+		s := a.Source
+		switch {
+		case s == nil:
+			// An adopted Application: the environment creates it (in
+			// bootstrap) from content in the platform repository.
+			addFiles(platformRepo, adoptedPath(a), content)
+		case s.IsChart():
+			if err := e.src.publishChart(s.RepoURL, s.Chart, s.Version, content); err != nil {
+				return fmt.Errorf("app %s: %w", a.Name, err)
+			}
+		default:
+			repo := normalURL(s.RepoURL)
+			files := content
+			if s.Helm != nil {
+				// Argo CD renders a source with helm parameters as a chart.
+				files = chartFiles(a.Name, "0.1.0", content)
+			}
+			addFiles(repo, s.Path, files)
+			refs[repo] = append(refs[repo], s.TargetRevision)
+		}
+	}
+	names := make([]string, 0, len(repos))
+	for r := range repos {
+		names = append(names, r)
+	}
+	slices.Sort(names)
+	for _, r := range names {
+		rs := slices.Compact(slices.Sorted(slices.Values(refs[r])))
+		sha, err := e.src.publishGit(ctx, r, repos[r], rs, "platc e2e: publish "+p.Platform.Name)
+		if err != nil {
+			return err
+		}
+		if r == platformRepo {
+			pl.Revision = sha
+		}
+	}
+	for _, h := range e.src.Hosts() {
+		e.net.site(h, e.src.handler(backend, h))
+	}
+	e.logf("published %d Git repositories and the charts of %d hosts", len(names), len(e.src.Hosts()))
+	return nil
+}
+
+func adoptedPath(a *ir.App) string { return "e2e-adopted/" + a.Name }
+
+// bootstrap stands in for the bootstrap playbook's Helm releases.
+func (pl *Platform) bootstrap(ctx context.Context) error {
+	e, p := pl.Env, pl.Program
+	values, err := os.ReadFile(filepath.Join(pl.Generated, "argocd", "values.yaml"))
+	if err != nil {
+		return err
+	}
+	cfg, err := ParseValues(values, p.Platform.ArgoCD.Namespace, p.Platform.ArgoCD.Server)
+	if err != nil {
+		return err
+	}
+	// Simulated cluster services first: DNS (Phase 0 asks for CoreDNS),
+	// the CRDs of the simulated operators, and volumes for the claims.
+	if err := pl.simulatedCluster(ctx); err != nil {
+		return err
+	}
+	if pl.ArgoCD, err = e.InstallArgoCD(ctx, cfg); err != nil {
+		return err
+	}
+	e.logf("Argo CD is up at %s", pl.ArgoCD.Addr)
+	wfns := p.Platform.Workflows.Namespace
+	if err := e.InstallWorkflows(ctx, wfns); err != nil {
+		return err
+	}
+	if err := e.InstallEvents(ctx); err != nil {
+		return err
+	}
+	e.logf("Argo Workflows is up; Argo Events' CRDs are installed")
+	if pl.steps, err = e.startStepRunner(ctx, wfns); err != nil {
+		return err
+	}
+	s := loadSamples(p, pl.Module, filepath.Join(e.opts.Src, "argo-cd"))
+	pl.Notes = append(pl.Notes, s.notes...)
+	if pl.ops, err = e.startOperators(ctx, p, s, pl.Opts.Scale, pl.Opts.Fail); err != nil {
+		return err
+	}
+	if pl.Timeline, err = e.Watch(ctx, p.Platform.ArgoCD.Namespace); err != nil {
+		return err
+	}
+
+	// The automation token, as gitops-handoff stores it.
+	token, err := e.IssueToken(ctx, pl.ArgoCD, "platc")
+	if err != nil {
+		return err
+	}
+	ref := p.Platform.ArgoCD.TokenSecret
+	if err := e.upsertSecret(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: wfns},
+		Data:       map[string][]byte{ref.Key: []byte(token)},
+	}); err != nil {
+		return err
+	}
+	// Adopted apps: the Applications a team already had.
+	for _, a := range p.Apps {
+		if a.Source == nil {
+			if err := pl.createAdopted(ctx, a); err != nil {
+				return err
+			}
+		}
+	}
+	// The argocd-apps release: AppProjects and the root Application.
+	for _, f := range []string{"projects.yaml", "root.yaml"} {
+		if err := e.applyFile(ctx, filepath.Join(pl.Generated, "argocd", f)); err != nil {
+			return err
+		}
+	}
+	e.logf("applied the AppProjects and the root Application; waiting for Argo CD to deliver the templates")
+	return pl.waitDelivered(ctx)
+}
+
+// simulatedCluster adds what a real cluster and the platform's operators
+// would have, and is simulated here.
+func (pl *Platform) simulatedCluster(ctx context.Context) error {
+	e, p := pl.Env, pl.Program
+	// CoreDNS: its pods only have to exist and run (kwok); the names
+	// it would resolve are the simulated network's business.
+	one := int32(1)
+	dns := &appsDeployment{name: "coredns", ns: "kube-system", labels: map[string]string{"k8s-app": "kube-dns"}, replicas: one}
+	if err := e.createDeployment(ctx, dns); err != nil {
+		return err
+	}
+	if err := waitFor(ctx, nil, "the simulated CoreDNS", time.Minute, func(ctx context.Context) error {
+		d, err := e.Kube.AppsV1().Deployments("kube-system").Get(ctx, "coredns", metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if d.Status.AvailableReplicas < 1 {
+			return fmt.Errorf("%d of 1 replicas available", d.Status.AvailableReplicas)
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	var crds []map[string]any
+	seen := map[string]bool{}
+	for _, a := range p.Apps {
+		for _, cr := range a.CustomResources {
+			if simulatedKind(cr) && !seen[cr.String()] {
+				seen[cr.String()] = true
+				crds = append(crds, crd(cr))
+			}
+		}
+	}
+	// Teardown's snapshot policy creates VolumeSnapshots; the snapshot
+	// controller's CRD is simulated like an operator's.
+	crds = append(crds, crd(ir.CustomResource{Group: "snapshot.storage.k8s.io", Kind: "VolumeSnapshot"}))
+	if err := e.applyCRDs(ctx, crds); err != nil {
+		return err
+	}
+	for _, a := range p.Apps {
+		if !holdsData(a) {
+			continue
+		}
+		pv := &corev1.PersistentVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: volumeName(a), Labels: map[string]string{labelApp: a.Name}},
+			Spec: corev1.PersistentVolumeSpec{
+				Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+				AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				PersistentVolumeReclaimPolicy: corev1.PersistentVolumeReclaimRetain,
+				StorageClassName:              "",
+				ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", APIVersion: "v1", Namespace: a.Namespace, Name: claimName(a)},
+				PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/var/lib/e2e/" + a.Name}},
+			},
+		}
+		if _, err := e.Kube.CoreV1().PersistentVolumes().Create(ctx, pv, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+			return err
+		}
+	}
+	return nil
+}
+
+// createAdopted creates the Application an app without a source adopts.
+func (pl *Platform) createAdopted(ctx context.Context, a *ir.App) error {
+	p := pl.Program
+	app := map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+		"metadata": map[string]any{"name": a.Application, "namespace": p.Platform.ArgoCD.Namespace},
+		"spec": map[string]any{
+			"project":     a.Project,
+			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": a.Namespace},
+			"source":      map[string]any{"repoURL": p.Platform.Git.RepoURL, "path": adoptedPath(a), "targetRevision": pl.Revision},
+			"syncPolicy":  map[string]any{"syncOptions": []any{"CreateNamespace=true"}},
+		},
+	}
+	_, err := pl.Env.Dynamic.Resource(applicationGVR).Namespace(p.Platform.ArgoCD.Namespace).Create(ctx, &unstructured.Unstructured{Object: app}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		return nil
+	}
+	return err
+}
+
+// waitDelivered waits until Argo CD has created every Application and
+// synced the workflow templates.
+func (pl *Platform) waitDelivered(ctx context.Context) error {
+	e, p := pl.Env, pl.Program
+	wfns := p.Platform.Workflows.Namespace
+	want := []string{"deploy", "teardown", "validate"}
+	return waitFor(ctx, nil, "the root Application's delivery", 5*time.Minute, func(ctx context.Context) error {
+		for _, a := range p.Apps {
+			if _, err := e.Dynamic.Resource(applicationGVR).Namespace(p.Platform.ArgoCD.Namespace).Get(ctx, a.Application, metav1.GetOptions{}); err != nil {
+				return fmt.Errorf("Application %s: %v", a.Application, err)
+			}
+		}
+		for _, t := range want {
+			if _, err := e.Dynamic.Resource(workflowTemplateGVR).Namespace(wfns).Get(ctx, t, metav1.GetOptions{}); err != nil {
+				return fmt.Errorf("WorkflowTemplate %s: %v", t, err)
+			}
+		}
+		if _, err := e.Dynamic.Resource(clusterWorkflowTemplateGVR).Get(ctx, "platc-argocd", metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("ClusterWorkflowTemplate platc-argocd: %v", err)
+		}
+		if _, err := e.Kube.CoreV1().ServiceAccounts(wfns).Get(ctx, p.Platform.Workflows.ServiceAccount, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("ServiceAccount %s: %v", p.Platform.Workflows.ServiceAccount, err)
+		}
+		return nil
+	})
+}
+
+// applyFile creates or updates every object in a YAML file, as the
+// admin.
+func (e *Env) applyFile(ctx context.Context, file string) error {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return err
+	}
+	for _, doc := range bytes.Split(b, []byte("\n---")) {
+		var obj map[string]any
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		if obj == nil {
+			continue
+		}
+		u := &unstructured.Unstructured{Object: obj}
+		m, err := e.resourceFor(u)
+		if err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
+		ri := e.Dynamic.Resource(m.GroupVersionResource).Namespace(u.GetNamespace())
+		if !m.namespaced {
+			ri = e.Dynamic.Resource(m.GroupVersionResource)
+		}
+		if _, err := ri.Create(ctx, u, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
+			cur, err := ri.Get(ctx, u.GetName(), metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			u.SetResourceVersion(cur.GetResourceVersion())
+			if _, err := ri.Update(ctx, u, metav1.UpdateOptions{}); err != nil {
+				return err
+			}
+		} else if err != nil {
+			return fmt.Errorf("%s: %s %s: %w", file, u.GetKind(), u.GetName(), err)
+		}
+	}
+	return nil
+}
+
+// Fix clears the failures of apps: their operators recover.
+func (pl *Platform) Fix(ctx context.Context, apps []string) error {
+	return pl.ops.Fix(ctx, apps)
+}
+
+// Problems lists what the simulated runtime could not do.
+func (pl *Platform) Problems() []string {
+	pl.steps.mu.Lock()
+	defer pl.steps.mu.Unlock()
+	return slices.Clone(pl.steps.Problems)
+}
+
+// Steps is the number of step pods the runtime has run.
+func (pl *Platform) Steps() int {
+	pl.steps.mu.Lock()
+	defer pl.steps.mu.Unlock()
+	return pl.steps.Steps
+}
+

@@ -1,0 +1,153 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/health"
+	"github.com/platc/platc/health/builtin"
+	"github.com/platc/platc/lang"
+)
+
+// samples holds, per custom resource kind, the status the simulated
+// operator writes: a real sample of that kind that its health check
+// calls Healthy, and one it calls Degraded. They come from the test
+// blocks of the platform's own health rules, then platc's built-in
+// library, then Argo CD's own health check fixtures (its module's
+// resource_customizations/*/*/health_test.yaml). A kind none of them
+// covers gets a generic status (a Ready condition), named as such in
+// the run's notes.
+type samples struct {
+	healthy, degraded map[string]map[string]any // kind → status
+	notes             []string
+}
+
+// sampleStatus is what a sample object contributes: its status.
+func sampleStatus(data []byte) (map[string]any, error) {
+	var obj map[string]any
+	if err := yaml.Unmarshal(data, &obj); err != nil {
+		return nil, err
+	}
+	st, _ := obj["status"].(map[string]any)
+	if st == nil {
+		return nil, fmt.Errorf("no status")
+	}
+	return st, nil
+}
+
+func loadSamples(p *ir.Program, m *lang.Module, argocdSrc string) *samples {
+	s := &samples{healthy: map[string]map[string]any{}, degraded: map[string]map[string]any{}}
+	kinds := map[string]bool{}
+	for _, a := range p.Apps {
+		for _, cr := range a.CustomResources {
+			kinds[cr.String()] = true
+		}
+	}
+	envMatches := func(env map[string]any) bool {
+		for k, v := range env {
+			got, ok := p.Env.Lookup(k)
+			if !ok || !reflect.DeepEqual(fmt.Sprint(got), fmt.Sprint(v)) {
+				return false
+			}
+		}
+		return true
+	}
+	fromRule := func(h *lang.Health, load func(string) ([]byte, error)) {
+		tests, diags := health.Tests(h)
+		if diags.HasErrors() {
+			return
+		}
+		for _, t := range tests {
+			if !envMatches(t.Env) {
+				continue
+			}
+			target := map[string]map[string]map[string]any{"Healthy": s.healthy, "Degraded": s.degraded}[t.Want]
+			if target == nil || target[h.Kind] != nil {
+				continue
+			}
+			b, err := load(t.Object)
+			if err != nil {
+				continue
+			}
+			if st, err := sampleStatus(b); err == nil {
+				target[h.Kind] = st
+			}
+		}
+	}
+	for _, h := range m.Health {
+		fromRule(h, os.ReadFile)
+	}
+	for kind := range kinds {
+		if r := builtin.Rule(kind); r != nil {
+			fromRule(r, builtin.ReadFile)
+		}
+	}
+	for kind := range kinds {
+		if s.healthy[kind] == nil || s.degraded[kind] == nil {
+			s.fromArgoCD(kind, argocdSrc)
+		}
+	}
+	for kind := range kinds {
+		if s.healthy[kind] == nil {
+			s.healthy[kind] = map[string]any{"phase": "Ready", "conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Ready", "message": "simulated"}}}
+			s.notes = append(s.notes, fmt.Sprintf("%s: no Healthy sample in the platform, platc or Argo CD; the operator writes a generic Ready condition", kind))
+		}
+		if s.degraded[kind] == nil {
+			s.degraded[kind] = map[string]any{"phase": "Failed", "conditions": []any{map[string]any{"type": "Ready", "status": "False", "reason": "Failed", "message": "simulated failure"}}}
+			s.notes = append(s.notes, fmt.Sprintf("%s: no Degraded sample in the platform, platc or Argo CD; the operator writes a generic failed Ready condition", kind))
+		}
+	}
+	return s
+}
+
+// fromArgoCD reads Argo CD's own fixtures for kind ("group/Kind").
+func (s *samples) fromArgoCD(kind, src string) {
+	if src == "" {
+		return
+	}
+	g, k := splitKind(kind)
+	dir := filepath.Join(src, "resource_customizations", g, k)
+	b, err := os.ReadFile(filepath.Join(dir, "health_test.yaml"))
+	if err != nil {
+		return
+	}
+	var tests struct {
+		Tests []struct {
+			HealthStatus struct {
+				Status string `json:"status"`
+			} `json:"healthStatus"`
+			InputPath string `json:"inputPath"`
+		} `json:"tests"`
+	}
+	if err := yaml.Unmarshal(b, &tests); err != nil {
+		return
+	}
+	for _, t := range tests.Tests {
+		target := map[string]map[string]map[string]any{"Healthy": s.healthy, "Degraded": s.degraded}[t.HealthStatus.Status]
+		if target == nil || target[kind] != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(t.InputPath)))
+		if err != nil {
+			continue
+		}
+		if st, err := sampleStatus(data); err == nil {
+			target[kind] = st
+		}
+	}
+}
+
+// splitKind splits "group/Kind"; a core kind has no group.
+func splitKind(kind string) (group, k string) {
+	for i := len(kind) - 1; i >= 0; i-- {
+		if kind[i] == '/' {
+			return kind[:i], kind[i+1:]
+		}
+	}
+	return "", kind
+}

@@ -1,0 +1,362 @@
+package e2e
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/cgi"
+	"net/url"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"sigs.k8s.io/yaml"
+)
+
+// sources serves, on the simulated network, what the platform's
+// Applications fetch: Git repositories over Git's smart HTTP protocol
+// (Debian's git-http-backend) and Helm chart repositories (index.yaml and
+// chart archives), each under the very URL the Application names.
+type sources struct {
+	root string // one directory per host
+	mu   sync.Mutex
+	// repos maps a repository URL (scheme://host/path, no trailing
+	// slash) to its bare repository on disk.
+	repos map[string]*gitRepo
+	// charts maps a chart repository URL to its charts.
+	charts map[string]map[string][]chartVersion
+	hosts  map[string]bool
+}
+
+type gitRepo struct {
+	url  string
+	host string
+	rel  string // the URL's path, e.g. "platform/platform.git"
+	dir  string // bare repository
+}
+
+type chartVersion struct {
+	name, version string
+	archive       []byte
+}
+
+func newSources(root string) *sources {
+	return &sources{root: root, repos: map[string]*gitRepo{}, charts: map[string]map[string][]chartVersion{}, hosts: map[string]bool{}}
+}
+
+// normalURL trims what Git and Helm ignore at the end of a URL.
+func normalURL(u string) string { return strings.TrimRight(u, "/") }
+
+// gitBackend is Debian's git-http-backend.
+func gitBackend() (string, error) {
+	out, err := exec.Command("git", "--exec-path").Output()
+	if err != nil {
+		return "", fmt.Errorf("git --exec-path: %w (install Debian's git)", err)
+	}
+	p := filepath.Join(strings.TrimSpace(string(out)), "git-http-backend")
+	if _, err := os.Stat(p); err != nil {
+		return "", fmt.Errorf("git-http-backend: %w", err)
+	}
+	return p, nil
+}
+
+// publishGit commits the tree files (path → content) to the repository
+// at repoURL as a new commit on branch main, and points each of refs
+// (branches or tags, as Argo CD's targetRevision names them) at it. It
+// returns the commit SHA.
+func (s *sources) publishGit(ctx context.Context, repoURL string, files map[string][]byte, refs []string, message string) (string, error) {
+	u, err := url.Parse(normalURL(repoURL))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return "", fmt.Errorf("repository %q: only http(s) Git URLs can be served here", repoURL)
+	}
+	s.mu.Lock()
+	r, ok := s.repos[normalURL(repoURL)]
+	if !ok {
+		rel := strings.TrimPrefix(u.Path, "/")
+		r = &gitRepo{url: normalURL(repoURL), host: u.Hostname(), rel: rel, dir: filepath.Join(s.root, "git", u.Hostname(), filepath.FromSlash(rel))}
+		s.repos[r.url] = r
+		s.hosts[u.Hostname()] = true
+	}
+	s.mu.Unlock()
+	if _, err := os.Stat(filepath.Join(r.dir, "HEAD")); err != nil {
+		if err := os.MkdirAll(r.dir, 0o755); err != nil {
+			return "", err
+		}
+		if err := git(ctx, r.dir, "init", "--quiet", "--bare", "--initial-branch=main"); err != nil {
+			return "", err
+		}
+	}
+	// Build the commit in a scratch work tree.
+	work, err := os.MkdirTemp(s.root, "worktree-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(work)
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		p := filepath.Join(work, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(p, files[name], 0o644); err != nil {
+			return "", err
+		}
+	}
+	env := []string{"GIT_DIR=" + r.dir, "GIT_WORK_TREE=" + work,
+		"GIT_AUTHOR_NAME=platc e2e", "GIT_AUTHOR_EMAIL=e2e@platc.invalid",
+		"GIT_COMMITTER_NAME=platc e2e", "GIT_COMMITTER_EMAIL=e2e@platc.invalid"}
+	steps := [][]string{
+		{"read-tree", "--empty"},
+		{"add", "--all", "--force", "."},
+	}
+	for _, st := range steps {
+		if err := gitEnv(ctx, work, env, st...); err != nil {
+			return "", err
+		}
+	}
+	tree, err := gitOut(ctx, work, env, "write-tree")
+	if err != nil {
+		return "", err
+	}
+	args := []string{"commit-tree", tree, "-m", message}
+	if parent, err := gitOut(ctx, work, env, "rev-parse", "--verify", "--quiet", "refs/heads/main"); err == nil && parent != "" {
+		args = append(args, "-p", parent)
+	}
+	commit, err := gitOut(ctx, work, env, args...)
+	if err != nil {
+		return "", err
+	}
+	if err := gitEnv(ctx, work, env, "update-ref", "refs/heads/main", commit); err != nil {
+		return "", err
+	}
+	for _, ref := range refs {
+		if ref == "" || ref == "HEAD" || ref == "main" {
+			continue
+		}
+		if isSHA(ref) {
+			return "", fmt.Errorf("repository %s: revision %s is a commit SHA, which cannot be reproduced here; pin a tag or branch", repoURL, ref)
+		}
+		// A tag and a branch of the same name would be ambiguous; Argo CD
+		// resolves either, so a tag it is, moved to the new commit.
+		if err := gitEnv(ctx, work, env, "tag", "--force", strings.TrimPrefix(ref, "refs/tags/"), commit); err != nil {
+			return "", err
+		}
+	}
+	return commit, nil
+}
+
+func isSHA(s string) bool {
+	if len(s) != 40 {
+		return false
+	}
+	_, err := hex.DecodeString(s)
+	return err == nil
+}
+
+func git(ctx context.Context, dir string, args ...string) error { return gitEnv(ctx, dir, nil, args...) }
+
+func gitEnv(ctx context.Context, dir string, env []string, args ...string) error {
+	_, err := gitOut(ctx, dir, env, args...)
+	return err
+}
+
+func gitOut(ctx context.Context, dir string, env []string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1"}, env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// publishChart adds a chart archive to the chart repository at repoURL.
+func (s *sources) publishChart(repoURL, name, version string, templates map[string][]byte) error {
+	u, err := url.Parse(normalURL(repoURL))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("chart repository %q: only http(s) repositories can be served here", repoURL)
+	}
+	archive, err := chartArchive(name, version, templates)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := normalURL(repoURL)
+	if s.charts[key] == nil {
+		s.charts[key] = map[string][]chartVersion{}
+	}
+	vs := s.charts[key][name]
+	vs = slices.DeleteFunc(vs, func(c chartVersion) bool { return c.version == version })
+	s.charts[key][name] = append(vs, chartVersion{name: name, version: version, archive: archive})
+	s.hosts[u.Hostname()] = true
+	return nil
+}
+
+// chartFiles is the Chart.yaml and templates of a chart, as Helm lays
+// them out under the chart's directory.
+func chartFiles(name, version string, templates map[string][]byte) map[string][]byte {
+	meta, _ := yaml.Marshal(map[string]any{
+		"apiVersion":  "v2",
+		"name":        name,
+		"version":     version,
+		"appVersion":  version,
+		"description": "Simulated by platc's e2e environment: a Deployment and one instance of each custom resource kind the app declares",
+		"type":        "application",
+	})
+	files := map[string][]byte{"Chart.yaml": meta}
+	for n, b := range templates {
+		files["templates/"+n] = b
+	}
+	return files
+}
+
+// chartArchive is a Helm chart archive (a gzipped tar with one top-level
+// directory named after the chart).
+func chartArchive(name, version string, templates map[string][]byte) ([]byte, error) {
+	files := chartFiles(name, version, templates)
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	for _, n := range names {
+		hdr := &tar.Header{Name: name + "/" + n, Mode: 0o644, Size: int64(len(files[n])), ModTime: time.Unix(0, 0), Typeflag: tar.TypeReg}
+		if err := tw.WriteHeader(hdr); err != nil {
+			return nil, err
+		}
+		if _, err := tw.Write(files[n]); err != nil {
+			return nil, err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return nil, err
+	}
+	if err := gz.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// chartIndex is the repository's index.yaml.
+func (s *sources) chartIndex(repoURL string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	charts, ok := s.charts[repoURL]
+	if !ok {
+		return nil, false
+	}
+	entries := map[string]any{}
+	for name, vs := range charts {
+		var list []any
+		for _, v := range vs {
+			sum := sha256.Sum256(v.archive)
+			list = append(list, map[string]any{
+				"apiVersion": "v2", "name": name, "version": v.version, "appVersion": v.version,
+				"urls":    []string{repoURL + "/charts/" + name + "-" + v.version + ".tgz"},
+				"digest":  hex.EncodeToString(sum[:]),
+				"created": "2026-01-01T00:00:00Z",
+			})
+		}
+		entries[name] = list
+	}
+	b, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "entries": entries, "generated": "2026-01-01T00:00:00Z"})
+	if err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+func (s *sources) chartArchiveAt(repoURL, file string) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for name, vs := range s.charts[repoURL] {
+		for _, v := range vs {
+			if file == name+"-"+v.version+".tgz" {
+				return v.archive, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// Hosts lists every host the sources serve.
+func (s *sources) Hosts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for h := range s.hosts {
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// handler answers for one host: Git repositories through
+// git-http-backend, chart repositories from memory.
+func (s *sources) handler(backend, host string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		scheme := "https"
+		if r.TLS == nil {
+			scheme = "http"
+		}
+		p := r.URL.Path
+		s.mu.Lock()
+		var repo *gitRepo
+		for _, g := range s.repos {
+			prefix := "/" + g.rel
+			if g.host == host && (p == prefix || strings.HasPrefix(p, prefix+"/")) {
+				repo = g
+			}
+		}
+		s.mu.Unlock()
+		if repo != nil {
+			h := &cgi.Handler{
+				Path: backend,
+				Env: []string{
+					"GIT_PROJECT_ROOT=" + filepath.Join(s.root, "git", host),
+					"GIT_HTTP_EXPORT_ALL=1",
+				},
+			}
+			h.ServeHTTP(w, r)
+			return
+		}
+		// Chart repositories: <repo>/index.yaml and <repo>/charts/<file>.
+		base := scheme + "://" + host
+		if strings.HasSuffix(p, "/index.yaml") {
+			if b, ok := s.chartIndex(normalURL(base + strings.TrimSuffix(p, "/index.yaml"))); ok {
+				w.Header().Set("Content-Type", "application/x-yaml")
+				_, _ = w.Write(b)
+				return
+			}
+		}
+		if dir, file := path.Split(p); strings.HasSuffix(dir, "/charts/") {
+			if b, ok := s.chartArchiveAt(normalURL(base+strings.TrimSuffix(dir, "/charts/")), file); ok {
+				w.Header().Set("Content-Type", "application/gzip")
+				_, _ = w.Write(b)
+				return
+			}
+		}
+		http.Error(w, "not served by platc's e2e environment: "+base+p, http.StatusNotFound)
+	})
+}

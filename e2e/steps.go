@@ -1,0 +1,686 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/client-go/dynamic"
+	"k8s.io/client-go/informers"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/cache"
+	"sigs.k8s.io/yaml"
+)
+
+// Labels and annotations Argo Workflows puts on step pods and task
+// results (workflow/common).
+const (
+	labelWorkflow         = "workflows.argoproj.io/workflow"
+	labelOutputsCompleted = "workflows.argoproj.io/report-outputs-completed"
+	annotationNodeID      = "workflows.argoproj.io/node-id"
+	envTemplate           = "ARGO_TEMPLATE"
+	envIncludeScriptOut   = "ARGO_INCLUDE_SCRIPT_OUTPUT"
+)
+
+var taskResultGVR = schema.GroupVersionResource{Group: "argoproj.io", Version: "v1alpha1", Resource: "workflowtaskresults"}
+
+// stepRunner is the container runtime of the workflow step pods: kwok
+// starts them (Running, Ready) but runs nothing, so the runner does what
+// the pod's containers would. For a script template it runs the script
+// with the real bash, the real argocd CLI and the pod's own environment
+// (values, Secret and field references resolved as the kubelet would,
+// emptyDir mounts mapped to directories); for a resource template it
+// does what argoexec does, with the pod's ServiceAccount. Then it writes
+// what argoexec's wait container writes (a WorkflowTaskResult with the
+// output parameters, as the pod's ServiceAccount, so platc's RBAC is what
+// allows it) and what the kubelet writes (the pod's terminal phase and
+// each container's exit code). The controller learns a step's result
+// exactly as it does in a cluster.
+type stepRunner struct {
+	e   *Env
+	ns  string
+	dir string // one directory per pod: mounts and logs
+
+	mu      sync.Mutex
+	started map[string]context.CancelFunc // pod UID → cancel
+	// Steps counts the pods run, for reports.
+	Steps int
+	// Problems lists what the runtime could not do (a denied task
+	// result, an unsupported template): each would hang or fail the
+	// step in a cluster too, so scenarios fail on it.
+	Problems []string
+}
+
+func (e *Env) startStepRunner(ctx context.Context, ns string) (*stepRunner, error) {
+	r := &stepRunner{e: e, ns: ns, dir: filepath.Join(e.opts.Dir, "steps"), started: map[string]context.CancelFunc{}}
+	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+		return nil, err
+	}
+	f := informers.NewSharedInformerFactoryWithOptions(e.Kube, 0, informers.WithNamespace(ns),
+		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = labelWorkflow }))
+	inf := f.Core().V1().Pods().Informer()
+	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { r.consider(ctx, obj) },
+		UpdateFunc: func(_, obj any) { r.consider(ctx, obj) },
+		DeleteFunc: func(obj any) {
+			if p, ok := obj.(*corev1.Pod); ok {
+				r.mu.Lock()
+				if cancel := r.started[string(p.UID)]; cancel != nil {
+					cancel()
+				}
+				r.mu.Unlock()
+			}
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.Start(ctx.Done())
+	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+		return nil, errors.New("step runner: pod informer did not sync")
+	}
+	return r, nil
+}
+
+func (r *stepRunner) problem(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.Problems = append(r.Problems, fmt.Sprintf(format, args...))
+}
+
+// consider starts a pod's containers once kwok has made it Running.
+func (r *stepRunner) consider(ctx context.Context, obj any) {
+	p, ok := obj.(*corev1.Pod)
+	if !ok || p.DeletionTimestamp != nil || p.Status.Phase != corev1.PodRunning {
+		return
+	}
+	for _, c := range p.Status.ContainerStatuses {
+		if c.State.Terminated != nil {
+			return
+		}
+	}
+	r.mu.Lock()
+	if _, seen := r.started[string(p.UID)]; seen {
+		r.mu.Unlock()
+		return
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	r.started[string(p.UID)] = cancel
+	r.Steps++
+	r.mu.Unlock()
+	go r.run(cctx, p.DeepCopy())
+}
+
+// outcome is what a pod's main container ended with.
+type outcome struct {
+	exitCode  int32
+	reason    string // Completed, Error, DeadlineExceeded
+	message   string
+	stdout    string
+	outputs   *wfv1.Outputs
+	deadline  bool
+	configErr string // the container could not start (a missing Secret)
+}
+
+func (r *stepRunner) run(ctx context.Context, pod *corev1.Pod) {
+	tmpl, err := podTemplate(pod)
+	if err != nil {
+		r.problem("pod %s: %v", pod.Name, err)
+		r.finish(ctx, pod, nil, outcome{exitCode: 64, reason: "Error", message: err.Error()})
+		return
+	}
+	dir := filepath.Join(r.dir, pod.Name)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		r.problem("pod %s: %v", pod.Name, err)
+		return
+	}
+	// activeDeadlineSeconds is the kubelet's to enforce.
+	if d := pod.Spec.ActiveDeadlineSeconds; d != nil {
+		start := time.Now()
+		if pod.Status.StartTime != nil {
+			start = pod.Status.StartTime.Time
+		}
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, start.Add(time.Duration(*d)*time.Second))
+		defer cancel()
+	}
+	var o outcome
+	switch {
+	case tmpl.Script != nil:
+		o = r.runScript(ctx, pod, tmpl, dir)
+	case tmpl.Resource != nil:
+		o = r.runResource(ctx, pod, tmpl)
+	default:
+		msg := fmt.Sprintf("template %q is neither a script nor a resource template; the e2e runtime runs only those (all platc emits)", tmpl.Name)
+		r.problem("pod %s: %s", pod.Name, msg)
+		o = outcome{exitCode: 64, reason: "Error", message: msg}
+	}
+	if o.configErr != "" {
+		r.containerConfigError(pod, o.configErr)
+		return
+	}
+	r.finish(ctx, pod, tmpl, o)
+}
+
+// podTemplate is the template the controller handed the pod's argoexec,
+// from the ARGO_TEMPLATE variable of its init or main container.
+func podTemplate(pod *corev1.Pod) (*wfv1.Template, error) {
+	for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
+		for _, c := range cs {
+			for _, ev := range c.Env {
+				if ev.Name == envTemplate {
+					var t wfv1.Template
+					if err := json.Unmarshal([]byte(ev.Value), &t); err != nil {
+						return nil, fmt.Errorf("%s: %w (an offloaded template is not supported here)", envTemplate, err)
+					}
+					return &t, nil
+				}
+			}
+		}
+	}
+	return nil, fmt.Errorf("no %s in the pod", envTemplate)
+}
+
+func container(pod *corev1.Pod, name string) *corev1.Container {
+	for i := range pod.Spec.Containers {
+		if pod.Spec.Containers[i].Name == name {
+			return &pod.Spec.Containers[i]
+		}
+	}
+	return nil
+}
+
+// mounts maps a container's emptyDir mounts to directories under dir.
+type mounts []struct{ at, host string }
+
+func podMounts(pod *corev1.Pod, c *corev1.Container, dir string) (mounts, error) {
+	var ms mounts
+	for _, vm := range c.VolumeMounts {
+		host := filepath.Join(dir, "volumes", vm.Name, vm.SubPath)
+		if err := os.MkdirAll(host, 0o755); err != nil {
+			return nil, err
+		}
+		ms = append(ms, struct{ at, host string }{strings.TrimRight(vm.MountPath, "/"), host})
+	}
+	return ms, nil
+}
+
+// path is where a container path lives on this machine: under the
+// longest mount that holds it; a path outside every mount is returned
+// as it is.
+func (ms mounts) path(p string) string {
+	best := -1
+	for i, m := range ms {
+		if (p == m.at || strings.HasPrefix(p, m.at+"/")) && (best < 0 || len(m.at) > len(ms[best].at)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return p
+	}
+	return ms[best].host + strings.TrimPrefix(p, ms[best].at)
+}
+
+// env resolves a container's environment as the kubelet does. A missing
+// Secret or key is the kubelet's CreateContainerConfigError.
+func (r *stepRunner) env(ctx context.Context, pod *corev1.Pod, c *corev1.Container, ms mounts) ([]string, string) {
+	var out []string
+	for _, ev := range c.Env {
+		v := ev.Value
+		switch {
+		case ev.ValueFrom == nil:
+		case ev.ValueFrom.SecretKeyRef != nil:
+			ref := ev.ValueFrom.SecretKeyRef
+			s, err := r.e.Kube.CoreV1().Secrets(pod.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+			if err != nil || s.Data[ref.Key] == nil {
+				if ref.Optional != nil && *ref.Optional {
+					continue
+				}
+				if err == nil {
+					err = fmt.Errorf("couldn't find key %s in Secret %s/%s", ref.Key, pod.Namespace, ref.Name)
+				}
+				return nil, err.Error()
+			}
+			v = string(s.Data[ref.Key])
+		case ev.ValueFrom.ConfigMapKeyRef != nil:
+			ref := ev.ValueFrom.ConfigMapKeyRef
+			cm, err := r.e.Kube.CoreV1().ConfigMaps(pod.Namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+			val, ok := "", false
+			if err == nil {
+				val, ok = cm.Data[ref.Key]
+			}
+			if !ok {
+				if ref.Optional != nil && *ref.Optional {
+					continue
+				}
+				return nil, fmt.Sprintf("couldn't find key %s in ConfigMap %s/%s", ref.Key, pod.Namespace, ref.Name)
+			}
+			v = val
+		case ev.ValueFrom.FieldRef != nil:
+			v = fieldValue(pod, ev.ValueFrom.FieldRef.FieldPath)
+		default:
+			continue
+		}
+		if strings.HasPrefix(v, "/") {
+			v = ms.path(v)
+		}
+		out = append(out, ev.Name+"="+v)
+	}
+	return out, ""
+}
+
+func fieldValue(pod *corev1.Pod, path string) string {
+	switch path {
+	case "metadata.name":
+		return pod.Name
+	case "metadata.namespace":
+		return pod.Namespace
+	case "metadata.uid":
+		return string(pod.UID)
+	case "spec.nodeName":
+		return pod.Spec.NodeName
+	case "spec.serviceAccountName":
+		return pod.Spec.ServiceAccountName
+	case "status.podIP":
+		return pod.Status.PodIP
+	case "status.hostIP":
+		return pod.Status.HostIP
+	}
+	for _, m := range []struct {
+		prefix string
+		from   map[string]string
+	}{{"metadata.annotations['", pod.Annotations}, {"metadata.labels['", pod.Labels}} {
+		if strings.HasPrefix(path, m.prefix) && strings.HasSuffix(path, "']") {
+			return m.from[strings.TrimSuffix(strings.TrimPrefix(path, m.prefix), "']")]
+		}
+	}
+	return ""
+}
+
+func (r *stepRunner) runScript(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.Template, dir string) outcome {
+	main := container(pod, "main")
+	if main == nil {
+		return outcome{exitCode: 64, reason: "Error", message: "no main container"}
+	}
+	ms, err := podMounts(pod, main, dir)
+	if err != nil {
+		return outcome{exitCode: 64, reason: "Error", message: err.Error()}
+	}
+	env, cfgErr := r.env(ctx, pod, main, ms)
+	if cfgErr != "" {
+		return outcome{configErr: cfgErr}
+	}
+	script := filepath.Join(dir, "script")
+	if err := os.WriteFile(script, []byte(tmpl.Script.Source), 0o755); err != nil {
+		return outcome{exitCode: 64, reason: "Error", message: err.Error()}
+	}
+	command := tmpl.Script.Command
+	if len(command) == 0 {
+		command = []string{"sh"}
+	}
+	args := append(append(append([]string{}, command[1:]...), tmpl.Script.Args...), script)
+	bin, err := lookPathIn(command[0], r.e.ToolPath())
+	if err != nil {
+		return outcome{exitCode: 127, reason: "Error", message: err.Error()}
+	}
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = ms.path(main.WorkingDir)
+	if main.WorkingDir == "" {
+		cmd.Dir = dir
+	}
+	// The image's PATH, and what the simulated network and trust store
+	// give every process in the cluster (network.go, pki.go).
+	base := []string{
+		"PATH=" + r.e.ToolPath(),
+		"ALL_PROXY=" + r.e.net.SOCKSURL(),
+		"SSL_CERT_FILE=" + r.e.caFile,
+		"HOME=" + ms.path("/tmp"),
+	}
+	cmd.Env = append(base, env...)
+	// Scripts that keep scratch files under /tmp (platc's prelude reads
+	// PLATC_STEP_DIR, default /tmp) find the pod's /tmp mount.
+	if !hasEnv(env, "PLATC_STEP_DIR") {
+		cmd.Env = append(cmd.Env, "PLATC_STEP_DIR="+ms.path("/tmp"))
+	}
+	var stdout, stderr bytes.Buffer
+	logf, err := os.Create(filepath.Join(dir, "log"))
+	if err != nil {
+		return outcome{exitCode: 64, reason: "Error", message: err.Error()}
+	}
+	defer logf.Close()
+	cmd.Stdout = &teeWriter{&stdout, logf}
+	cmd.Stderr = &teeWriter{&stderr, logf}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return outcome{exitCode: 127, reason: "Error", message: err.Error()}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var waitErr error
+	deadline := false
+	select {
+	case waitErr = <-done:
+	case <-ctx.Done():
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		waitErr = <-done
+		deadline = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	}
+	o := outcome{stdout: stdout.String()}
+	if waitErr != nil {
+		var ee *exec.ExitError
+		if errors.As(waitErr, &ee) {
+			o.exitCode = int32(ee.ExitCode())
+			if o.exitCode < 0 {
+				o.exitCode = 137
+			}
+		} else {
+			o.exitCode = 1
+		}
+	}
+	o.reason = "Completed"
+	if o.exitCode != 0 {
+		o.reason = "Error"
+	}
+	if deadline {
+		o.deadline = true
+		return o
+	}
+	outputs, err := saveOutputs(tmpl, ms, o.stdout, includeScriptOutput(pod))
+	if err != nil {
+		// argoexec's wait container fails, which errors the node.
+		o.message = err.Error()
+		return o
+	}
+	o.outputs = outputs
+	return o
+}
+
+func hasEnv(env []string, name string) bool {
+	for _, kv := range env {
+		if strings.HasPrefix(kv, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+func includeScriptOutput(pod *corev1.Pod) bool {
+	for _, c := range pod.Spec.Containers {
+		for _, ev := range c.Env {
+			if ev.Name == envIncludeScriptOut {
+				return ev.Value == "true"
+			}
+		}
+	}
+	return false
+}
+
+// saveOutputs does what argoexec's SaveParameters and CaptureScriptResult
+// do: each output parameter from its file (one trailing newline off, the
+// default when the file is missing), and the script's stdout as result.
+func saveOutputs(tmpl *wfv1.Template, ms mounts, stdout string, includeResult bool) (*wfv1.Outputs, error) {
+	out := tmpl.Outputs.DeepCopy()
+	for i, p := range out.Parameters {
+		if p.ValueFrom == nil || p.ValueFrom.Path == "" {
+			continue
+		}
+		b, err := os.ReadFile(ms.path(p.ValueFrom.Path))
+		if err != nil {
+			if p.ValueFrom.Default != nil {
+				out.Parameters[i].Value = p.ValueFrom.Default
+				continue
+			}
+			return nil, fmt.Errorf("output parameter %s: %v", p.Name, err)
+		}
+		out.Parameters[i].Value = wfv1.AnyStringPtr(strings.TrimSuffix(string(b), "\n"))
+	}
+	if includeResult && tmpl.Script != nil {
+		res := strings.TrimSuffix(stdout, "\n")
+		if len(res) > 256<<10 {
+			res = res[len(res)-256<<10:]
+		}
+		out.Result = &res
+	}
+	return out, nil
+}
+
+type teeWriter struct{ a, b interface{ Write([]byte) (int, error) } }
+
+func (t *teeWriter) Write(p []byte) (int, error) {
+	_, _ = t.b.Write(p)
+	return t.a.Write(p)
+}
+
+func lookPathIn(name, path string) (string, error) {
+	if strings.Contains(name, "/") {
+		return name, nil
+	}
+	for _, d := range filepath.SplitList(path) {
+		p := filepath.Join(d, name)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: executable file not found in the image's PATH", name)
+}
+
+// asServiceAccount is a dynamic client that authenticates as the pod's
+// ServiceAccount (impersonated by the admin), so what the pod does is
+// allowed or denied by the RBAC platc generated.
+func (r *stepRunner) asServiceAccount(pod *corev1.Pod) (dynamic.Interface, error) {
+	sa := pod.Spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
+	}
+	cfg := rest.CopyConfig(r.e.rest)
+	cfg.Impersonate = rest.ImpersonationConfig{
+		UserName: "system:serviceaccount:" + pod.Namespace + ":" + sa,
+		Groups:   []string{"system:serviceaccounts", "system:serviceaccounts:" + pod.Namespace, "system:authenticated"},
+	}
+	return dynamic.NewForConfig(cfg)
+}
+
+// runResource does what argoexec does for a resource template: the
+// action on the manifest, as the pod's ServiceAccount.
+func (r *stepRunner) runResource(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.Template) outcome {
+	fail := func(msg string) outcome { return outcome{exitCode: 1, reason: "Error", message: msg} }
+	var obj map[string]any
+	if err := yaml.Unmarshal([]byte(tmpl.Resource.Manifest), &obj); err != nil {
+		return fail("manifest: " + err.Error())
+	}
+	u := &unstructured.Unstructured{Object: obj}
+	if u.GetNamespace() == "" {
+		u.SetNamespace(pod.Namespace)
+	}
+	gvr, err := r.e.resourceFor(u)
+	if err != nil {
+		return fail(err.Error())
+	}
+	dc, err := r.asServiceAccount(pod)
+	if err != nil {
+		return fail(err.Error())
+	}
+	ri := dc.Resource(gvr.GroupVersionResource).Namespace(u.GetNamespace())
+	if !gvr.namespaced {
+		ri = dc.Resource(gvr.GroupVersionResource)
+	}
+	switch tmpl.Resource.Action {
+	case "create":
+		_, err = ri.Create(ctx, u, metav1.CreateOptions{})
+	case "apply":
+		data, _ := json.Marshal(u.Object)
+		force := true
+		_, err = ri.Patch(ctx, u.GetName(), "application/apply-patch+yaml", data, metav1.PatchOptions{FieldManager: "argoexec", Force: &force})
+	case "delete":
+		err = ri.Delete(ctx, u.GetName(), metav1.DeleteOptions{})
+		if apierrors.IsNotFound(err) && strings.Contains(strings.Join(tmpl.Resource.Flags, " "), "--ignore-not-found") {
+			err = nil
+		}
+	case "get":
+		_, err = ri.Get(ctx, u.GetName(), metav1.GetOptions{})
+	default:
+		return fail(fmt.Sprintf("resource action %q is not supported by the e2e runtime", tmpl.Resource.Action))
+	}
+	if err != nil {
+		return fail(err.Error())
+	}
+	if tmpl.Resource.SuccessCondition != "" || tmpl.Resource.FailureCondition != "" {
+		r.problem("pod %s: resource conditions are not evaluated by the e2e runtime", pod.Name)
+	}
+	return outcome{reason: "Completed", outputs: tmpl.Outputs.DeepCopy()}
+}
+
+// finish reports a pod's outcome: the task result (argoexec's wait
+// container, as the pod's ServiceAccount), then the pod status (the
+// kubelet).
+func (r *stepRunner) finish(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.Template, o outcome) {
+	if ctx.Err() != nil && !o.deadline {
+		return // the pod went away
+	}
+	bg := context.Background()
+	waitExit := int32(0)
+	if o.outputs != nil || tmpl != nil {
+		if err := r.reportResult(bg, pod, o.outputs); err != nil {
+			r.problem("pod %s: writing its task result as ServiceAccount %s: %v", pod.Name, pod.Spec.ServiceAccountName, err)
+			waitExit = 1
+		}
+	}
+	now := metav1.Now()
+	st := pod.Status.DeepCopy()
+	term := func(code int32, reason, msg string) corev1.ContainerState {
+		started := now
+		if pod.Status.StartTime != nil {
+			started = *pod.Status.StartTime
+		}
+		return corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, Reason: reason, Message: msg, StartedAt: started, FinishedAt: now}}
+	}
+	for i := range st.ContainerStatuses {
+		c := &st.ContainerStatuses[i]
+		c.Ready = false
+		c.Started = new(bool)
+		switch c.Name {
+		case "main":
+			c.State = term(o.exitCode, o.reason, "")
+		case "wait":
+			reason := "Completed"
+			if waitExit != 0 || o.message != "" {
+				waitExit, reason = 1, "Error"
+			}
+			c.State = term(waitExit, reason, o.message)
+		default:
+			c.State = term(0, "Completed", "")
+		}
+	}
+	st.Phase = corev1.PodSucceeded
+	if o.exitCode != 0 || waitExit != 0 || o.message != "" {
+		st.Phase = corev1.PodFailed
+	}
+	if o.deadline {
+		st.Phase, st.Reason, st.Message = corev1.PodFailed, "DeadlineExceeded", "Pod was active on the node longer than the specified deadline"
+	}
+	for i := range st.Conditions {
+		if st.Conditions[i].Type == corev1.PodReady || st.Conditions[i].Type == corev1.ContainersReady {
+			st.Conditions[i].Status = corev1.ConditionFalse
+			st.Conditions[i].LastTransitionTime = now
+		}
+	}
+	r.updateStatus(bg, pod, st)
+}
+
+func (r *stepRunner) updateStatus(ctx context.Context, pod *corev1.Pod, st *corev1.PodStatus) {
+	for attempt := 0; attempt < 10; attempt++ {
+		cur, err := r.e.Kube.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		if err != nil {
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		cur.Status = *st
+		if _, err = r.e.Kube.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err == nil {
+			return
+		}
+		if !apierrors.IsConflict(err) {
+			r.problem("pod %s: status update: %v", pod.Name, err)
+			return
+		}
+	}
+}
+
+// containerConfigError is what the kubelet reports when a container's
+// environment cannot be built: the pod stays Pending with the main
+// container waiting.
+func (r *stepRunner) containerConfigError(pod *corev1.Pod, msg string) {
+	st := pod.Status.DeepCopy()
+	st.Phase = corev1.PodPending
+	for i := range st.ContainerStatuses {
+		if st.ContainerStatuses[i].Name == "main" {
+			st.ContainerStatuses[i].Ready = false
+			st.ContainerStatuses[i].State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CreateContainerConfigError", Message: msg}}
+		}
+	}
+	r.updateStatus(context.Background(), pod, st)
+}
+
+// reportResult writes the pod's WorkflowTaskResult as argoexec's wait
+// container does: named after the node, owned by the workflow, with the
+// outputs and the label that says reporting is complete.
+func (r *stepRunner) reportResult(ctx context.Context, pod *corev1.Pod, outputs *wfv1.Outputs) error {
+	nodeID := pod.Annotations[annotationNodeID]
+	if nodeID == "" {
+		nodeID = pod.Name
+	}
+	wf := pod.Labels[labelWorkflow]
+	var owner metav1.OwnerReference
+	for _, o := range pod.OwnerReferences {
+		if o.Kind == "Workflow" {
+			owner = o
+		}
+	}
+	tr := &wfv1.WorkflowTaskResult{
+		TypeMeta: metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "WorkflowTaskResult"},
+		ObjectMeta: metav1.ObjectMeta{
+			Name: nodeID, Namespace: pod.Namespace,
+			Labels: map[string]string{labelWorkflow: wf, labelOutputsCompleted: "true"},
+		},
+		NodeResult: wfv1.NodeResult{Outputs: outputs},
+	}
+	if owner.UID != "" {
+		tr.OwnerReferences = []metav1.OwnerReference{{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: owner.Name, UID: owner.UID}}
+	}
+	b, err := json.Marshal(tr)
+	if err != nil {
+		return err
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return err
+	}
+	dc, err := r.asServiceAccount(pod)
+	if err != nil {
+		return err
+	}
+	ri := dc.Resource(taskResultGVR).Namespace(pod.Namespace)
+	_, err = ri.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": tr.Labels}, "outputs": outputs})
+		_, err = ri.Patch(ctx, nodeID, "application/merge-patch+json", patch, metav1.PatchOptions{})
+	}
+	return err
+}

@@ -441,4 +441,3 @@ func (pl *Platform) Steps() int {
 	defer pl.steps.mu.Unlock()
 	return pl.steps.Steps
 }
-

@@ -167,7 +167,9 @@ func isSHA(s string) bool {
 	return err == nil
 }
 
-func git(ctx context.Context, dir string, args ...string) error { return gitEnv(ctx, dir, nil, args...) }
+func git(ctx context.Context, dir string, args ...string) error {
+	return gitEnv(ctx, dir, nil, args...)
+}
 
 func gitEnv(ctx context.Context, dir string, env []string, args ...string) error {
 	_, err := gitOut(ctx, dir, env, args...)

@@ -459,7 +459,9 @@ func saveOutputs(tmpl *wfv1.Template, ms mounts, stdout string, includeResult bo
 	return out, nil
 }
 
-type teeWriter struct{ a, b interface{ Write([]byte) (int, error) } }
+type teeWriter struct {
+	a, b interface{ Write([]byte) (int, error) }
+}
 
 func (t *teeWriter) Write(p []byte) (int, error) {
 	_, _ = t.b.Write(p)

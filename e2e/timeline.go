@@ -170,4 +170,3 @@ func (t *Timeline) WriteFile(path string) error {
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
-

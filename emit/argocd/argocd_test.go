@@ -216,8 +216,10 @@ func TestRecipe(t *testing.T) {
 	}
 }
 
-// The automation account may get, sync and delete in the projects of the
-// platform's apps, update the claims, namespaces and StatefulSets of their
+// The automation account may read the projects of the platform's apps
+// (the argocd CLI reads an app's project; without it every step is
+// denied, as the e2e environment showed), get, sync and delete in them,
+// update the claims, namespaces and StatefulSets of their
 // apps (teardown's volume policy), and update exactly the apps that ask
 // for automated sync; nothing else.
 func TestPolicy(t *testing.T) {
@@ -225,6 +227,7 @@ func TestPolicy(t *testing.T) {
 	p.Apps[0].Project = "team"
 	var want []string
 	for _, pr := range []string{"platform", "team"} {
+		want = append(want, "p, role:platc-orchestrator, projects, get, "+pr+", allow")
 		for _, action := range []string{"get", "sync", "delete", "update//Namespace/*/*", "update//PersistentVolumeClaim/*/*", "update/apps/StatefulSet/*/*"} {
 			want = append(want, "p, role:platc-orchestrator, applications, "+action+", "+pr+"/*, allow")
 		}

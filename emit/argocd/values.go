@@ -64,7 +64,8 @@ func HealthEntries(p *ir.Program) map[string]any {
 
 // Policy is the Argo CD RBAC policy (policy.csv) of the automation
 // account, least privilege for what the workflows do (ARGO-NOTES §7):
-// get (app get, wait, get --refresh), sync (app sync) and delete (app
+// get on the platform's projects (the CLI reads an app's project), get
+// (app get, wait, get --refresh), sync (app sync) and delete (app
 // delete, teardown) on the projects of the platform's apps, the update
 // sub-resource actions teardown uses to apply volume policies
 // (argo.TeardownResourceActions: claims, namespaces, StatefulSets only),
@@ -89,6 +90,10 @@ func Policy(p *ir.Program) string {
 		fmt.Fprintf(&b, "p, %s, applications, %s, %s, allow\n", gitops.Role, action, object)
 	}
 	for _, pr := range projects {
+		// The CLI reads an Application's project after the Application
+		// itself (argocd app get, wait, sync), and the server checks
+		// "projects, get" for that: without it every step is denied.
+		fmt.Fprintf(&b, "p, %s, projects, get, %s, allow\n", gitops.Role, pr)
 		for _, action := range []string{"get", "sync", "delete"} {
 			line(action, pr+"/*")
 		}

@@ -154,13 +154,14 @@ func Load(in Input) (*Config, *Problems) {
 	cfg.SecretsDir = checkSecretsDir(in.SecretsDir, p)
 
 	if in.Action == Teardown {
-		cfg.PVPolicy = ir.VolumesRetain
+		// Unset, each app's own teardown { volumes } applies (retain
+		// unless the platform says otherwise); set, it overrides them all.
 		switch v := strings.ToLower(strings.TrimSpace(in.PVPolicy)); v {
-		case "", "retain":
-		case "delete", "snapshot":
+		case "":
+		case "retain", "delete", "snapshot":
 			cfg.PVPolicy = ir.VolumePolicy(v)
 		default:
-			p.add("PV_POLICY %q is not a volume policy; use retain (the default), delete or snapshot", in.PVPolicy)
+			p.add("PV_POLICY %q is not a volume policy; use retain, delete or snapshot, or leave it unset for each app's own policy", in.PVPolicy)
 		}
 		cfg.TeardownConfirm = strings.TrimSpace(in.TeardownConfirm)
 	}

@@ -28,7 +28,7 @@ const (
 // app's custom_resources (the simulated operator writes their status),
 // a volume claim for an app that holds data, and the hook manifests the
 // app declares.
-func appContent(a *ir.App, d time.Duration) (map[string][]byte, error) {
+func appContent(a *ir.App, d time.Duration, s *samples) (map[string][]byte, error) {
 	files := map[string][]byte{}
 	put := func(name string, obj map[string]any) error {
 		b, err := yaml.Marshal(obj)
@@ -64,10 +64,16 @@ func appContent(a *ir.App, d time.Duration) (map[string][]byte, error) {
 	}
 	for _, cr := range a.CustomResources {
 		if simulatedKind(cr) {
+			// The healthy sample's spec: checks often compare status
+			// with spec (replicas, versions).
+			spec := map[string]any{"simulated": true}
+			if sm := s.healthy[cr.String()]; sm != nil && sm.spec != nil {
+				spec = sm.spec
+			}
 			if err := put("cr-"+strings.ToLower(cr.Kind)+".yaml", map[string]any{
 				"apiVersion": cr.Group + "/v1", "kind": cr.Kind,
 				"metadata": map[string]any{"name": a.Name, "labels": labels},
-				"spec":     map[string]any{"simulated": true},
+				"spec":     spec,
 			}); err != nil {
 				return nil, err
 			}
@@ -104,11 +110,13 @@ func simulatedKind(cr ir.CustomResource) bool {
 }
 
 // holdsData is the environment's stand-in for "this app's software keeps
-// data in volumes": a teardown volume policy someone chose, or a data
+// data in volumes": a teardown volume policy chosen for the app (by the
+// app, its class or its stack, not the platform's defaults), or a data
 // class. Such an app gets a claim bound to a volume the environment
 // makes, so teardown's volume policies have something to act on.
 func holdsData(a *ir.App) bool {
-	if a.From.Volumes != ir.FromBuiltIn && a.From.Volumes != "" {
+	switch a.From.Volumes {
+	case ir.FromApp, ir.FromClass, ir.FromStack:
 		return true
 	}
 	return slices.Contains([]string{"storage-cluster", "database-cluster", "vault"}, a.Class)

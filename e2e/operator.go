@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
@@ -88,8 +89,30 @@ func (e *Env) startOperators(ctx context.Context, p *ir.Program, s *samples, sca
 		}
 	}
 	df.Start(ctx.Done())
+
+	// The CSI snapshot controller: a VolumeSnapshot of a claim becomes
+	// ready to use at once (there is no storage to copy here).
+	snaps := dynamicinformer.NewDynamicSharedInformerFactory(e.Dynamic, 0)
+	if _, err := snaps.ForResource(volumeSnapshotGVR).Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) {
+			u, ok := obj.(*unstructured.Unstructured)
+			if !ok {
+				return
+			}
+			size := "1Gi"
+			ready := &sample{status: map[string]any{"readyToUse": true, "restoreSize": size,
+				"boundVolumeSnapshotContentName": "snapcontent-" + string(u.GetUID()),
+				"creationTime":                   time.Now().UTC().Format(time.RFC3339)}}
+			go o.writeStatus(ctx, volumeSnapshotGVR, u.GetNamespace(), u.GetName(), ready)
+		},
+	}); err != nil {
+		return nil, err
+	}
+	snaps.Start(ctx.Done())
 	return o, nil
 }
+
+var volumeSnapshotGVR = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshots"}
 
 // scaled is an expected duration in simulated time: one minute becomes
 // scale minutes (the default scale, 1/60, makes it one second).
@@ -138,25 +161,30 @@ func (o *operators) schedule(ctx context.Context, gvr schema.GroupVersionResourc
 			return
 		case <-time.After(o.delay[app]):
 		}
-		st := o.samples.healthy[kind]
+		sm := o.samples.healthy[kind]
 		if o.isFailing(app) {
-			st = o.samples.degraded[kind]
+			sm = o.samples.degraded[kind]
 		}
-		o.writeStatus(ctx, gvr, ns, name, st)
+		o.writeStatus(ctx, gvr, ns, name, sm)
 	}()
 }
 
-func (o *operators) writeStatus(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, st map[string]any) {
-	patch, _ := json.Marshal(map[string]any{"status": st})
-	ri := o.e.Dynamic.Resource(gvr)
+// writeStatus replaces an instance's status with the sample's, as of the
+// generation it has now.
+func (o *operators) writeStatus(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, sm *sample) {
+	var ri dynamic.ResourceInterface = o.e.Dynamic.Resource(gvr)
+	if ns != "" {
+		ri = o.e.Dynamic.Resource(gvr).Namespace(ns)
+	}
 	for attempt := 0; attempt < 5; attempt++ {
-		var err error
-		if ns == "" {
-			_, err = ri.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
-		} else {
-			_, err = ri.Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, "status")
+		cur, err := ri.Get(ctx, name, metav1.GetOptions{})
+		if err == nil {
+			cur.Object["status"] = sm.statusFor(cur.GetGeneration())
+			if _, err = ri.UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err == nil {
+				return
+			}
 		}
-		if err == nil || ctx.Err() != nil {
+		if ctx.Err() != nil {
 			return
 		}
 		time.Sleep(200 * time.Millisecond)

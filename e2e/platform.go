@@ -57,8 +57,9 @@ type Platform struct {
 	// platform (samples it lacked, say).
 	Notes []string
 
-	steps *stepRunner
-	ops   *operators
+	steps   *stepRunner
+	ops     *operators
+	samples *samples
 }
 
 // Deploy builds the platform with platc build, publishes the output and
@@ -93,6 +94,8 @@ func (e *Env) Deploy(ctx context.Context, opts PlatformOptions) (*Platform, erro
 		}
 	}
 	pl := &Platform{Env: e, Opts: opts, Program: prog, Module: m}
+	pl.samples = loadSamples(prog, m, filepath.Join(e.opts.Src, "argo-cd"))
+	pl.Notes = append(pl.Notes, pl.samples.notes...)
 
 	// 1. platc build, as a user would run it.
 	out := filepath.Join(e.opts.Dir, "generated")
@@ -156,7 +159,7 @@ func (pl *Platform) publish(ctx context.Context) error {
 
 	for _, a := range p.Apps {
 		d := scaled(a.ExpectedDuration, pl.Opts.Scale)
-		content, err := appContent(a, d)
+		content, err := appContent(a, d, pl.samples)
 		if err != nil {
 			return err
 		}
@@ -236,9 +239,7 @@ func (pl *Platform) bootstrap(ctx context.Context) error {
 	if pl.steps, err = e.startStepRunner(ctx, wfns); err != nil {
 		return err
 	}
-	s := loadSamples(p, pl.Module, filepath.Join(e.opts.Src, "argo-cd"))
-	pl.Notes = append(pl.Notes, s.notes...)
-	if pl.ops, err = e.startOperators(ctx, p, s, pl.Opts.Scale, pl.Opts.Fail); err != nil {
+	if pl.ops, err = e.startOperators(ctx, p, pl.samples, pl.Opts.Scale, pl.Opts.Fail); err != nil {
 		return err
 	}
 	if pl.Timeline, err = e.Watch(ctx, p.Platform.ArgoCD.Namespace); err != nil {

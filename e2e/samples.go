@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -23,12 +25,18 @@ import (
 // covers gets a generic status (a Ready condition), named as such in
 // the run's notes.
 type samples struct {
-	healthy, degraded map[string]map[string]any // kind → status
+	healthy, degraded map[string]*sample // kind → sample
 	notes             []string
 }
 
-// sampleStatus is what a sample object contributes: its status.
-func sampleStatus(data []byte) (map[string]any, error) {
+// sample is what a sample object contributes: the spec the simulated
+// app creates the resource with (health checks often compare status
+// with spec), and the status the operator writes.
+type sample struct {
+	spec, status map[string]any
+}
+
+func parseSample(data []byte) (*sample, error) {
 	var obj map[string]any
 	if err := yaml.Unmarshal(data, &obj); err != nil {
 		return nil, err
@@ -37,11 +45,40 @@ func sampleStatus(data []byte) (map[string]any, error) {
 	if st == nil {
 		return nil, fmt.Errorf("no status")
 	}
-	return st, nil
+	spec, _ := obj["spec"].(map[string]any)
+	return &sample{spec: spec, status: st}, nil
+}
+
+// statusFor is the sample's status as an operator that has just
+// reconciled generation gen reports it: every observedGeneration is gen.
+func (s *sample) statusFor(gen int64) map[string]any {
+	return withGeneration(s.status, gen).(map[string]any)
+}
+
+func withGeneration(v any, gen int64) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			if k == "observedGeneration" {
+				out[k] = gen
+				continue
+			}
+			out[k] = withGeneration(x, gen)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = withGeneration(x, gen)
+		}
+		return out
+	}
+	return v
 }
 
 func loadSamples(p *ir.Program, m *lang.Module, argocdSrc string) *samples {
-	s := &samples{healthy: map[string]map[string]any{}, degraded: map[string]map[string]any{}}
+	s := &samples{healthy: map[string]*sample{}, degraded: map[string]*sample{}}
 	kinds := map[string]bool{}
 	for _, a := range p.Apps {
 		for _, cr := range a.CustomResources {
@@ -66,7 +103,7 @@ func loadSamples(p *ir.Program, m *lang.Module, argocdSrc string) *samples {
 			if !envMatches(t.Env) {
 				continue
 			}
-			target := map[string]map[string]map[string]any{"Healthy": s.healthy, "Degraded": s.degraded}[t.Want]
+			target := map[string]map[string]*sample{"Healthy": s.healthy, "Degraded": s.degraded}[t.Want]
 			if target == nil || target[h.Kind] != nil {
 				continue
 			}
@@ -74,8 +111,8 @@ func loadSamples(p *ir.Program, m *lang.Module, argocdSrc string) *samples {
 			if err != nil {
 				continue
 			}
-			if st, err := sampleStatus(b); err == nil {
-				target[h.Kind] = st
+			if sm, err := parseSample(b); err == nil {
+				target[h.Kind] = sm
 			}
 		}
 	}
@@ -92,13 +129,13 @@ func loadSamples(p *ir.Program, m *lang.Module, argocdSrc string) *samples {
 			s.fromArgoCD(kind, argocdSrc)
 		}
 	}
-	for kind := range kinds {
+	for _, kind := range slices.Sorted(maps.Keys(kinds)) {
 		if s.healthy[kind] == nil {
-			s.healthy[kind] = map[string]any{"phase": "Ready", "conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Ready", "message": "simulated"}}}
+			s.healthy[kind] = &sample{status: map[string]any{"phase": "Ready", "conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Ready", "message": "simulated"}}}}
 			s.notes = append(s.notes, fmt.Sprintf("%s: no Healthy sample in the platform, platc or Argo CD; the operator writes a generic Ready condition", kind))
 		}
 		if s.degraded[kind] == nil {
-			s.degraded[kind] = map[string]any{"phase": "Failed", "conditions": []any{map[string]any{"type": "Ready", "status": "False", "reason": "Failed", "message": "simulated failure"}}}
+			s.degraded[kind] = &sample{status: map[string]any{"phase": "Failed", "conditions": []any{map[string]any{"type": "Ready", "status": "False", "reason": "Failed", "message": "simulated failure"}}}}
 			s.notes = append(s.notes, fmt.Sprintf("%s: no Degraded sample in the platform, platc or Argo CD; the operator writes a generic failed Ready condition", kind))
 		}
 	}
@@ -128,7 +165,7 @@ func (s *samples) fromArgoCD(kind, src string) {
 		return
 	}
 	for _, t := range tests.Tests {
-		target := map[string]map[string]map[string]any{"Healthy": s.healthy, "Degraded": s.degraded}[t.HealthStatus.Status]
+		target := map[string]map[string]*sample{"Healthy": s.healthy, "Degraded": s.degraded}[t.HealthStatus.Status]
 		if target == nil || target[kind] != nil {
 			continue
 		}
@@ -136,8 +173,8 @@ func (s *samples) fromArgoCD(kind, src string) {
 		if err != nil {
 			continue
 		}
-		if st, err := sampleStatus(data); err == nil {
-			target[kind] = st
+		if sm, err := parseSample(data); err == nil {
+			target[kind] = sm
 		}
 	}
 }

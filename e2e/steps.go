@@ -15,10 +15,12 @@ import (
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"github.com/tidwall/gjson"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
@@ -521,31 +523,93 @@ func (r *stepRunner) runResource(ctx context.Context, pod *corev1.Pod, tmpl *wfv
 	if !gvr.namespaced {
 		ri = dc.Resource(gvr.GroupVersionResource)
 	}
+	var created *unstructured.Unstructured
 	switch tmpl.Resource.Action {
 	case "create":
-		_, err = ri.Create(ctx, u, metav1.CreateOptions{})
+		created, err = ri.Create(ctx, u, metav1.CreateOptions{})
 	case "apply":
 		data, _ := json.Marshal(u.Object)
 		force := true
-		_, err = ri.Patch(ctx, u.GetName(), "application/apply-patch+yaml", data, metav1.PatchOptions{FieldManager: "argoexec", Force: &force})
+		created, err = ri.Patch(ctx, u.GetName(), "application/apply-patch+yaml", data, metav1.PatchOptions{FieldManager: "argoexec", Force: &force})
 	case "delete":
 		err = ri.Delete(ctx, u.GetName(), metav1.DeleteOptions{})
 		if apierrors.IsNotFound(err) && strings.Contains(strings.Join(tmpl.Resource.Flags, " "), "--ignore-not-found") {
 			err = nil
 		}
 	case "get":
-		_, err = ri.Get(ctx, u.GetName(), metav1.GetOptions{})
+		created, err = ri.Get(ctx, u.GetName(), metav1.GetOptions{})
 	default:
 		return fail(fmt.Sprintf("resource action %q is not supported by the e2e runtime", tmpl.Resource.Action))
 	}
 	if err != nil {
 		return fail(err.Error())
 	}
-	if tmpl.Resource.SuccessCondition != "" || tmpl.Resource.FailureCondition != "" {
-		r.problem("pod %s: resource conditions are not evaluated by the e2e runtime", pod.Name)
+	if created != nil && (tmpl.Resource.SuccessCondition != "" || tmpl.Resource.FailureCondition != "") {
+		if err := waitConditions(ctx, ri, created.GetName(), tmpl.Resource.SuccessCondition, tmpl.Resource.FailureCondition); err != nil {
+			return fail(err.Error())
+		}
 	}
 	return outcome{reason: "Completed", outputs: tmpl.Outputs.DeepCopy()}
 }
+
+// waitConditions polls an object until its success condition holds or
+// its failure condition does, with argoexec's semantics: each condition
+// is a label selector whose keys are gjson paths into the object.
+func waitConditions(ctx context.Context, ri dynamic.ResourceInterface, name, success, failure string) error {
+	parse := func(s string) (labels.Requirements, error) {
+		if s == "" {
+			return nil, nil
+		}
+		sel, err := labels.Parse(s)
+		if err != nil {
+			return nil, fmt.Errorf("condition %q: %w", s, err)
+		}
+		reqs, _ := sel.Requirements()
+		return reqs, nil
+	}
+	okReqs, err := parse(success)
+	if err != nil {
+		return err
+	}
+	failReqs, err := parse(failure)
+	if err != nil {
+		return err
+	}
+	for {
+		obj, err := ri.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		b, _ := json.Marshal(obj.Object)
+		ls := gjsonLabels(b)
+		for _, r := range failReqs {
+			if r.Matches(ls) {
+				return fmt.Errorf("failure condition '%s' evaluated true", r.String())
+			}
+		}
+		matched := 0
+		for _, r := range okReqs {
+			if r.Matches(ls) {
+				matched++
+			}
+		}
+		if matched == len(okReqs) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// gjsonLabels lets a label selector read an object through gjson paths,
+// as argoexec's resource conditions do.
+type gjsonLabels []byte
+
+func (g gjsonLabels) Has(key string) bool   { return gjson.GetBytes(g, key).Exists() }
+func (g gjsonLabels) Get(key string) string { return gjson.GetBytes(g, key).String() }
 
 // finish reports a pod's outcome: the task result (argoexec's wait
 // container, as the pod's ServiceAccount), then the pod status (the
@@ -685,4 +749,9 @@ func (r *stepRunner) reportResult(ctx context.Context, pod *corev1.Pod, outputs 
 		_, err = ri.Patch(ctx, nodeID, "application/merge-patch+json", patch, metav1.PatchOptions{})
 	}
 	return err
+}
+
+func (g gjsonLabels) Lookup(key string) (string, bool) {
+	r := gjson.GetBytes(g, key)
+	return r.String(), r.Exists()
 }

@@ -1,12 +1,13 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/compiler/ir"
 )
@@ -20,8 +21,8 @@ func graphCommand() *cli.Command {
 			envFlag,
 			formatFlag("graph format", "dot", "mermaid", "json"),
 		},
-		Action: func(c *cli.Context) error {
-			format, err := checkFormat(c, "dot", "mermaid", "json")
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			format, err := checkFormat(cmd, "dot", "mermaid", "json")
 			if err != nil {
 				return err
 			}
@@ -29,17 +30,17 @@ func graphCommand() *cli.Command {
 			if format == "json" {
 				diagFormat = "json"
 			}
-			_, prog, err := compile(c, diagFormat)
+			_, prog, err := compile(cmd, diagFormat)
 			if err != nil {
 				return err
 			}
 			switch format {
 			case "dot":
-				writeDot(c.App.Writer, prog)
+				writeDot(cmd.Root().Writer, prog)
 			case "mermaid":
-				writeMermaid(c.App.Writer, prog)
+				writeMermaid(cmd.Root().Writer, prog)
 			default:
-				return writeGraphJSON(c.App.Writer, prog)
+				return writeGraphJSON(cmd.Root().Writer, prog)
 			}
 			return nil
 		},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -8,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/diag"
@@ -45,24 +46,24 @@ func lintCommand() *cli.Command {
 	}
 }
 
-func runLint(c *cli.Context) error {
-	format, err := checkFormat(c, "text", "json", "sarif")
+func runLint(_ context.Context, cmd *cli.Command) error {
+	format, err := checkFormat(cmd, "text", "json", "sarif")
 	if err != nil {
 		return err
 	}
-	failOn, ok := lint.ParseSeverity(c.String("fail-on"))
+	failOn, ok := lint.ParseSeverity(cmd.String("fail-on"))
 	if !ok {
-		return usagef("--fail-on %q is not a severity; use error, warning or notice.", c.String("fail-on"))
+		return usagef("--fail-on %q is not a severity; use error, warning or notice.", cmd.String("fail-on"))
 	}
-	enabled, err := selectRules(c.StringSlice("enable"), c.StringSlice("disable"))
+	enabled, err := selectRules(cmd.StringSlice("enable"), cmd.StringSlice("disable"))
 	if err != nil {
 		return err
 	}
-	path, err := pathArg(c)
+	path, err := pathArg(cmd)
 	if err != nil {
 		return err
 	}
-	out := lintOutput{c: c, format: format, files: map[string]*hcl.File{}}
+	out := lintOutput{cmd: cmd, format: format, files: map[string]*hcl.File{}}
 
 	mod, diags := lang.Parse(path)
 	if mod != nil {
@@ -79,7 +80,7 @@ func runLint(c *cli.Context) error {
 		return exitWith(exitInvalid)
 	}
 	var set *manifest.Set
-	if dir := c.String("scan"); dir != "" {
+	if dir := cmd.String("scan"); dir != "" {
 		var sdiags hcl.Diagnostics
 		set, sdiags = manifest.Load(dir)
 		if set != nil {
@@ -95,7 +96,7 @@ func runLint(c *cli.Context) error {
 	diags = diag.Sort(append(diags, found...))
 	out.print(diags)
 	if runErr != nil {
-		fmt.Fprintf(c.App.ErrWriter, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", runErr)
+		fmt.Fprintf(cmd.Root().ErrWriter, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", runErr)
 		return exitWith(exitFailure)
 	}
 	for _, d := range diags {
@@ -160,13 +161,13 @@ func selectRules(enable, disable []string) ([]*lint.Rule, error) {
 // lintOutput prints lint results in the chosen format: text on stderr
 // for people, JSON and SARIF on stdout for machines.
 type lintOutput struct {
-	c      *cli.Context
+	cmd    *cli.Command
 	format string
 	files  map[string]*hcl.File
 }
 
 func (o lintOutput) print(diags hcl.Diagnostics) {
-	w := o.c.App.Writer
+	w := o.cmd.Root().Writer
 	switch o.format {
 	case "json":
 		_ = report.JSON(w, diags)
@@ -176,7 +177,7 @@ func (o lintOutput) print(diags hcl.Diagnostics) {
 		if len(diags) == 0 {
 			return
 		}
-		ew := o.c.App.ErrWriter
+		ew := o.cmd.Root().ErrWriter
 		_ = report.Text(ew, o.files, diags, report.TextOptions{Color: colorFor(ew)})
 		fmt.Fprintf(ew, "%s\n", report.Summary(diags))
 	}
@@ -213,11 +214,11 @@ func rulesCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "rules",
 		Usage: "list the lint rules: name, severity, whether they run by default, and what they report",
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return usagef("rules takes no arguments; to read about one rule, run 'platc explain %s'", c.Args().First())
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
+				return usagef("rules takes no arguments; to read about one rule, run 'platc explain %s'", cmd.Args().First())
 			}
-			writeRules(c.App.Writer)
+			writeRules(cmd.Root().Writer)
 			return nil
 		},
 	}
@@ -251,8 +252,8 @@ func explainCommand() *cli.Command {
 		Name:      "explain",
 		Usage:     "print what a lint rule reports, why, and how to fix it",
 		ArgsUsage: "RULE",
-		Action: func(c *cli.Context) error {
-			args := c.Args().Slice()
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			args := cmd.Args().Slice()
 			if len(args) != 1 {
 				return usagef("explain takes one rule name, such as 'platc explain redundant-dependency'; 'platc rules' lists them.")
 			}
@@ -263,7 +264,7 @@ func explainCommand() *cli.Command {
 				}
 				return usagef("unknown rule %q. Run 'platc rules' for the list.", args[0])
 			}
-			w := c.App.Writer
+			w := cmd.Root().Writer
 			fmt.Fprintf(w, "%s: %s\n\n%s\n\n", r.Name, r.Title(), r.Body())
 			when := "On by default."
 			switch {

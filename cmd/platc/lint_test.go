@@ -192,7 +192,8 @@ func TestLintExitCodes(t *testing.T) {
 		{"fmt diff unformatted", []string{"fmt", "--diff", unformatted}, exitOK},
 		{"fmt syntax error", []string{"fmt", "--check", broken}, exitInvalid},
 		{"fmt missing path", []string{"fmt", filepath.Join(dir, "nope.hcl")}, exitInvalid},
-		{"fmt flag after path", []string{"fmt", unformatted, "--check"}, exitInvalid},
+		{"fmt flag after path", []string{"fmt", unformatted, "--check"}, exitFailure},
+		{"unknown flag after path", []string{"fmt", unformatted, "--chekc"}, exitInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -58,7 +58,7 @@ health "x.io/W" {
 		{"invalid want", []string{"test", badWant}, exitInvalid},
 		{"missing sample", []string{"test", missing}, exitInvalid},
 		{"unknown environment", []string{"test", "--env", "staging", pass}, exitInvalid},
-		{"flag after path", []string{"test", pass, "--builtin"}, exitInvalid},
+		{"flag after path", []string{"test", pass, "--builtin"}, exitOK},
 		{"missing platform", []string{"test", filepath.Join(dir, "nope.hcl")}, exitInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

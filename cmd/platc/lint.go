@@ -12,6 +12,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
@@ -65,19 +66,22 @@ func runLint(_ context.Context, cmd *cli.Command) error {
 	}
 	out := lintOutput{cmd: cmd, format: format, files: map[string]*hcl.File{}}
 
+	// Every problem in one run: the compiler's errors do not stop the
+	// rules that need only the syntax (lint.Rule.Syntax); the others need
+	// a compiled platform and are listed as skipped.
 	mod, diags := lang.Parse(path)
 	if mod != nil {
 		maps.Copy(out.files, mod.Files)
 	}
-	if diags.HasErrors() {
-		out.print(diag.Sort(diags))
-		return exitWith(exitInvalid)
+	var progs []*ir.Program
+	if !diags.HasErrors() {
+		var cdiags hcl.Diagnostics
+		progs, cdiags = compiler.CompileAll(mod)
+		diags = append(diags, cdiags...)
 	}
-	progs, cdiags := compiler.CompileAll(mod)
-	diags = append(diags, cdiags...)
-	if diags.HasErrors() {
-		out.print(diag.Sort(diags))
-		return exitWith(exitInvalid)
+	invalid := diags.HasErrors()
+	if invalid {
+		progs = nil
 	}
 	var set *manifest.Set
 	if dir := cmd.String("scan"); dir != "" {
@@ -88,16 +92,39 @@ func runLint(_ context.Context, cmd *cli.Command) error {
 		}
 		diags = append(diags, sdiags...)
 		if sdiags.HasErrors() {
-			out.print(diag.Sort(diags))
-			return exitWith(exitInvalid)
+			invalid = true
+			set = nil
 		}
 	}
-	found, runErr := lint.Run(lint.Config{Module: mod, Programs: progs, Manifests: set, Rules: enabled, Known: rules.Names()})
-	diags = diag.Sort(append(diags, found...))
+	cfg := lint.Config{Module: mod, Programs: progs, Manifests: set, Rules: enabled, Known: rules.Names()}
+	var runErr error
+	if mod != nil {
+		var found hcl.Diagnostics
+		found, runErr = lint.Run(cfg)
+		diags = append(diags, found...)
+		if invalid {
+			for _, r := range enabled {
+				if cfg.Runs(r) {
+					out.ran = append(out.ran, r)
+				}
+			}
+			out.skipped = lint.Skipped(cfg)
+		}
+	} else {
+		for _, r := range enabled {
+			if !r.Scan || set != nil {
+				out.skipped = append(out.skipped, r)
+			}
+		}
+	}
+	diags = diag.Sort(diags)
 	out.print(diags)
 	if runErr != nil {
 		fmt.Fprintf(cmd.Root().ErrWriter, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", runErr)
 		return exitWith(exitFailure)
+	}
+	if invalid {
+		return exitWith(exitInvalid)
 	}
 	for _, d := range diags {
 		if severityOf(d) <= failOn {
@@ -158,29 +185,58 @@ func selectRules(enable, disable []string) ([]*lint.Rule, error) {
 	return out, nil
 }
 
-// lintOutput prints lint results in the chosen format: text on stderr
-// for people, JSON and SARIF on stdout for machines.
+// lintOutput prints lint results in the chosen format. Findings, the
+// compiler's included, are lint's output and go to stdout in every
+// format, as tflint and kubeconform do; stderr is for platc's own
+// problems (bad flags, internal errors).
 type lintOutput struct {
 	cmd    *cli.Command
 	format string
 	files  map[string]*hcl.File
+	// skipped are the enabled rules that did not run because the
+	// platform has errors, and ran those that ran all the same.
+	skipped, ran []*lint.Rule
 }
 
 func (o lintOutput) print(diags hcl.Diagnostics) {
 	w := o.cmd.Root().Writer
 	switch o.format {
 	case "json":
-		_ = report.JSON(w, diags)
+		rep := report.ToJSON(diags)
+		if len(o.skipped) > 0 {
+			rep.Skipped = &report.JSONSkipped{Reason: o.skipNote(), Rules: ruleNames(o.skipped)}
+		}
+		_ = report.WriteJSON(w, rep)
 	case "sarif":
 		_ = report.SARIF(w, diags, report.SARIFTool{Name: "platc", Version: platcVersion(), InformationURI: repoURL}, sarifRules())
 	default:
 		if len(diags) == 0 {
 			return
 		}
-		ew := o.cmd.Root().ErrWriter
-		_ = report.Text(ew, o.files, diags, report.TextOptions{Color: colorFor(ew)})
-		fmt.Fprintf(ew, "%s\n", report.Summary(diags))
+		_ = report.Text(w, o.files, diags, report.TextOptions{Color: colorFor(w)})
+		if len(o.skipped) > 0 {
+			fmt.Fprintf(w, "%s\n\n", o.skipNote())
+		}
+		fmt.Fprintf(w, "%s\n", report.Summary(diags))
 	}
+}
+
+// skipNote says which rules ran and which did not, and why.
+func (o lintOutput) skipNote() string {
+	total := len(o.ran) + len(o.skipped)
+	if len(o.ran) == 0 {
+		return fmt.Sprintf("Lint ran none of its %d rules: the platform could not be read.", total)
+	}
+	return fmt.Sprintf("Lint ran %d of %d rules (%s): the other %d need a platform that compiles. Fix the errors above and run platc lint again.",
+		len(o.ran), total, strings.Join(ruleNames(o.ran), ", "), len(o.skipped))
+}
+
+func ruleNames(rs []*lint.Rule) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Name
+	}
+	return out
 }
 
 // sarifRules describes every rule, and the compiler, for SARIF.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 
@@ -208,7 +210,11 @@ func (o lintOutput) print(diags hcl.Diagnostics) {
 		}
 		_ = report.WriteJSON(w, rep)
 	case "sarif":
-		_ = report.SARIF(w, diags, report.SARIFTool{Name: "platc", Version: platcVersion(), InformationURI: repoURL}, sarifRules())
+		opts := report.SARIFOptions{Root: sarifRoot()}
+		if len(o.skipped) > 0 {
+			opts.Notifications = []string{o.skipNote()}
+		}
+		_ = report.SARIF(w, diags, report.SARIFTool{Name: "platc", Version: platcVersion(), InformationURI: repoURL}, sarifRules(), opts)
 	default:
 		if len(diags) == 0 {
 			return
@@ -237,6 +243,21 @@ func ruleNames(rs []*lint.Rule) []string {
 		out[i] = r.Name
 	}
 	return out
+}
+
+// sarifRoot is the directory SARIF paths are relative to: the root of
+// the Git work tree platc runs in (code scanning resolves results
+// against the repository), else the working directory.
+func sarifRoot() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	out, err := exec.Command("git", "-C", wd, "rev-parse", "--show-toplevel").Output()
+	if root := strings.TrimSpace(string(out)); err == nil && root != "" {
+		return root
+	}
+	return wd
 }
 
 // sarifRules describes every rule, and the compiler, for SARIF.

@@ -24,6 +24,7 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		Condition:           toolCondition,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NO_COLOR", "1")
 			return nil

@@ -84,6 +84,8 @@ type compilation struct {
 	health     map[string]*lang.Health
 	hs         *healthState
 	diags      hcl.Diagnostics
+	// envInfo describes the environment compiled, for messages.
+	envInfo *envInfo
 }
 
 func lower(m *lang.Module, s *structure, envName string) (*ir.Program, hcl.Diagnostics) {
@@ -94,6 +96,7 @@ func lower(m *lang.Module, s *structure, envName string) (*ir.Program, hcl.Diagn
 	}
 	platformVal := c.platform(envVal)
 	c.eval = newEvaluator(map[string]cty.Value{"env": envVal, "platform": platformVal})
+	c.eval.env = c.envInfo
 	c.resolveClasses()
 	c.healthRules()
 	c.apps()
@@ -128,14 +131,22 @@ func (c *compilation) environment(name string) (cty.Value, bool) {
 		chosen = &lang.Environment{Name: DefaultEnv}
 	}
 	if chosen == nil {
+		detail := fmt.Sprintf("The platform declares no environment %q.%s", name, suggestion(name, c.prog.Environments))
+		if len(c.m.Environments) == 0 {
+			detail = fmt.Sprintf("The platform declares no environment blocks, so it has only the implicit environment %q. Declare environment %q { ... } to compile for it, or leave the environment out.", DefaultEnv, name)
+		}
 		c.diags = append(c.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Unknown environment",
-			Detail:   fmt.Sprintf("The platform declares no environment %q.%s", name, suggestion(name, c.prog.Environments)),
+			Detail:   detail,
 		})
 		return cty.NilVal, false
 	}
 	c.prog.Env.Name = chosen.Name
+	c.envInfo = &envInfo{name: chosen.Name, all: c.m.Environments}
+	if len(c.m.Environments) > 0 {
+		c.envInfo.decl = chosen
+	}
 	// Environment values are literals: they may call functions but not
 	// refer to env or platform, which are built from them.
 	e := newEvaluator(nil)
@@ -191,6 +202,7 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 		return cty.EmptyObjectVal
 	}
 	e := newEvaluator(map[string]cty.Value{"env": envVal})
+	e.env = c.envInfo
 	defer func() { c.diags = append(c.diags, e.diags...) }()
 	p.Name = lp.Name
 	p.DeclRange = lp.DeclRange

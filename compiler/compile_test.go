@@ -384,3 +384,53 @@ app "web" {
 		t.Errorf("got: %v", diags)
 	}
 }
+
+// A missing env.* attribute names the environment that lacks it, where
+// it is declared, which environments do have it and the nearest name;
+// without any environment block the message says so instead of listing
+// env.name as if it were an attribute.
+func TestEnvironmentMessages(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		env       string
+		want      []string
+		not       []string
+	}{
+		{"no environment block", `app "a" { namespace = env.domain }`, "", []string{
+			"The platform declares no environment block, so env.* holds only env.name (\"default\") and env.domain does not exist.",
+			`environment "production" { domain = "..." }`,
+		}, []string{"This environment has"}},
+		{"one of two lacks it", `
+environment "prod" { domain = "example.com" }
+environment "dev" { cluster_name = "dev-1" }
+app "a" { namespace = env.domain }`, "dev", []string{
+			`Environment "dev" (platform.hcl:7:1) does not declare "domain"; environment "prod" does.`,
+			"It declares cluster_name (and env.name, its label).",
+			`add domain = ... to environment "dev".`,
+		}, nil},
+		{"typo", `
+environment "prod" { domain = "example.com" }
+app "a" { namespace = env.domian }`, "", []string{
+			`Environment "prod" (platform.hcl:6:1) does not declare "domian".`,
+			"Did you mean env.domain?",
+		}, []string{"add domian"}},
+		{"unknown implicit environment", `app "a" {}`, "prod", []string{
+			`The platform declares no environment blocks, so it has only the implicit environment "default". Declare environment "prod" { ... }`,
+		}, []string{"Declared environments: default"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, diags := Compile(parse(t, tc.src), Options{Env: tc.env})
+			got := diags.Error()
+			for _, w := range tc.want {
+				if !strings.Contains(got, w) {
+					t.Errorf("no %q in:\n%s", w, got)
+				}
+			}
+			for _, n := range tc.not {
+				if strings.Contains(got, n) {
+					t.Errorf("%q in:\n%s", n, got)
+				}
+			}
+		})
+	}
+}

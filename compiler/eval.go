@@ -16,6 +16,7 @@ import (
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/lang"
 )
 
 // functions is everything an expression may call. It is deliberately
@@ -37,6 +38,8 @@ var functions = map[string]function.Function{
 type evaluator struct {
 	ctx   *hcl.EvalContext
 	diags hcl.Diagnostics
+	// env describes env.* for messages; nil where env is not in scope.
+	env *envInfo
 }
 
 func newEvaluator(vars map[string]cty.Value) *evaluator {
@@ -246,25 +249,66 @@ func (e *evaluator) explain(ds hcl.Diagnostics) hcl.Diagnostics {
 			slices.Sort(names)
 			d.Detail += fmt.Sprintf(" The functions available are %s. There is no clock, environment or network access (INV-3).", strings.Join(names, ", "))
 		case "Unsupported attribute":
-			if root, ok := traversalRoot(d.Expression); ok && root == "env" {
-				d.Detail += " Every environment block must declare the attributes that expressions read through env.*."
-				if env, ok := e.ctx.Variables["env"]; ok && env.Type().IsObjectType() {
-					var attrs []string
-					for n := range env.Type().AttributeTypes() {
-						attrs = append(attrs, n)
-					}
-					slices.Sort(attrs)
-					if name := missingAttr(d); name != "" {
-						if sug := diag.Suggest(name, attrs); sug != "" {
-							d.Detail += fmt.Sprintf(" Did you mean env.%s?", sug)
-						}
-					}
-					d.Detail += fmt.Sprintf(" This environment has: %s.", strings.Join(attrs, ", "))
-				}
+			if root, ok := traversalRoot(d.Expression); ok && root == "env" && e.env != nil {
+				d.Summary = "Undeclared environment attribute"
+				d.Detail = e.env.explain(missingAttr(d))
 			}
 		}
 	}
 	return ds
+}
+
+// envInfo describes the environment being compiled, for messages about
+// an env.* attribute it lacks.
+type envInfo struct {
+	name string
+	// decl is the environment block; nil for the implicit environment of
+	// a platform that declares none.
+	decl *lang.Environment
+	// all is every environment block, to say which do declare a name.
+	all []*lang.Environment
+}
+
+// explain says that this environment lacks attr, which environments do
+// declare it, the nearest name it has, and how to add it.
+func (env *envInfo) explain(attr string) string {
+	if env.decl == nil {
+		return fmt.Sprintf("The platform declares no environment block, so env.* holds only env.name (%q) and env.%s does not exist. "+
+			"Declare each environment with the attributes expressions read, for example environment \"production\" { %s = \"...\" }.", env.name, attr, attr)
+	}
+	var have, others []string
+	for n := range env.decl.Attrs {
+		have = append(have, n)
+	}
+	slices.Sort(have)
+	for _, o := range env.all {
+		if o != env.decl && o.Attrs[attr] != nil && !slices.Contains(others, o.Name) {
+			others = append(others, fmt.Sprintf("%q", o.Name))
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Environment %q (%s) does not declare %q", env.name, diag.At(env.decl.DeclRange), attr)
+	switch len(others) {
+	case 0:
+		b.WriteString(".")
+	case 1:
+		fmt.Fprintf(&b, "; environment %s does.", others[0])
+	default:
+		fmt.Fprintf(&b, "; environments %s do.", strings.Join(others, ", "))
+	}
+	sug := diag.Suggest(attr, have)
+	if sug != "" {
+		fmt.Fprintf(&b, " Did you mean env.%s?", sug)
+	}
+	if len(have) == 0 {
+		b.WriteString(" It declares no attributes (env.name is its label).")
+	} else {
+		fmt.Fprintf(&b, " It declares %s (and env.name, its label).", strings.Join(have, ", "))
+	}
+	if sug == "" {
+		fmt.Fprintf(&b, " Every environment must declare the attributes expressions read through env.*: add %s = ... to environment %q.", attr, env.name)
+	}
+	return b.String()
 }
 
 // missingAttr returns the attribute name a diagnostic's subject points at

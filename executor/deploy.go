@@ -10,6 +10,7 @@ import (
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/executor/config"
+	"github.com/platc/platc/executor/preflight"
 )
 
 // deploy is RFC 7.2's deploy: validate, determine the current state,
@@ -18,7 +19,9 @@ import (
 func (r *run) deploy(ctx context.Context) int {
 	perms := append(basePermissions(), r.workflowPermissions()...)
 	perms = append(perms, r.appPermissions()...)
-	cr, code := r.phase0(ctx, true, r.clusterOptions(perms, DeployTemplate))
+	opts := r.clusterOptions(perms, DeployTemplate)
+	opts.Adopted = adopted(r.cfg.ScopeApps)
+	cr, code := r.phase0(ctx, true, opts)
 	if code != ExitOK {
 		return code
 	}
@@ -101,6 +104,18 @@ func (r *run) deploy(ctx context.Context) int {
 	r.components(apps, res.Nodes, final)
 	r.stepFailures(res.Others)
 	return r.deployOutcome(res, apps, final)
+}
+
+// adopted lists the apps of scope without a source, whose Applications
+// must exist before the deploy waits for them.
+func adopted(scope []*ir.App) []preflight.Adopted {
+	var out []preflight.Adopted
+	for _, a := range scope {
+		if a.Source == nil {
+			out = append(out, preflight.Adopted{App: a.Name, Application: a.Application})
+		}
+	}
+	return out
 }
 
 // deployOutcome decides the exit code from how the workflow ended and what

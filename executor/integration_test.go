@@ -111,15 +111,18 @@ environment "staging" {
 stack "data" {
   app "db" {
     namespace = "data-%[1]s"
+    source { path = "apps/db" }
   }
   app "cache" {
     namespace = "data-%[1]s"
+    source { path = "apps/cache" }
   }
 }
 
 app "api" {
   namespace  = "api-%[1]s"
   depends_on = [stack.data]
+  source { path = "apps/api" }
 }
 `, name, f.argocd, f.wf)
 	if err := os.WriteFile(filepath.Join(f.dir, "platform.hcl"), []byte(hcl), 0o644); err != nil {
@@ -523,6 +526,36 @@ func TestPhase0(t *testing.T) {
 	r = f.run(t, config.Deploy, testenv.AdminToken, nil)
 	expect(t, r, executor.ExitInvalid, "invalid")
 	contains(t, "report", r.out, "helm is not installed (not found on PATH); RFC 3.2.1 requires helm 3.12.0 or later")
+}
+
+// An app without a source adopts an Application that must exist: deploy's
+// Phase 0 stops when it does not, and goes on once it does.
+func TestDeployAdoptedApplication(t *testing.T) {
+	f := newFixture(t, "adopt")
+	src, err := os.ReadFile(filepath.Join(f.dir, "platform.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adopted := strings.Replace(string(src), "  source { path = \"apps/api\" }\n", "  application = \"legacy-api\"\n", 1)
+	if adopted == string(src) {
+		t.Fatal("the fixture's api app has no source line to replace")
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, "platform.hcl"), []byte(adopted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.primitives(t)
+	r := f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, executor.ExitFailure, "failed")
+	contains(t, "report", r.out, "Phase 0 found blocking problems: adopted-applications",
+		"these do not exist in namespace argocd-adopt: legacy-api (app api); create them, or give each app a source block")
+	if f.countWorkflows(t) != 0 {
+		t.Error("Phase 0 failed but a workflow was submitted")
+	}
+
+	f.s.Application(t, f.argocd, "legacy-api", "Healthy", "Synced")
+	r = f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, executor.ExitOK, "dry-run")
+	contains(t, "logs", r.logs, "the 1 Application adopted by apps without a source exists")
 }
 
 func (f *fixture) runKubeconfig(t *testing.T, kc []byte) result {

@@ -18,13 +18,7 @@ type decoder struct {
 func (d *decoder) add(ds hcl.Diagnostics) { d.diags = append(d.diags, ds...) }
 
 func (d *decoder) decodeFile(f *hcl.File) {
-	content, ds := f.Body.Content(rootSchema)
-	for _, x := range ds {
-		if x.Summary == "Unsupported block type" && !strings.Contains(x.Detail, "Did you mean") {
-			x.Detail += " A platform file may contain platform, environment, defaults, class, stack, app, health and events blocks."
-		}
-	}
-	d.add(ds)
+	content := d.content(f.Body, rootSchema)
 	for _, b := range content.Blocks {
 		switch b.Type {
 		case "platform":
@@ -38,8 +32,7 @@ func (d *decoder) decodeFile(f *hcl.File) {
 			d.m.Environments = append(d.m.Environments, d.decodeEnvironment(b))
 		case "defaults":
 			def := &Defaults{DeclRange: b.DefRange}
-			content, ds := b.Body.Content(defaultsSchema)
-			d.add(ds)
+			content := d.content(b.Body, defaultsSchema)
 			def.Settings = d.decodeSettings(content)
 			if d.m.Defaults != nil {
 				d.duplicate("defaults", b.DefRange, d.m.Defaults.DeclRange)
@@ -95,11 +88,9 @@ func (d *decoder) single(content *hcl.BodyContent, typ string) *hcl.Block {
 
 func (d *decoder) decodePlatform(b *hcl.Block) *Platform {
 	p := &Platform{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange}
-	content, ds := b.Body.Content(platformSchema)
-	d.add(ds)
+	content := d.content(b.Body, platformSchema)
 	if blk := d.single(content, "argocd"); blk != nil {
-		c, ds := blk.Body.Content(argocdSchema)
-		d.add(ds)
+		c := d.content(blk.Body, argocdSchema)
 		a := c.Attributes
 		p.ArgoCD = &ArgoCD{
 			Namespace: a["namespace"], Project: a["project"], Server: a["server"],
@@ -111,8 +102,7 @@ func (d *decoder) decodePlatform(b *hcl.Block) *Platform {
 		}
 	}
 	if blk := d.single(content, "workflows"); blk != nil {
-		c, ds := blk.Body.Content(workflowsSchema)
-		d.add(ds)
+		c := d.content(blk.Body, workflowsSchema)
 		a := c.Attributes
 		p.Workflows = &Workflows{
 			Namespace: a["namespace"], ServiceAccount: a["service_account"],
@@ -121,14 +111,12 @@ func (d *decoder) decodePlatform(b *hcl.Block) *Platform {
 		}
 	}
 	if blk := d.single(content, "git"); blk != nil {
-		c, ds := blk.Body.Content(gitSchema)
-		d.add(ds)
+		c := d.content(blk.Body, gitSchema)
 		a := c.Attributes
 		p.Git = &Git{RepoURL: a["repo_url"], Revision: a["revision"], Path: a["path"], DeclRange: blk.DefRange}
 	}
 	if blk := d.single(content, "bootstrap"); blk != nil {
-		c, ds := blk.Body.Content(bootstrapSchema)
-		d.add(ds)
+		c := d.content(blk.Body, bootstrapSchema)
 		a := c.Attributes
 		p.Bootstrap = &Bootstrap{
 			ArgoCDChart: a["argocd_chart"], WorkflowsChart: a["workflows_chart"],
@@ -142,13 +130,18 @@ func (d *decoder) decodePlatform(b *hcl.Block) *Platform {
 }
 
 func (d *decoder) decodeSecretRef(b *hcl.Block) *SecretRef {
-	c, ds := b.Body.Content(secretRefSchema)
-	d.add(ds)
+	c := d.content(b.Body, secretRefSchema)
 	return &SecretRef{Name: c.Attributes["name"], Key: c.Attributes["key"], DeclRange: b.DefRange}
 }
 
 func (d *decoder) decodeEnvironment(b *hcl.Block) *Environment {
 	attrs, ds := b.Body.JustAttributes()
+	for _, x := range ds {
+		if strings.HasPrefix(x.Summary, "Unexpected ") && strings.HasSuffix(x.Summary, " block") {
+			name := strings.Trim(strings.TrimSuffix(strings.TrimPrefix(x.Summary, "Unexpected "), " block"), `"`)
+			x.Detail = fmt.Sprintf("An environment block holds only arguments, each read as env.NAME in expressions, such as domain = \"prod.example.com\". For a nested value write an object: %s = { ... }, with an equals sign. docs/language.md, section \"environment\", describes the block.", name)
+		}
+	}
 	d.add(ds)
 	return &Environment{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange, Attrs: attrs}
 }
@@ -158,27 +151,23 @@ func (d *decoder) decodeEnvironment(b *hcl.Block) *Environment {
 func (d *decoder) decodeSettings(c *hcl.BodyContent) Settings {
 	s := Settings{ExpectedDuration: c.Attributes["expected_duration"]}
 	if b := d.single(c, "timeouts"); b != nil {
-		bc, ds := b.Body.Content(timeoutsSchema)
-		d.add(ds)
+		bc := d.content(b.Body, timeoutsSchema)
 		s.Timeouts = &Timeouts{Sync: bc.Attributes["sync"], Health: bc.Attributes["health"], DeclRange: b.DefRange}
 	}
 	if b := d.single(c, "retry"); b != nil {
-		bc, ds := b.Body.Content(retrySchema)
-		d.add(ds)
+		bc := d.content(b.Body, retrySchema)
 		a := bc.Attributes
 		s.Retry = &Retry{Limit: a["limit"], Backoff: a["backoff"], Factor: a["factor"], MaxBackoff: a["max_backoff"], DeclRange: b.DefRange}
 	}
 	if b := d.single(c, "teardown"); b != nil {
-		bc, ds := b.Body.Content(teardownSchema)
-		d.add(ds)
+		bc := d.content(b.Body, teardownSchema)
 		s.Teardown = &Teardown{Volumes: bc.Attributes["volumes"], Timeout: bc.Attributes["timeout"], DeclRange: b.DefRange}
 	}
 	return s
 }
 
 func (d *decoder) decodeClass(b *hcl.Block) *Class {
-	c, ds := b.Body.Content(classSchema)
-	d.add(ds)
+	c := d.content(b.Body, classSchema)
 	return &Class{
 		Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange,
 		Description: c.Attributes["description"],
@@ -187,8 +176,7 @@ func (d *decoder) decodeClass(b *hcl.Block) *Class {
 }
 
 func (d *decoder) decodeStack(b *hcl.Block) *Stack {
-	c, ds := b.Body.Content(stackSchema)
-	d.add(ds)
+	c := d.content(b.Body, stackSchema)
 	s := &Stack{
 		Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange,
 		Description: c.Attributes["description"],
@@ -209,8 +197,7 @@ func (d *decoder) decodeStack(b *hcl.Block) *Stack {
 }
 
 func (d *decoder) decodeApp(b *hcl.Block, stack *Stack) *App {
-	c, ds := b.Body.Content(appSchema)
-	d.add(ds)
+	c := d.content(b.Body, appSchema)
 	a := c.Attributes
 	app := &App{
 		Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange, Stack: stack,
@@ -227,8 +214,7 @@ func (d *decoder) decodeApp(b *hcl.Block, stack *Stack) *App {
 		app.Source = d.decodeSource(sb)
 	}
 	if sb := d.single(c, "sync"); sb != nil {
-		sc, ds := sb.Body.Content(syncSchema)
-		d.add(ds)
+		sc := d.content(sb.Body, syncSchema)
 		sa := sc.Attributes
 		app.Sync = &Sync{Automated: sa["automated"], SelfHeal: sa["self_heal"], Prune: sa["prune"], Options: sa["options"], DeclRange: sb.DefRange}
 	}
@@ -236,8 +222,7 @@ func (d *decoder) decodeApp(b *hcl.Block, stack *Stack) *App {
 		if hb.Type != "hook" {
 			continue
 		}
-		hc, ds := hb.Body.Content(hookSchema)
-		d.add(ds)
+		hc := d.content(hb.Body, hookSchema)
 		ha := hc.Attributes
 		app.Hooks = append(app.Hooks, &Hook{
 			Name: hb.Labels[0], NameRange: hb.LabelRanges[0], DeclRange: hb.DefRange,
@@ -248,16 +233,14 @@ func (d *decoder) decodeApp(b *hcl.Block, stack *Stack) *App {
 }
 
 func (d *decoder) decodeSource(b *hcl.Block) *Source {
-	c, ds := b.Body.Content(sourceSchema)
-	d.add(ds)
+	c := d.content(b.Body, sourceSchema)
 	a := c.Attributes
 	s := &Source{
 		RepoURL: a["repo_url"], Chart: a["chart"], Version: a["version"], Path: a["path"],
 		TargetRevision: a["target_revision"], DeclRange: b.DefRange,
 	}
 	if hb := d.single(c, "helm"); hb != nil {
-		hc, ds := hb.Body.Content(helmSchema)
-		d.add(ds)
+		hc := d.content(hb.Body, helmSchema)
 		ha := hc.Attributes
 		s.Helm = &Helm{Values: ha["values"], ValueFiles: ha["value_files"], ReleaseName: ha["release_name"], DeclRange: hb.DefRange}
 	}
@@ -265,8 +248,7 @@ func (d *decoder) decodeSource(b *hcl.Block) *Source {
 }
 
 func (d *decoder) decodeHealth(b *hcl.Block) *Health {
-	c, ds := b.Body.Content(healthSchema)
-	d.add(ds)
+	c := d.content(b.Body, healthSchema)
 	a := c.Attributes
 	h := &Health{
 		Kind: b.Labels[0], KindRange: b.LabelRanges[0], DeclRange: b.DefRange,
@@ -277,8 +259,7 @@ func (d *decoder) decodeHealth(b *hcl.Block) *Health {
 		if tb.Type != "test" {
 			continue
 		}
-		tc, ds := tb.Body.Content(healthTestSchema)
-		d.add(ds)
+		tc := d.content(tb.Body, healthTestSchema)
 		ta := tc.Attributes
 		h.Tests = append(h.Tests, &HealthTest{
 			Name: tb.Labels[0], NameRange: tb.LabelRanges[0], DeclRange: tb.DefRange,
@@ -289,8 +270,7 @@ func (d *decoder) decodeHealth(b *hcl.Block) *Health {
 }
 
 func (d *decoder) decodeEvents(b *hcl.Block) *Events {
-	c, ds := b.Body.Content(eventsSchema)
-	d.add(ds)
+	c := d.content(b.Body, eventsSchema)
 	a := c.Attributes
 	e := &Events{
 		Type: a["type"], Namespace: a["namespace"], Port: a["port"], Endpoint: a["endpoint"],

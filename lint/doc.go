@@ -4,7 +4,8 @@
 // environment, and the manifests of --scan), and an Issue is one finding
 // with a tight subject range and related locations.
 //
-// Run runs a set of rules on a platform that compiled, applies
+// Run runs a set of rules on a platform that compiled (or, when it did
+// not, only the rules marked Syntax, which read no program), applies
 // `# platc:ignore RULE -- reason` suppressions, reports malformed and
 // unused suppressions through the invalid-suppression rule, and returns
 // the findings as hcl.Diagnostics carrying the rule name in

@@ -63,6 +63,10 @@ type Rule struct {
 	// Scan marks a rule that reads the manifests of --scan DIR. It runs
 	// only when a scan directory is given.
 	Scan bool
+	// Syntax marks a rule that reads only Pass.Module and Pass.Manifests,
+	// never a compiled program. Such rules still run when the platform
+	// does not compile, so a compile error does not hide their findings.
+	Syntax bool
 	// Run reports findings through the Pass. A returned error means the
 	// rule broke, not that it found something.
 	Run func(*Pass) error
@@ -87,13 +91,17 @@ func (r *Rule) DocPath() string { return "docs/rules/" + r.Name + ".md" }
 type Pass struct {
 	Rule *Rule
 	// Module is the syntax: every block and attribute with its range.
+	// When the platform did not compile it may be partial: blocks that
+	// failed to decode are missing.
 	Module *lang.Module
 	// Programs holds the platform compiled for each environment, in
-	// declaration order. The graph, names and classes are the same in all
+	// declaration order; empty when the platform did not compile, and
+	// then only Syntax rules run. The graph, names and classes are the same in all
 	// of them; evaluated values (versions, revisions, values) may differ,
 	// so rules that read values look at every program.
 	Programs []*ir.Program
-	// Program is Programs[0], for rules that only read the structure.
+	// Program is Programs[0], for rules that only read the structure;
+	// nil when Programs is empty.
 	Program *ir.Program
 	// Manifests holds the objects found under --scan DIR; nil without
 	// --scan.

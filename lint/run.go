@@ -14,8 +14,10 @@ import (
 	"github.com/platc/platc/lint/manifest"
 )
 
-// Config is one lint run. Rules run only on a platform that compiled:
-// compiler errors are not findings, so no suppression applies to them.
+// Config is one lint run. Compiler errors are not findings, so no
+// suppression applies to them; when the platform did not compile,
+// Programs is empty and only the rules that need no program (Syntax)
+// run.
 type Config struct {
 	Module   *lang.Module
 	Programs []*ir.Program
@@ -36,8 +38,8 @@ type Config struct {
 // A non-nil error means a rule broke (returned an error or panicked);
 // the findings of the other rules are still returned.
 func Run(cfg Config) (hcl.Diagnostics, error) {
-	if len(cfg.Programs) == 0 {
-		return nil, errors.New("lint needs a compiled program; this is a bug in platc")
+	if cfg.Module == nil {
+		return nil, errors.New("lint needs a parsed module; this is a bug in platc")
 	}
 	known := cfg.Known
 	if len(known) == 0 {
@@ -65,7 +67,7 @@ func Run(cfg Config) (hcl.Diagnostics, error) {
 			final = r
 			continue
 		}
-		if r.Scan && cfg.Manifests == nil {
+		if !cfg.Runs(r) {
 			continue
 		}
 		for _, s := range sups {
@@ -106,6 +108,34 @@ func Run(cfg Config) (hcl.Diagnostics, error) {
 	return diag.Sort(diags), errors.Join(errs...)
 }
 
+// Runs reports whether r runs in this configuration: a Scan rule needs
+// manifests, and a rule that is not Syntax needs compiled programs.
+func (cfg Config) Runs(r *Rule) bool {
+	switch {
+	case r == InvalidSuppression:
+		return true
+	case r.Scan && cfg.Manifests == nil:
+		return false
+	case !r.Syntax && len(cfg.Programs) == 0:
+		return false
+	}
+	return true
+}
+
+// Skipped lists the enabled rules that Run leaves out because the
+// platform did not compile (Config.Programs is empty), in the order of
+// Config.Rules. Scan rules without --scan are not listed: they are not
+// skipped, they have nothing to read.
+func Skipped(cfg Config) []*Rule {
+	var out []*Rule
+	for _, r := range cfg.Rules {
+		if !cfg.Runs(r) && !(r.Scan && cfg.Manifests == nil) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // runRule runs one rule, turning a panic into an error so one broken rule
 // does not hide the findings of the others.
 func runRule(r *Rule, cfg Config, sups []*Suppression, known []string) (found []Issue, err error) {
@@ -114,11 +144,15 @@ func runRule(r *Rule, cfg Config, sups []*Suppression, known []string) (found []
 			err = fmt.Errorf("rule %s panicked: %v", r.Name, v)
 		}
 	}()
+	var first *ir.Program
+	if len(cfg.Programs) > 0 {
+		first = cfg.Programs[0]
+	}
 	p := &Pass{
 		Rule:         r,
 		Module:       cfg.Module,
 		Programs:     cfg.Programs,
-		Program:      cfg.Programs[0],
+		Program:      first,
 		Manifests:    cfg.Manifests,
 		Suppressions: sups,
 		known:        known,

@@ -48,6 +48,15 @@ type JSONReport struct {
 	// Notices is omitted when zero, so reports without lint notices keep
 	// the shape they always had.
 	Notices int `json:"notices,omitempty"`
+	// Skipped is set when some enabled lint rules did not run, because
+	// the platform does not compile.
+	Skipped *JSONSkipped `json:"skipped,omitempty"`
+}
+
+// JSONSkipped names the lint rules that did not run and says why.
+type JSONSkipped struct {
+	Reason string   `json:"reason"`
+	Rules  []string `json:"rules"`
 }
 
 // ToJSON converts diags to their JSON form.
@@ -88,7 +97,13 @@ func jsonRange(r hcl.Range) JSONRange {
 
 // JSON writes diags to w as one indented JSON document.
 func JSON(w io.Writer, diags hcl.Diagnostics) error {
+	return WriteJSON(w, ToJSON(diags))
+}
+
+// WriteJSON writes a report built with ToJSON, once the caller has added
+// to it.
+func WriteJSON(w io.Writer, rep JSONReport) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(ToJSON(diags))
+	return enc.Encode(rep)
 }

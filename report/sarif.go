@@ -39,16 +39,44 @@ type SARIFRule struct {
 	Enabled bool
 }
 
+// SARIFOptions say where paths are relative to, and what to tell about
+// the run itself.
+type SARIFOptions struct {
+	// Root is the absolute directory paths are made relative to, named
+	// %SRCROOT% in originalUriBaseIds: the repository root, so code
+	// scanning finds each file in the repository. Files outside it, or
+	// every file when Root is empty, get absolute file: URIs.
+	Root string
+	// Notifications are notes about the run (such as rules that did not
+	// run), written as the invocation's toolExecutionNotifications.
+	Notifications []string
+}
+
+// SrcRoot is the uriBaseId of paths relative to SARIFOptions.Root.
+const SrcRoot = "%SRCROOT%"
+
 // SARIF writes diags as a SARIF 2.1.0 log with one run. Every result
 // names its rule (compiler diagnostics use CompilerRuleID), and related
 // locations (such as the hops of a dependency cycle) become
-// relatedLocations. Paths are written relative to the source root when
-// they are relative, as code scanning expects.
-func SARIF(w io.Writer, diags hcl.Diagnostics, tool SARIFTool, rules []SARIFRule) error {
+// relatedLocations. Paths are relative to opts.Root, as code scanning
+// expects.
+func SARIF(w io.Writer, diags hcl.Diagnostics, tool SARIFTool, rules []SARIFRule, opts SARIFOptions) error {
 	run := sarifRun{
 		Tool:       sarifTool{Driver: sarifDriver{Name: tool.Name, Version: tool.Version, InformationURI: tool.InformationURI}},
 		Results:    []sarifResult{},
 		ColumnKind: "unicodeCodePoints",
+	}
+	loc := locator{root: opts.Root}
+	if opts.Root != "" {
+		loc.root = realPath(opts.Root)
+		run.OriginalURIBaseIDs = map[string]sarifArtifact{SrcRoot: {URI: fileURI(loc.root, true)}}
+	}
+	if len(opts.Notifications) > 0 {
+		inv := sarifInvocation{ExecutionSuccessful: true}
+		for _, n := range opts.Notifications {
+			inv.Notifications = append(inv.Notifications, sarifNotification{Level: "note", Message: sarifText{Text: n}})
+		}
+		run.Invocations = []sarifInvocation{inv}
 	}
 	index := map[string]int{}
 	for i, r := range rules {
@@ -75,13 +103,13 @@ func SARIF(w io.Writer, diags hcl.Diagnostics, tool SARIFTool, rules []SARIFRule
 			res.RuleIndex = &i
 		}
 		if d.Subject != nil {
-			res.Locations = []sarifLocation{{PhysicalLocation: physical(*d.Subject)}}
+			res.Locations = []sarifLocation{{PhysicalLocation: loc.physical(*d.Subject)}}
 		}
 		if e != nil {
 			for i, rel := range e.Related {
 				res.RelatedLocations = append(res.RelatedLocations, sarifLocation{
 					ID:               i + 1,
-					PhysicalLocation: physical(rel.Range),
+					PhysicalLocation: loc.physical(rel.Range),
 					Message:          &sarifText{Text: rel.Message},
 				})
 			}
@@ -103,8 +131,11 @@ func sarifLevel(d *hcl.Diagnostic) string {
 	return "error"
 }
 
-func physical(r hcl.Range) *sarifPhysical {
-	p := &sarifPhysical{ArtifactLocation: artifact(r.Filename)}
+// locator turns file names into artifact locations relative to root.
+type locator struct{ root string }
+
+func (l locator) physical(r hcl.Range) *sarifPhysical {
+	p := &sarifPhysical{ArtifactLocation: l.artifact(r.Filename)}
 	if r.Start.Line > 0 {
 		reg := &sarifRegion{StartLine: r.Start.Line, StartColumn: r.Start.Column}
 		if r.End.Line >= r.Start.Line && (r.End.Line > r.Start.Line || r.End.Column > r.Start.Column) {
@@ -115,18 +146,53 @@ func physical(r hcl.Range) *sarifPhysical {
 	return p
 }
 
-// artifact turns a file name into a SARIF artifact location: a relative
-// URI against %SRCROOT% for relative paths, a file: URI otherwise.
-func artifact(name string) sarifArtifact {
-	slash := filepath.ToSlash(name)
-	if filepath.IsAbs(name) {
-		if !strings.HasPrefix(slash, "/") {
-			slash = "/" + slash // a Windows drive path
+// artifact turns a file name, relative to the working directory or
+// absolute, into a URI relative to %SRCROOT% when the file is inside
+// the root, and an absolute file: URI otherwise.
+func (l locator) artifact(name string) sarifArtifact {
+	if l.root == "" {
+		if filepath.IsAbs(name) {
+			return sarifArtifact{URI: fileURI(name, false)}
 		}
-		return sarifArtifact{URI: (&url.URL{Scheme: "file", Path: slash}).String()}
+		return sarifArtifact{URI: relURI(name), URIBaseID: SrcRoot}
 	}
-	slash = strings.TrimPrefix(slash, "./")
-	return sarifArtifact{URI: (&url.URL{Path: slash}).String(), URIBaseID: "%SRCROOT%"}
+	abs, err := filepath.Abs(name)
+	if err != nil {
+		return sarifArtifact{URI: relURI(name), URIBaseID: SrcRoot}
+	}
+	abs = realPath(abs)
+	if rel, err := filepath.Rel(l.root, abs); err == nil && filepath.IsLocal(rel) {
+		return sarifArtifact{URI: relURI(rel), URIBaseID: SrcRoot}
+	}
+	return sarifArtifact{URI: fileURI(abs, false)}
+}
+
+// realPath resolves symbolic links (git prints the real path of the
+// work tree, the working directory may go through a link), keeping p
+// when it cannot be resolved.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
+}
+
+func relURI(name string) string {
+	slash := strings.TrimPrefix(filepath.ToSlash(filepath.Clean(name)), "./")
+	return (&url.URL{Path: slash}).String()
+}
+
+// fileURI is the file: URI of an absolute path; dir adds the trailing
+// slash SARIF requires of a base URI.
+func fileURI(abs string, dir bool) string {
+	slash := filepath.ToSlash(abs)
+	if !strings.HasPrefix(slash, "/") {
+		slash = "/" + slash // a Windows drive path
+	}
+	if dir && !strings.HasSuffix(slash, "/") {
+		slash += "/"
+	}
+	return (&url.URL{Scheme: "file", Path: slash}).String()
 }
 
 type sarifLog struct {
@@ -136,9 +202,21 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool       sarifTool     `json:"tool"`
-	Results    []sarifResult `json:"results"`
-	ColumnKind string        `json:"columnKind"`
+	Tool               sarifTool                `json:"tool"`
+	Invocations        []sarifInvocation        `json:"invocations,omitempty"`
+	OriginalURIBaseIDs map[string]sarifArtifact `json:"originalUriBaseIds,omitempty"`
+	Results            []sarifResult            `json:"results"`
+	ColumnKind         string                   `json:"columnKind"`
+}
+
+type sarifInvocation struct {
+	ExecutionSuccessful bool                `json:"executionSuccessful"`
+	Notifications       []sarifNotification `json:"toolExecutionNotifications,omitempty"`
+}
+
+type sarifNotification struct {
+	Level   string    `json:"level"`
+	Message sarifText `json:"message"`
 }
 
 type sarifTool struct {

@@ -1,16 +1,18 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 	"golang.org/x/term"
 
 	"github.com/platc/platc/compiler"
@@ -81,9 +83,10 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 	}()
 	app := newApp(stdout, stderr)
-	err := app.Run(args)
+	err := app.Run(context.Background(), args)
 	var ee exitError
 	var ue usageError
+	var ec cli.ExitCoder
 	switch {
 	case err == nil:
 		return exitOK
@@ -92,52 +95,172 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "platc: %s\n", ue.msg)
 		return exitInvalid
+	case errors.As(err, &ec):
+		// urfave/cli's own exits (help for an unknown topic) are about
+		// how platc was called.
+		fmt.Fprintf(stderr, "platc: %s\n", err)
+		return exitInvalid
 	default:
 		// urfave/cli's own errors are about arguments and flags.
-		fmt.Fprintf(stderr, "platc: %s\nRun 'platc --help' for usage.\n", err)
+		fmt.Fprintf(stderr, "platc: %s\nRun 'platc help' for usage.\n", err)
 		return exitInvalid
 	}
 }
 
-func newApp(stdout, stderr io.Writer) *cli.App {
-	app := &cli.App{
+// versionLine is the one way platc states its version: platc version,
+// platc --version, and the SARIF driver and the executor's User-Agent
+// carry the same version string.
+func versionLine() string {
+	return fmt.Sprintf("platc %s (%s, %s/%s)", platcVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+func init() {
+	// urfave/cli keeps these hooks in package variables; platc sets them
+	// once, so every command shares one version format and one notion of
+	// a plausible typo (Jaro-Winkler would suggest something for any
+	// input, even "--frobnicate").
+	cli.VersionPrinter = func(cmd *cli.Command) { fmt.Fprintln(cmd.Root().Writer, versionLine()) }
+	cli.SuggestFlag = suggestFlag
+	cli.SuggestCommand = suggestCommand
+}
+
+// suggestFlag is urfave/cli's SuggestFlag: the flag of flags closest to
+// provided (without dashes), as --name, or "" when none is close.
+func suggestFlag(flags []cli.Flag, provided string, hideHelp bool) string {
+	var names []string
+	for _, f := range flags {
+		if v, ok := f.(cli.VisibleFlag); ok && !v.IsVisible() {
+			continue
+		}
+		names = append(names, f.Names()...)
+	}
+	if !hideHelp {
+		names = append(names, "help")
+	}
+	slices.Sort(names)
+	s := diag.Suggest(strings.TrimLeft(provided, "-"), names)
+	if s == "" {
+		return ""
+	}
+	if len(s) == 1 {
+		return "-" + s
+	}
+	return "--" + s
+}
+
+// suggestCommand is urfave/cli's SuggestCommand, in its own message
+// form ("Did you mean ...?") since it is printed as it is returned.
+func suggestCommand(commands []*cli.Command, provided string) string {
+	if s := closestCommand(commands, provided); s != "" {
+		return fmt.Sprintf("Did you mean %q?", s)
+	}
+	return ""
+}
+
+func closestCommand(commands []*cli.Command, provided string) string {
+	var names []string
+	for _, c := range commands {
+		if !c.Hidden {
+			names = append(names, c.Name)
+		}
+	}
+	slices.Sort(names)
+	return diag.Suggest(provided, names)
+}
+
+func newApp(stdout, stderr io.Writer) *cli.Command {
+	app := &cli.Command{
 		Name:  "platc",
 		Usage: "compile a Kubernetes platform in HCL into Argo and Ansible artifacts, and check it first",
 		Description: "platc reads a platform (a directory of *.hcl files, or one file), proves its\n" +
 			"dependency graph and the RFC-DEPLOY-0001 invariants, and generates what Argo CD,\n" +
-			"Argo Workflows, Argo Events and Ansible need to deploy it in order.",
-		Version:         platcVersion(),
-		Writer:          stdout,
-		ErrWriter:       stderr,
-		HideHelpCommand: true,
+			"Argo Workflows, Argo Events and Ansible need to deploy it in order.\n\n" +
+			"Flags may come before or after the path. 'platc help COMMAND' describes one command.",
+		Version:   platcVersion(),
+		Writer:    stdout,
+		ErrWriter: stderr,
+		// Did-you-mean for mistyped commands and flags (through
+		// suggestFlag and suggestCommand above).
+		Suggest: true,
+		// platc completion bash|zsh|fish|pwsh, and the hidden
+		// --generate-shell-completion the scripts call.
+		EnableShellCompletion:           true,
+		ConfigureShellCompletionCommand: configureCompletion,
 		// platc decides exit codes itself; urfave/cli must never call
 		// os.Exit.
-		ExitErrHandler: func(*cli.Context, error) {},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return usageError{err.Error()}
-		},
-		Commands: commands(),
+		ExitErrHandler: func(context.Context, *cli.Command, error) {},
+		OnUsageError:   onUsageError,
+		Commands:       commands(),
 	}
 	// urfave/cli runs the root Action for an unknown command name.
-	app.Action = func(c *cli.Context) error {
-		if !c.Args().Present() {
-			return cli.ShowAppHelp(c)
+	app.Action = func(_ context.Context, cmd *cli.Command) error {
+		if !cmd.Args().Present() {
+			return cli.ShowRootCommandHelp(cmd)
 		}
-		name := c.Args().First()
-		var names []string
-		for _, cmd := range c.App.Commands {
-			names = append(names, cmd.Name)
+		name := cmd.Args().First()
+		if s := closestCommand(cmd.Commands, name); s != "" {
+			return usagef("unknown command %q. Did you mean %q? Run 'platc help' for the list of commands.", name, s)
 		}
-		slices.Sort(names)
-		if s := diag.Suggest(name, names); s != "" {
-			return usagef("unknown command %q. Did you mean %q?", name, s)
-		}
-		return usagef("unknown command %q. Run 'platc --help' for the list of commands.", name)
+		return usagef("unknown command %q. Run 'platc help' for the list of commands.", name)
 	}
 	for _, cmd := range app.Commands {
-		cmd.OnUsageError = app.OnUsageError
+		cmd.OnUsageError = onUsageError
+		// "platc help lint" is the help command; a "help" subcommand of
+		// each command would only get in the way of completing paths.
+		cmd.HideHelpCommand = true
 	}
 	return app
+}
+
+// onUsageError turns urfave/cli's flag errors into one line that names
+// the command, suggests the nearest flag, and says where help is.
+func onUsageError(_ context.Context, cmd *cli.Command, err error, isSub bool) error {
+	name := "platc"
+	if isSub {
+		name = "platc " + cmd.Name
+	}
+	msg := err.Error()
+	if flag, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		flag = "--" + strings.TrimLeft(flag, "-")
+		msg = fmt.Sprintf("%s has no flag %s.", name, flag)
+		if s := cli.SuggestFlag(cmd.Flags, flag, false); s != "" {
+			msg += fmt.Sprintf(" Did you mean %s?", s)
+		}
+	} else if flag, ok := strings.CutPrefix(msg, "flag needs an argument: "); ok {
+		msg = fmt.Sprintf("flag %s of %s needs a value.", "--"+strings.TrimLeft(flag, "-"), name)
+	}
+	help := "platc help"
+	if isSub {
+		help += " " + cmd.Name
+	}
+	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") {
+		msg += "."
+	}
+	return usagef("%s Run '%s' for usage.", msg, help)
+}
+
+// configureCompletion makes urfave/cli's completion command visible and
+// gives it platc's wording; the scripts call platc back with
+// --generate-shell-completion to list commands and flags.
+func configureCompletion(c *cli.Command) {
+	c.Hidden = false
+	c.HideHelpCommand = true
+	c.Usage = "print a shell completion script: platc completion bash|zsh|fish|pwsh"
+	c.ArgsUsage = "SHELL"
+	c.Description = "Load it in the shell's startup file:\n\n" +
+		"  bash: source <(platc completion bash)          (in ~/.bashrc; needs bash-completion)\n" +
+		"  zsh:  source <(platc completion zsh)           (in ~/.zshrc, after compinit)\n" +
+		"  fish: platc completion fish > ~/.config/fish/completions/platc.fish"
+	c.Action = func(_ context.Context, cmd *cli.Command) error {
+		shells := make([]string, 0, len(cmd.Commands))
+		for _, s := range cmd.Commands {
+			shells = append(shells, s.Name)
+		}
+		if !cmd.Args().Present() {
+			return usagef("completion needs a shell: platc completion %s", strings.Join(shells, "|"))
+		}
+		return usagef("platc has no completion for %q; use one of: %s.", cmd.Args().First(), strings.Join(shells, ", "))
+	}
 }
 
 // commands lists platc's commands, one file each.
@@ -167,32 +290,35 @@ var (
 )
 
 // checkFormat validates --format against the allowed values.
-func checkFormat(c *cli.Context, allowed ...string) (string, error) {
-	f := c.String("format")
+func checkFormat(cmd *cli.Command, allowed ...string) (string, error) {
+	f := cmd.String("format")
 	if !slices.Contains(allowed, f) {
-		return "", usagef("--format %q is not supported by %s; use one of: %s.", f, c.Command.Name, strings.Join(allowed, ", "))
+		return "", usagef("--format %q is not supported by %s; use one of: %s.", f, cmd.Name, strings.Join(allowed, ", "))
 	}
 	return f, nil
 }
 
 // pathArg returns the platform path argument (default "."), rejecting
-// stray arguments. urfave/cli stops parsing flags at the first argument,
-// so a flag after the path would otherwise be silently taken as a path.
-func pathArg(c *cli.Context) (string, error) {
-	args := c.Args().Slice()
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") && a != "-" {
-			return "", usagef("flag %s must come before the platform path: platc %s %s PATH", a, c.Command.Name, a)
-		}
-	}
+// stray arguments. Flags may come before or after it (urfave/cli v3
+// parses them anywhere until "--").
+func pathArg(cmd *cli.Command) (string, error) {
+	args := cmd.Args().Slice()
 	switch len(args) {
 	case 0:
 		return ".", nil
 	case 1:
 		return args[0], nil
 	default:
-		return "", usagef("%s takes one platform path (a directory or one .hcl file); got %d arguments.", c.Command.Name, len(args))
+		return "", usagef("%s takes one platform path (a directory or one .hcl file); got %d arguments: %s.", cmd.Name, len(args), strings.Join(quoteAll(args), " "))
 	}
+}
+
+func quoteAll(xs []string) []string {
+	out := make([]string, len(xs))
+	for i, x := range xs {
+		out[i] = fmt.Sprintf("%q", x)
+	}
+	return out
 }
 
 // colorFor reports whether output to w should be coloured: only on a
@@ -207,42 +333,43 @@ func colorFor(w io.Writer) bool {
 
 // printDiags renders diagnostics: JSON on stdout for machines, text on
 // stderr for people.
-func printDiags(c *cli.Context, mod *lang.Module, diags hcl.Diagnostics, format string) {
+func printDiags(cmd *cli.Command, mod *lang.Module, diags hcl.Diagnostics, format string) {
 	var files map[string]*hcl.File
 	if mod != nil {
 		files = mod.Files
 	}
 	if format == "json" {
-		_ = report.JSON(c.App.Writer, diags)
+		_ = report.JSON(cmd.Root().Writer, diags)
 		return
 	}
 	if len(diags) == 0 {
 		return
 	}
-	_ = report.Text(c.App.ErrWriter, files, diags, report.TextOptions{Color: colorFor(c.App.ErrWriter)})
-	fmt.Fprintf(c.App.ErrWriter, "%s\n", report.Summary(diags))
+	ew := cmd.Root().ErrWriter
+	_ = report.Text(ew, files, diags, report.TextOptions{Color: colorFor(ew)})
+	fmt.Fprintf(ew, "%s\n", report.Summary(diags))
 }
 
 // compile parses the platform at the path argument and compiles it for
 // one environment. On errors it prints them and returns exit code 3.
-func compile(c *cli.Context, format string) (*lang.Module, *ir.Program, error) {
-	path, err := pathArg(c)
+func compile(cmd *cli.Command, format string) (*lang.Module, *ir.Program, error) {
+	path, err := pathArg(cmd)
 	if err != nil {
 		return nil, nil, err
 	}
 	mod, diags := lang.Parse(path)
 	if diags.HasErrors() {
-		printDiags(c, mod, diag.Sort(diags), format)
+		printDiags(cmd, mod, diag.Sort(diags), format)
 		return nil, nil, exitWith(exitInvalid)
 	}
-	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: c.String("env")})
+	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: cmd.String("env")})
 	diags = diag.Sort(append(diags, cdiags...))
 	if diags.HasErrors() {
-		printDiags(c, mod, diags, format)
+		printDiags(cmd, mod, diags, format)
 		return nil, nil, exitWith(exitInvalid)
 	}
 	if len(diags) > 0 && format != "json" {
-		printDiags(c, mod, diags, format)
+		printDiags(cmd, mod, diags, format)
 	}
 	return mod, prog, nil
 }

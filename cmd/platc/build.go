@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -8,7 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
@@ -33,23 +34,23 @@ func buildCommand() *cli.Command {
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "output directory (default: platform.git.path in the platform's Git work tree)"},
 			&cli.BoolFlag{Name: "check", Usage: "write nothing; exit 1 with a per-file summary when the output on disk is stale"},
 		},
-		Action: func(c *cli.Context) error {
-			path, err := pathArg(c)
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			path, err := pathArg(cmd)
 			if err != nil {
 				return err
 			}
-			progs, err := compileForBuild(c, path)
+			progs, err := compileForBuild(cmd, path)
 			if err != nil {
 				return err
 			}
-			outs, err := outputs(c, path, progs)
+			outs, err := outputs(cmd, path, progs)
 			if err != nil {
 				return err
 			}
-			if c.Bool("check") {
-				return check(c.App.Writer, c.App.ErrWriter, outs)
+			if cmd.Bool("check") {
+				return check(cmd.Root().Writer, cmd.Root().ErrWriter, outs)
 			}
-			return writeOutputs(c.App.Writer, c.App.ErrWriter, outs)
+			return writeOutputs(cmd.Root().Writer, cmd.Root().ErrWriter, outs)
 		},
 	}
 }
@@ -57,12 +58,12 @@ func buildCommand() *cli.Command {
 // compileForBuild compiles every environment, or only --env, printing
 // diagnostics; errors end the build with exit 3 before anything is
 // generated.
-func compileForBuild(c *cli.Context, path string) ([]*ir.Program, error) {
+func compileForBuild(cmd *cli.Command, path string) ([]*ir.Program, error) {
 	mod, diags := lang.Parse(path)
 	var progs []*ir.Program
 	if !diags.HasErrors() {
 		var cdiags hcl.Diagnostics
-		if env := c.String("env"); env != "" {
+		if env := cmd.String("env"); env != "" {
 			var p *ir.Program
 			p, cdiags = compiler.Compile(mod, compiler.Options{Env: env})
 			if p != nil {
@@ -74,7 +75,7 @@ func compileForBuild(c *cli.Context, path string) ([]*ir.Program, error) {
 		diags = append(diags, cdiags...)
 	}
 	diags = diag.Sort(diags)
-	printDiags(c, mod, diags, "text")
+	printDiags(cmd, mod, diags, "text")
 	if diags.HasErrors() {
 		return nil, exitWith(exitInvalid)
 	}
@@ -92,10 +93,10 @@ type output struct {
 // the programs, so they run concurrently, one per CPU; the files are
 // sorted afterwards and the first failure in order is the one reported,
 // so the result does not depend on scheduling.
-func outputs(c *cli.Context, path string, progs []*ir.Program) ([]output, error) {
+func outputs(cmd *cli.Command, path string, progs []*ir.Program) ([]output, error) {
 	outs := make([]output, len(progs))
 	for i, p := range progs {
-		dir, err := outDir(c.String("out"), path, p)
+		dir, err := outDir(cmd.String("out"), path, p)
 		if err != nil {
 			return nil, err
 		}
@@ -118,7 +119,7 @@ func outputs(c *cli.Context, path string, progs []*ir.Program) ([]output, error)
 	})
 	for _, j := range jobs {
 		if j.err != nil {
-			fmt.Fprintf(c.App.ErrWriter, "platc: internal error: emitter %s, environment %s: %v\nThis is a bug in platc; please report it with the input that caused it.\n", emitters[j.emitter].Name(), progs[j.prog].Env.Name, j.err)
+			fmt.Fprintf(cmd.Root().ErrWriter, "platc: internal error: emitter %s, environment %s: %v\nThis is a bug in platc; please report it with the input that caused it.\n", emitters[j.emitter].Name(), progs[j.prog].Env.Name, j.err)
 			return nil, exitWith(exitFailure)
 		}
 		outs[j.prog].files = append(outs[j.prog].files, j.files...)

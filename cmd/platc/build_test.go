@@ -49,7 +49,7 @@ app "b" { depends_on = [app.a] }
 		{"cycle", []string{"build", "-o", out, cyclic}, exitInvalid},
 		{"unknown env", []string{"build", "--env", "prod", "-o", out, good}, exitInvalid},
 		{"conflict", []string{"build", "-o", conflict, good}, exitFailure},
-		{"flag after path", []string{"build", good, "--check"}, exitInvalid},
+		{"flag after path", []string{"build", good, "--check", "-o", out}, exitOK},
 		{"two paths", []string{"build", good, cyclic}, exitInvalid},
 		{"unknown flag", []string{"build", "--force", good}, exitInvalid},
 	} {

@@ -25,8 +25,11 @@ var (
 )
 
 // lintBad runs `platc lint` on dir and checks what every bad input must
-// get: exit 3, nothing on stdout, and a file:line:column for every
-// diagnostic, in text and in JSON. It returns stderr with dir removed.
+// get: exit 3, the diagnostics on stdout (they are lint's findings),
+// nothing on stderr (platc itself did not fail), a file:line:column for
+// every diagnostic, in text and in JSON, and a note that the rules which
+// need a compiled platform were skipped. It returns stdout with dir
+// removed.
 func lintBad(t *testing.T, dir string) string {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
@@ -34,10 +37,13 @@ func lintBad(t *testing.T, dir string) string {
 	if code != exitInvalid {
 		t.Errorf("exit code = %d, want %d\nstderr:\n%s", code, exitInvalid, stderr.String())
 	}
-	if stdout.Len() != 0 {
-		t.Errorf("stdout should be empty, got:\n%s", stdout.String())
+	if stderr.Len() != 0 {
+		t.Errorf("stderr should be empty, got:\n%s", stderr.String())
 	}
-	text := strings.ReplaceAll(stderr.String(), dir+string(filepath.Separator), "")
+	text := strings.ReplaceAll(stdout.String(), dir+string(filepath.Separator), "")
+	if !strings.Contains(text, "\nLint ran ") {
+		t.Errorf("no note that lint rules were skipped:\n%s", text)
+	}
 	shown := min(len(diagHeader.FindAllString(text, -1)), report.MaxText)
 	if shown == 0 {
 		t.Fatalf("no diagnostic printed:\n%s", text)
@@ -58,6 +64,9 @@ func lintBad(t *testing.T, dir string) string {
 	if rep.Errors == 0 {
 		t.Errorf("--format json reports no errors")
 	}
+	if rep.Skipped == nil || len(rep.Skipped.Rules) == 0 {
+		t.Errorf("--format json does not say which rules were skipped")
+	}
 	for _, d := range rep.Diagnostics {
 		if d.Range == nil || d.Range.Start.Line == 0 || d.Range.Start.Column == 0 {
 			t.Errorf("--format json: diagnostic %q has no line and column", d.Summary)
@@ -77,7 +86,7 @@ func TestBadInputCorpus(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			dir := c.WriteInputs(t, t.TempDir())
-			c.Check(t, map[string]string{"stderr": lintBad(t, dir)}, *update)
+			c.Check(t, map[string]string{"stdout": lintBad(t, dir)}, *update)
 		})
 	}
 }

@@ -79,7 +79,7 @@ func TestRuleDocExamples(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			args := append([]string{"platc"}, strings.Fields(example[cmd[2]:cmd[3]])[1:]...)
 			run(args, &stdout, &stderr)
-			got := stderr.String()
+			got := stdout.String()
 			if !strings.Contains(got, "\nRule "+name+" (") {
 				t.Errorf("%s: the example shows no %s finding:\n%s", page, name, got)
 			}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/executor"
 	"github.com/platc/platc/executor/config"
@@ -38,7 +38,7 @@ func executorFlags(action config.Action) []envVarFlag {
 		stringEnvFlag("platform", "PLATFORM_PATH", "platform source: a directory of *.hcl files or one file (default "+config.DefaultPlatformPath+")"),
 		stringEnvFlag("environment", "ENVIRONMENT", "environment block to use (required)"),
 		stringEnvFlag("scope", "TARGET_SCOPE", "platform, stack:<name> or app:<name> (default platform)"),
-		stringEnvFlag("kubeconfig-path", "KUBECONFIG_PATH", "path to a kubeconfig; or set KUBECONFIG_DATA to a base64-encoded one"),
+		stringEnvFlag("kubeconfig-path", "KUBECONFIG_PATH", "path to a kubeconfig; or set KUBECONFIG_DATA to a base64-encoded one (KUBECONFIG is the fallback when neither is set)"),
 		{&cli.BoolFlag{Name: "dry-run", Usage: "check everything, change nothing, print what would be done (env DRY_RUN=true)"}, "dry-run", "DRY_RUN"},
 		stringEnvFlag("log-level", "LOG_LEVEL", "debug, info, warn or error (default info)"),
 		stringEnvFlag("log-format", "LOG_FORMAT", "text or json (default text); json also makes the report one JSON line"),
@@ -74,28 +74,28 @@ func executorCommand(action config.Action, usage, description string) *cli.Comma
 		Usage:       usage,
 		Description: description,
 		Flags:       flags,
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return usagef("%s takes no arguments; name the platform with --platform or PLATFORM_PATH (got %q)", action, strings.Join(c.Args().Slice(), " "))
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
+				return usagef("%s takes no arguments; name the platform with --platform or PLATFORM_PATH (got %q)", action, strings.Join(cmd.Args().Slice(), " "))
 			}
-			return exitWith(runExecutor(c, action, efs))
+			return exitWith(runExecutor(cmd, action, efs))
 		},
 	}
 }
 
 // input collects the raw configuration: each flag if given, else its
 // environment variable.
-func input(c *cli.Context, action config.Action, efs []envVarFlag) config.Input {
+func input(cmd *cli.Command, action config.Action, efs []envVarFlag) config.Input {
 	get := func(name string) string {
 		for _, f := range efs {
 			if f.name != name {
 				continue
 			}
-			if c.IsSet(name) {
+			if cmd.IsSet(name) {
 				if _, ok := f.flag.(*cli.BoolFlag); ok {
-					return fmt.Sprint(c.Bool(name))
+					return fmt.Sprint(cmd.Bool(name))
 				}
-				return c.String(name)
+				return cmd.String(name)
 			}
 			return os.Getenv(f.env)
 		}
@@ -105,6 +105,7 @@ func input(c *cli.Context, action config.Action, efs []envVarFlag) config.Input 
 		Action:          action,
 		KubeconfigData:  os.Getenv("KUBECONFIG_DATA"),
 		KubeconfigPath:  get("kubeconfig-path"),
+		Kubeconfig:      os.Getenv("KUBECONFIG"),
 		Environment:     get("environment"),
 		TargetScope:     get("scope"),
 		DryRun:          get("dry-run"),
@@ -121,14 +122,14 @@ func input(c *cli.Context, action config.Action, efs []envVarFlag) config.Input 
 	}
 }
 
-func runExecutor(c *cli.Context, action config.Action, efs []envVarFlag) int {
-	cfg, probs := config.Load(input(c, action, efs))
-	log := logging.New(c.App.ErrWriter, logging.Options{
+func runExecutor(cmd *cli.Command, action config.Action, efs []envVarFlag) int {
+	cfg, probs := config.Load(input(cmd, action, efs))
+	log := logging.New(cmd.Root().ErrWriter, logging.Options{
 		Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: cfg.TraceID, SpanID: cfg.SpanID,
 	})
 	log.Redact(cfg.Secrets...)
 	if !probs.Empty() {
-		return configProblems(c, cfg, probs, log)
+		return configProblems(cmd, cfg, probs, log)
 	}
 	// Warnings from the compiler are worth seeing, not worth stopping for.
 	for _, d := range probs.Diags {
@@ -137,10 +138,10 @@ func runExecutor(c *cli.Context, action config.Action, efs []envVarFlag) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return executor.Run(ctx, cfg, executor.Env{
-		Stdout:       c.App.Writer,
+		Stdout:       cmd.Root().Writer,
 		Log:          log,
-		PollInterval: c.Duration("poll-interval"),
-		CallTimeout:  c.Duration("call-timeout"),
+		PollInterval: cmd.Duration("poll-interval"),
+		CallTimeout:  cmd.Duration("call-timeout"),
 		UserAgent:    "platc/" + platcVersion(),
 	})
 }
@@ -148,7 +149,7 @@ func runExecutor(c *cli.Context, action config.Action, efs []envVarFlag) int {
 // configProblems reports every configuration problem and returns exit 3:
 // one log line per problem, the platform's diagnostics with source
 // snippets (text) or as log lines (json), and a report saying "invalid".
-func configProblems(c *cli.Context, cfg *config.Config, probs *config.Problems, log *logging.Logger) int {
+func configProblems(cmd *cli.Command, cfg *config.Config, probs *config.Problems, log *logging.Logger) int {
 	for _, p := range probs.Errors {
 		log.Errorf("config", "platc", "%s", p)
 	}
@@ -159,7 +160,7 @@ func configProblems(c *cli.Context, cfg *config.Config, probs *config.Problems, 
 				log.Errorf("config", "platform", "%s", diagLine(d))
 			}
 		} else {
-			_ = report.Text(c.App.ErrWriter, cfg.Module.Files, probs.Diags, report.TextOptions{Color: colorFor(c.App.ErrWriter)})
+			_ = report.Text(cmd.Root().ErrWriter, cfg.Module.Files, probs.Diags, report.TextOptions{Color: colorFor(cmd.Root().ErrWriter)})
 		}
 	}
 	n := len(probs.Errors) + errs
@@ -176,9 +177,9 @@ func configProblems(c *cli.Context, cfg *config.Config, probs *config.Problems, 
 		}
 	}
 	if cfg.LogFormat == logging.JSON {
-		_ = rep.WriteJSON(c.App.Writer)
+		_ = rep.WriteJSON(cmd.Root().Writer)
 	} else {
-		rep.WriteText(c.App.Writer)
+		rep.WriteText(cmd.Root().Writer)
 	}
 	return exitInvalid
 }

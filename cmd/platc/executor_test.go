@@ -14,7 +14,7 @@ import (
 // executorEnv clears every variable the executor reads, so the test
 // machine's environment cannot leak in, then sets env.
 func executorEnv(t *testing.T, env map[string]string) {
-	for _, k := range []string{"KUBECONFIG_DATA", "KUBECONFIG_PATH", "ENVIRONMENT", "TARGET_SCOPE", "DRY_RUN", "LOG_LEVEL", "LOG_FORMAT",
+	for _, k := range []string{"KUBECONFIG_DATA", "KUBECONFIG_PATH", "KUBECONFIG", "ENVIRONMENT", "TARGET_SCOPE", "DRY_RUN", "LOG_LEVEL", "LOG_FORMAT",
 		"TRACE_ID", "SPAN_ID", "PLATFORM_PATH", "ENVIRONMENT_CONFIG", "SECRETS_DIR", "TEARDOWN_CONFIRM", "PV_POLICY", "ACTION_TIMEOUT"} {
 		t.Setenv(k, "")
 	}
@@ -83,6 +83,8 @@ func TestExecutorConfigErrors(t *testing.T) {
 	}{
 		{"no kubeconfig", []string{"validate"}, with("KUBECONFIG_DATA", ""),
 			[]string{"no kubeconfig: set KUBECONFIG_DATA (base64-encoded kubeconfig) or KUBECONFIG_PATH"}},
+		{"KUBECONFIG naming nothing", []string{"validate"}, with("KUBECONFIG_DATA", "", "KUBECONFIG", kcPath+".missing"),
+			[]string{"names no kubeconfig file that exists; set KUBECONFIG_PATH or KUBECONFIG_DATA"}},
 		{"both kubeconfigs", []string{"validate"}, with("KUBECONFIG_PATH", kcPath),
 			[]string{"KUBECONFIG_DATA and KUBECONFIG_PATH are both set; set exactly one"}},
 		{"bad base64", []string{"validate"}, with("KUBECONFIG_DATA", "not*base64!"),

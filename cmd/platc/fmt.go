@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/udiff"
@@ -35,17 +36,12 @@ func fmtCommand() *cli.Command {
 	}
 }
 
-func runFmt(c *cli.Context) error {
-	args := c.Args().Slice()
-	for _, a := range args {
-		if strings.HasPrefix(a, "-") && a != "-" {
-			return usagef("flag %s must come before the paths: platc fmt %s PATH...", a, a)
-		}
-	}
+func runFmt(_ context.Context, cmd *cli.Command) error {
+	args := cmd.Args().Slice()
 	if len(args) == 0 {
 		args = []string{"."}
 	}
-	check, showDiff := c.Bool("check"), c.Bool("diff")
+	check, showDiff := cmd.Bool("check"), cmd.Bool("diff")
 	var diags hcl.Diagnostics
 	files := map[string]*hcl.File{}
 	unformatted := 0
@@ -61,7 +57,7 @@ func runFmt(c *cli.Context) error {
 				diags = append(diags, ds...)
 				continue
 			}
-			if _, err := c.App.Writer.Write(out); err != nil {
+			if _, err := cmd.Root().Writer.Write(out); err != nil {
 				return err
 			}
 			continue
@@ -87,10 +83,10 @@ func runFmt(c *cli.Context) error {
 			unformatted++
 			if showDiff {
 				slash := filepath.ToSlash(name)
-				fmt.Fprint(c.App.Writer, udiff.Unified("a/"+slash, "b/"+slash, src, out))
+				fmt.Fprint(cmd.Root().Writer, udiff.Unified("a/"+slash, "b/"+slash, src, out))
 			}
 			if check && !showDiff {
-				fmt.Fprintln(c.App.Writer, name)
+				fmt.Fprintln(cmd.Root().Writer, name)
 			}
 			if check || showDiff {
 				continue
@@ -100,12 +96,12 @@ func runFmt(c *cli.Context) error {
 					Detail: fmt.Sprintf("Writing %s failed: %v. The file was left as it was.", name, unwrapPath(err))})
 				continue
 			}
-			fmt.Fprintln(c.App.Writer, name)
+			fmt.Fprintln(cmd.Root().Writer, name)
 		}
 	}
 	if len(diags) > 0 {
 		diags = diag.Sort(diags)
-		ew := c.App.ErrWriter
+		ew := cmd.Root().ErrWriter
 		_ = report.Text(ew, files, diags, report.TextOptions{Color: colorFor(ew)})
 		fmt.Fprintf(ew, "%s\n", report.Summary(diags))
 		return exitWith(exitInvalid)

@@ -1,16 +1,20 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
@@ -45,41 +49,44 @@ func lintCommand() *cli.Command {
 	}
 }
 
-func runLint(c *cli.Context) error {
-	format, err := checkFormat(c, "text", "json", "sarif")
+func runLint(_ context.Context, cmd *cli.Command) error {
+	format, err := checkFormat(cmd, "text", "json", "sarif")
 	if err != nil {
 		return err
 	}
-	failOn, ok := lint.ParseSeverity(c.String("fail-on"))
+	failOn, ok := lint.ParseSeverity(cmd.String("fail-on"))
 	if !ok {
-		return usagef("--fail-on %q is not a severity; use error, warning or notice.", c.String("fail-on"))
+		return usagef("--fail-on %q is not a severity; use error, warning or notice.", cmd.String("fail-on"))
 	}
-	enabled, err := selectRules(c.StringSlice("enable"), c.StringSlice("disable"))
+	enabled, err := selectRules(cmd.StringSlice("enable"), cmd.StringSlice("disable"))
 	if err != nil {
 		return err
 	}
-	path, err := pathArg(c)
+	path, err := pathArg(cmd)
 	if err != nil {
 		return err
 	}
-	out := lintOutput{c: c, format: format, files: map[string]*hcl.File{}}
+	out := lintOutput{cmd: cmd, format: format, files: map[string]*hcl.File{}}
 
+	// Every problem in one run: the compiler's errors do not stop the
+	// rules that need only the syntax (lint.Rule.Syntax); the others need
+	// a compiled platform and are listed as skipped.
 	mod, diags := lang.Parse(path)
 	if mod != nil {
 		maps.Copy(out.files, mod.Files)
 	}
-	if diags.HasErrors() {
-		out.print(diag.Sort(diags))
-		return exitWith(exitInvalid)
+	var progs []*ir.Program
+	if !diags.HasErrors() {
+		var cdiags hcl.Diagnostics
+		progs, cdiags = compiler.CompileAll(mod)
+		diags = append(diags, cdiags...)
 	}
-	progs, cdiags := compiler.CompileAll(mod)
-	diags = append(diags, cdiags...)
-	if diags.HasErrors() {
-		out.print(diag.Sort(diags))
-		return exitWith(exitInvalid)
+	invalid := diags.HasErrors()
+	if invalid {
+		progs = nil
 	}
 	var set *manifest.Set
-	if dir := c.String("scan"); dir != "" {
+	if dir := cmd.String("scan"); dir != "" {
 		var sdiags hcl.Diagnostics
 		set, sdiags = manifest.Load(dir)
 		if set != nil {
@@ -87,16 +94,39 @@ func runLint(c *cli.Context) error {
 		}
 		diags = append(diags, sdiags...)
 		if sdiags.HasErrors() {
-			out.print(diag.Sort(diags))
-			return exitWith(exitInvalid)
+			invalid = true
+			set = nil
 		}
 	}
-	found, runErr := lint.Run(lint.Config{Module: mod, Programs: progs, Manifests: set, Rules: enabled, Known: rules.Names()})
-	diags = diag.Sort(append(diags, found...))
+	cfg := lint.Config{Module: mod, Programs: progs, Manifests: set, Rules: enabled, Known: rules.Names()}
+	var runErr error
+	if mod != nil {
+		var found hcl.Diagnostics
+		found, runErr = lint.Run(cfg)
+		diags = append(diags, found...)
+		if invalid {
+			for _, r := range enabled {
+				if cfg.Runs(r) {
+					out.ran = append(out.ran, r)
+				}
+			}
+			out.skipped = lint.Skipped(cfg)
+		}
+	} else {
+		for _, r := range enabled {
+			if !r.Scan || set != nil {
+				out.skipped = append(out.skipped, r)
+			}
+		}
+	}
+	diags = diag.Sort(diags)
 	out.print(diags)
 	if runErr != nil {
-		fmt.Fprintf(c.App.ErrWriter, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", runErr)
+		fmt.Fprintf(cmd.Root().ErrWriter, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", runErr)
 		return exitWith(exitFailure)
+	}
+	if invalid {
+		return exitWith(exitInvalid)
 	}
 	for _, d := range diags {
 		if severityOf(d) <= failOn {
@@ -157,29 +187,77 @@ func selectRules(enable, disable []string) ([]*lint.Rule, error) {
 	return out, nil
 }
 
-// lintOutput prints lint results in the chosen format: text on stderr
-// for people, JSON and SARIF on stdout for machines.
+// lintOutput prints lint results in the chosen format. Findings, the
+// compiler's included, are lint's output and go to stdout in every
+// format, as tflint and kubeconform do; stderr is for platc's own
+// problems (bad flags, internal errors).
 type lintOutput struct {
-	c      *cli.Context
+	cmd    *cli.Command
 	format string
 	files  map[string]*hcl.File
+	// skipped are the enabled rules that did not run because the
+	// platform has errors, and ran those that ran all the same.
+	skipped, ran []*lint.Rule
 }
 
 func (o lintOutput) print(diags hcl.Diagnostics) {
-	w := o.c.App.Writer
+	w := o.cmd.Root().Writer
 	switch o.format {
 	case "json":
-		_ = report.JSON(w, diags)
+		rep := report.ToJSON(diags)
+		if len(o.skipped) > 0 {
+			rep.Skipped = &report.JSONSkipped{Reason: o.skipNote(), Rules: ruleNames(o.skipped)}
+		}
+		_ = report.WriteJSON(w, rep)
 	case "sarif":
-		_ = report.SARIF(w, diags, report.SARIFTool{Name: "platc", Version: platcVersion(), InformationURI: repoURL}, sarifRules())
+		opts := report.SARIFOptions{Root: sarifRoot()}
+		if len(o.skipped) > 0 {
+			opts.Notifications = []string{o.skipNote()}
+		}
+		_ = report.SARIF(w, diags, report.SARIFTool{Name: "platc", Version: platcVersion(), InformationURI: repoURL}, sarifRules(), opts)
 	default:
 		if len(diags) == 0 {
 			return
 		}
-		ew := o.c.App.ErrWriter
-		_ = report.Text(ew, o.files, diags, report.TextOptions{Color: colorFor(ew)})
-		fmt.Fprintf(ew, "%s\n", report.Summary(diags))
+		_ = report.Text(w, o.files, diags, report.TextOptions{Color: colorFor(w)})
+		if len(o.skipped) > 0 {
+			fmt.Fprintf(w, "%s\n\n", o.skipNote())
+		}
+		fmt.Fprintf(w, "%s\n", report.Summary(diags))
 	}
+}
+
+// skipNote says which rules ran and which did not, and why.
+func (o lintOutput) skipNote() string {
+	total := len(o.ran) + len(o.skipped)
+	if len(o.ran) == 0 {
+		return fmt.Sprintf("Lint ran none of its %d rules: the platform could not be read.", total)
+	}
+	return fmt.Sprintf("Lint ran %d of %d rules (%s): the other %d need a platform that compiles. Fix the errors above and run platc lint again.",
+		len(o.ran), total, strings.Join(ruleNames(o.ran), ", "), len(o.skipped))
+}
+
+func ruleNames(rs []*lint.Rule) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Name
+	}
+	return out
+}
+
+// sarifRoot is the directory SARIF paths are relative to: the root of
+// the Git work tree platc runs in (code scanning resolves results
+// against the repository), else the working directory.
+func sarifRoot() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	out, err := exec.Command("git", "-C", wd, "rev-parse", "--show-toplevel").Output()
+	if root := strings.TrimSpace(string(out)); err == nil && root != "" {
+		return root
+	}
+	return wd
 }
 
 // sarifRules describes every rule, and the compiler, for SARIF.
@@ -213,11 +291,11 @@ func rulesCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "rules",
 		Usage: "list the lint rules: name, severity, whether they run by default, and what they report",
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
-				return usagef("rules takes no arguments; to read about one rule, run 'platc explain %s'", c.Args().First())
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
+				return usagef("rules takes no arguments; to read about one rule, run 'platc explain %s'", cmd.Args().First())
 			}
-			writeRules(c.App.Writer)
+			writeRules(cmd.Root().Writer)
 			return nil
 		},
 	}
@@ -251,8 +329,8 @@ func explainCommand() *cli.Command {
 		Name:      "explain",
 		Usage:     "print what a lint rule reports, why, and how to fix it",
 		ArgsUsage: "RULE",
-		Action: func(c *cli.Context) error {
-			args := c.Args().Slice()
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			args := cmd.Args().Slice()
 			if len(args) != 1 {
 				return usagef("explain takes one rule name, such as 'platc explain redundant-dependency'; 'platc rules' lists them.")
 			}
@@ -263,7 +341,7 @@ func explainCommand() *cli.Command {
 				}
 				return usagef("unknown rule %q. Run 'platc rules' for the list.", args[0])
 			}
-			w := c.App.Writer
+			w := cmd.Root().Writer
 			fmt.Fprintf(w, "%s: %s\n\n%s\n\n", r.Name, r.Title(), r.Body())
 			when := "On by default."
 			switch {

@@ -154,7 +154,7 @@ func TestLintExitCodes(t *testing.T) {
 	notice := write("notice/platform.hcl", header+"app \"a\" {}\napp \"b\" {\n  depends_on = [app.a]\n}\napp \"c\" {\n  depends_on = [app.a, app.b]\n}\n")
 	warning := write("warning/platform.hcl", header+"stack \"empty\" {}\n")
 	errorFinding := write("error/platform.hcl", header+"app \"a\" {\n  namespace = \"a\"\n  source {\n    chart    = \"a\"\n    repo_url = \"https://charts.example.com\"\n    version  = \"^1.0.0\"\n  }\n}\n")
-	outside := write("outside/platform.hcl", header+"app \"a\" {}\n")
+	outside := write("outside/platform.hcl", header+"app \"a\" {\n  namespace = \"a\"\n  source { path = \"apps/a\" }\n}\n")
 	cycle := write("cycle/platform.hcl", header+"app \"a\" {\n  depends_on = [app.b]\n}\napp \"b\" {\n  depends_on = [app.a]\n}\n")
 	manifests := filepath.Dir(write("manifests/job.yaml", "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  annotations:\n    argocd.argoproj.io/hook: PreSync\n"))
 	unformatted := write("fmt/bad.hcl", "app \"a\" {\nx=1\n}\n")
@@ -192,7 +192,8 @@ func TestLintExitCodes(t *testing.T) {
 		{"fmt diff unformatted", []string{"fmt", "--diff", unformatted}, exitOK},
 		{"fmt syntax error", []string{"fmt", "--check", broken}, exitInvalid},
 		{"fmt missing path", []string{"fmt", filepath.Join(dir, "nope.hcl")}, exitInvalid},
-		{"fmt flag after path", []string{"fmt", unformatted, "--check"}, exitInvalid},
+		{"fmt flag after path", []string{"fmt", unformatted, "--check"}, exitFailure},
+		{"unknown flag after path", []string{"fmt", unformatted, "--chekc"}, exitInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

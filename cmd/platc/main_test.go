@@ -24,6 +24,7 @@ func TestScript(t *testing.T) {
 		UpdateScripts:       *update,
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
+		Condition:           toolCondition,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NO_COLOR", "1")
 			return nil
@@ -63,7 +64,9 @@ app "b" { depends_on = [app.a] }
 		{"lint missing path", []string{"lint", filepath.Join(dir, "nope.hcl")}, exitInvalid},
 		{"lint empty directory", []string{"lint", t.TempDir()}, exitInvalid},
 		{"lint bad format", []string{"lint", "--format", "yaml", good}, exitInvalid},
-		{"lint flag after path", []string{"lint", good, "--format", "json"}, exitInvalid},
+		{"lint flag after path", []string{"lint", good, "--format", "json"}, exitOK},
+		{"lint flag after path, bad value", []string{"lint", good, "--format", "yaml"}, exitInvalid},
+		{"lint flag after path, no value", []string{"lint", good, "--format"}, exitInvalid},
 		{"lint two paths", []string{"lint", good, cyclic}, exitInvalid},
 		{"lint unknown flag", []string{"lint", "--colour", good}, exitInvalid},
 		{"plan", []string{"plan", good}, exitOK},
@@ -80,6 +83,15 @@ app "b" { depends_on = [app.a] }
 		{"help", []string{"--help"}, exitOK},
 		{"no command", nil, exitOK},
 		{"unknown command", []string{"deplyo"}, exitInvalid},
+		{"help command", []string{"help", "lint"}, exitOK},
+		{"help unknown command", []string{"help", "lnt"}, exitInvalid},
+		{"command --help", []string{"lint", "--help"}, exitOK},
+		{"--version", []string{"--version"}, exitOK},
+		{"completion bash", []string{"completion", "bash"}, exitOK},
+		{"completion zsh", []string{"completion", "zsh"}, exitOK},
+		{"completion fish", []string{"completion", "fish"}, exitOK},
+		{"completion without shell", []string{"completion"}, exitInvalid},
+		{"completion unknown shell", []string{"completion", "tcsh"}, exitInvalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

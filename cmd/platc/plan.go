@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/plan"
@@ -27,28 +28,28 @@ func planCommand() *cli.Command {
 			formatFlag("output format", "text", "json"),
 			&cli.BoolFlag{Name: "simulate", Usage: "compare the deploy DAG with the RFC's wave-by-wave model and a serial order"},
 		},
-		Action: func(c *cli.Context) error {
-			format, err := checkFormat(c, "text", "json")
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			format, err := checkFormat(cmd, "text", "json")
 			if err != nil {
 				return err
 			}
-			_, prog, err := compile(c, format)
+			_, prog, err := compile(cmd, format)
 			if err != nil {
 				return err
 			}
 			sched := plan.ASAP(prog)
 			var sim *simulation
-			if c.Bool("simulate") {
+			if cmd.Bool("simulate") {
 				sim = simulate(prog)
 			}
 			if format == "json" {
-				return writePlanJSON(c.App.Writer, prog, sched, sim)
+				return writePlanJSON(cmd.Root().Writer, prog, sched, sim)
 			}
 			if sim != nil {
-				writeSimulationText(c.App.Writer, prog, sim)
+				writeSimulationText(cmd.Root().Writer, prog, sim)
 				return nil
 			}
-			writePlanText(c.App.Writer, prog, sched)
+			writePlanText(cmd.Root().Writer, prog, sched)
 			return nil
 		},
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,8 +13,10 @@ import (
 
 // TestPreCommitHooks keeps .pre-commit-hooks.yaml working: every hook
 // runs platc with arguments platc accepts, succeeds on the example
-// platform the way pre-commit would call it, and is shown in the
-// README's snippet.
+// platform the way pre-commit would call it, and is named in the README.
+// Each hook comes as a language: system variant (the platc on PATH) and
+// a golang one (built by pre-commit), with the same entry and files.
+// testdata/docs/readme_precommit.txtar runs them through pre-commit.
 func TestPreCommitHooks(t *testing.T) {
 	b, err := os.ReadFile("../../.pre-commit-hooks.yaml")
 	if err != nil {
@@ -39,8 +42,11 @@ func TestPreCommitHooks(t *testing.T) {
 	}
 	for _, h := range hooks {
 		t.Run(h.ID, func(t *testing.T) {
-			if h.ID == "" || h.Name == "" || h.Language != "golang" {
-				t.Errorf("hook %+v: id, name and language golang are required", h)
+			if h.ID == "" || h.Name == "" || (h.Language != "golang" && h.Language != "system") {
+				t.Errorf("hook %+v: id, name and language golang or system are required", h)
+			}
+			if (h.Language == "system") != strings.HasSuffix(h.ID, "-system") {
+				t.Errorf("hook %s: the id says which variant it is; language %s", h.ID, h.Language)
 			}
 			files, err := regexp.Compile(h.Files)
 			if err != nil || !files.MatchString("platform/platform.hcl") {
@@ -61,9 +67,56 @@ func TestPreCommitHooks(t *testing.T) {
 			if code := run(args, &stdout, &stderr); code != exitOK {
 				t.Errorf("%s on the example: exit %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
 			}
-			if !bytes.Contains(readme, []byte("id: "+h.ID)) {
-				t.Errorf("the README's pre-commit snippet does not show hook %s", h.ID)
+			if !bytes.Contains(readme, []byte(h.ID)) {
+				t.Errorf("the README does not name hook %s", h.ID)
 			}
 		})
+	}
+}
+
+// The README's golang snippet pins a revision that exists: a full commit
+// SHA (platc has no release tags), in this repository's history, whose
+// .pre-commit-hooks.yaml defines the hooks the snippet uses.
+func TestReadmePreCommitRevision(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("SKIP: git is not installed")
+	}
+	blocks, err := docBlocks("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var snippet string
+	for _, b := range blocks {
+		if b.name == "precommit-golang/.pre-commit-config.yaml" {
+			snippet = b.body
+		}
+	}
+	var cfg struct {
+		Repos []struct {
+			Repo  string `yaml:"repo"`
+			Rev   string `yaml:"rev"`
+			Hooks []struct {
+				ID string `yaml:"id"`
+			} `yaml:"hooks"`
+		} `yaml:"repos"`
+	}
+	if err := yaml.Unmarshal([]byte(snippet), &cfg); err != nil || len(cfg.Repos) != 1 {
+		t.Fatalf("the README's precommit-golang snippet does not hold one repo: %v\n%s", err, snippet)
+	}
+	r := cfg.Repos[0]
+	if r.Repo != repoURL || !regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(r.Rev) {
+		t.Fatalf("the snippet must pin %s at a full commit SHA; got repo %q rev %q", repoURL, r.Repo, r.Rev)
+	}
+	hooks, err := exec.Command("git", "-C", "../..", "show", r.Rev+":.pre-commit-hooks.yaml").Output()
+	if err != nil {
+		if out, _ := exec.Command("git", "-C", "../..", "rev-parse", "--is-shallow-repository").Output(); strings.TrimSpace(string(out)) == "true" {
+			t.Skipf("SKIP: this clone is shallow, so revision %s may be missing: %v", r.Rev, err)
+		}
+		t.Fatalf("revision %s is not in this repository's history: %v", r.Rev, err)
+	}
+	for _, h := range r.Hooks {
+		if !bytes.Contains(hooks, []byte("- id: "+h.ID+"\n")) {
+			t.Errorf("at %s, .pre-commit-hooks.yaml has no hook %s", r.Rev, h.ID)
+		}
 	}
 }

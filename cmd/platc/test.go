@@ -1,12 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
@@ -29,32 +30,32 @@ func testCommand() *cli.Command {
 			envFlag,
 			&cli.BoolFlag{Name: "builtin", Usage: "also run the samples of the built-in rules this platform uses"},
 		},
-		Action: func(c *cli.Context) error {
-			path, err := pathArg(c)
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			path, err := pathArg(cmd)
 			if err != nil {
 				return err
 			}
 			mod, diags := lang.Parse(path)
 			if diags.HasErrors() {
-				printDiags(c, mod, diag.Sort(diags), "text")
+				printDiags(cmd, mod, diag.Sort(diags), "text")
 				return exitWith(exitInvalid)
 			}
 			// Samples are checked even when the platform has errors, so
 			// every problem is reported in one run.
-			prog, cdiags := compiler.Compile(mod, compiler.Options{Env: c.String("env")})
-			cases, tdiags := testCases(mod, prog, c.Bool("builtin"))
+			prog, cdiags := compiler.Compile(mod, compiler.Options{Env: cmd.String("env")})
+			cases, tdiags := testCases(mod, prog, cmd.Bool("builtin"))
 			diags = diag.Sort(append(append(diags, cdiags...), tdiags...))
 			if len(diags) > 0 {
-				printDiags(c, mod, diags, "text")
+				printDiags(cmd, mod, diags, "text")
 			}
 			if diags.HasErrors() {
 				return exitWith(exitInvalid)
 			}
 			if len(cases) == 0 {
-				fmt.Fprintln(c.App.Writer, "no health rule tests to run")
+				fmt.Fprintln(cmd.Root().Writer, "no health rule tests to run")
 				return nil
 			}
-			if failed := runTests(c.App.Writer, cases); failed > 0 {
+			if failed := runTests(cmd.Root().Writer, cases); failed > 0 {
 				return exitWith(exitFailure)
 			}
 			return nil

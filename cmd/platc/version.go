@@ -1,21 +1,22 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 
-	"github.com/urfave/cli/v2"
+	"github.com/urfave/cli/v3"
 )
 
 func versionCommand() *cli.Command {
 	return &cli.Command{
 		Name:  "version",
 		Usage: "print platc's version",
-		Action: func(c *cli.Context) error {
-			if c.Args().Present() {
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			if cmd.Args().Present() {
 				return usagef("version takes no arguments")
 			}
-			fmt.Fprintf(c.App.Writer, "platc %s (%s, %s/%s)\n", platcVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			fmt.Fprintf(cmd.Root().Writer, "platc %s (%s, %s/%s)\n", platcVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			return nil
 		},
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -53,6 +54,10 @@ type Input struct {
 	LogFormat      string // LOG_FORMAT
 	TraceID        string // TRACE_ID
 	SpanID         string // SPAN_ID
+
+	// Kubeconfig is KUBECONFIG, kubectl's list of kubeconfig files, used
+	// only when neither KUBECONFIG_DATA nor KUBECONFIG_PATH is set.
+	Kubeconfig string
 
 	PlatformPath string // --platform, PLATFORM_PATH
 	EnvFile      string // --environment-config, ENVIRONMENT_CONFIG
@@ -185,7 +190,9 @@ func or(s, def string) string {
 }
 
 // loadKubeconfig reads exactly one of KUBECONFIG_DATA and KUBECONFIG_PATH
-// and builds the client configuration. Messages never quote the content.
+// (RFC 7.1), else, as the last fallback, the files KUBECONFIG lists, the
+// way kubectl does, and builds the client configuration. Messages never
+// quote the content.
 func loadKubeconfig(cfg *Config, in Input, p *Problems) {
 	data, path := strings.TrimSpace(in.KubeconfigData), strings.TrimSpace(in.KubeconfigPath)
 	if data != "" {
@@ -196,8 +203,12 @@ func loadKubeconfig(cfg *Config, in Input, p *Problems) {
 	case data != "" && path != "":
 		p.add("KUBECONFIG_DATA and KUBECONFIG_PATH are both set; set exactly one (RFC 7.1)")
 		return
+	case data == "" && path == "" && strings.TrimSpace(in.Kubeconfig) != "":
+		if raw = kubeconfigList(cfg, in.Kubeconfig, p); raw == nil {
+			return
+		}
 	case data == "" && path == "":
-		p.add("no kubeconfig: set KUBECONFIG_DATA (base64-encoded kubeconfig) or KUBECONFIG_PATH (path to a mounted kubeconfig)")
+		p.add("no kubeconfig: set KUBECONFIG_DATA (base64-encoded kubeconfig) or KUBECONFIG_PATH (path to a mounted kubeconfig); KUBECONFIG is used when neither is set")
 		return
 	case data != "":
 		cfg.KubeconfigSource = "KUBECONFIG_DATA"
@@ -241,6 +252,34 @@ func loadKubeconfig(cfg *Config, in Input, p *Problems) {
 		cfg.Secrets = append(cfg.Secrets, rc.BearerToken)
 	}
 	cfg.Kube = rc
+}
+
+// kubeconfigList loads and merges the files of KUBECONFIG as kubectl
+// does: the first file to set a value wins, missing files are skipped.
+func kubeconfigList(cfg *Config, list string, p *Problems) *clientcmdapi.Config {
+	var paths []string
+	for _, f := range filepath.SplitList(list) {
+		if f = strings.TrimSpace(f); f != "" {
+			paths = append(paths, f)
+		}
+	}
+	cfg.KubeconfigSource = "KUBECONFIG (" + strings.Join(paths, string(filepath.ListSeparator)) + ")"
+	raw, err := (&clientcmd.ClientConfigLoadingRules{Precedence: paths}).Load()
+	if err != nil {
+		p.add("%s cannot be read: %s", cfg.KubeconfigSource, firstLine(err))
+		return nil
+	}
+	if len(raw.Contexts) == 0 && len(raw.Clusters) == 0 {
+		p.add("%s names no kubeconfig file that exists; set KUBECONFIG_PATH or KUBECONFIG_DATA", cfg.KubeconfigSource)
+		return nil
+	}
+	b, err := clientcmd.Write(*raw)
+	if err != nil {
+		p.add("%s cannot be used: %s", cfg.KubeconfigSource, firstLine(err))
+		return nil
+	}
+	cfg.KubeconfigBytes = b
+	return raw
 }
 
 func base64Reason(err error) string {

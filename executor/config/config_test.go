@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -137,5 +138,53 @@ func TestParseScope(t *testing.T) {
 		if _, err := ParseScope(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseScope(%q) error %v, want %q", in, err, want)
 		}
+	}
+}
+
+// KUBECONFIG is the last fallback: used, merged as kubectl merges it,
+// only when neither KUBECONFIG_DATA nor KUBECONFIG_PATH is set.
+func TestKubeconfigFallback(t *testing.T) {
+	in := setup(t, "")
+	path := in.KubeconfigPath
+	dir := filepath.Dir(path)
+	other := filepath.Join(dir, "other")
+	if err := os.WriteFile(other, []byte(strings.ReplaceAll(kubeconfig, "127.0.0.1:6443", "10.0.0.1:6443")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	// KUBECONFIG_PATH wins over KUBECONFIG.
+	in.Kubeconfig = other
+	cfg, p := Load(in)
+	if !p.Empty() || cfg.Kube.Host != "https://127.0.0.1:6443" || cfg.KubeconfigSource != path {
+		t.Errorf("with KUBECONFIG_PATH set: host %v, source %q, problems %v", cfg.Kube, cfg.KubeconfigSource, p.Errors)
+	}
+
+	// Alone, KUBECONFIG is used; in a list, a missing file is skipped and
+	// the first file that sets a value wins, as with kubectl.
+	in.KubeconfigPath = ""
+	in.Kubeconfig = filepath.Join(dir, "missing") + string(filepath.ListSeparator) + path + string(filepath.ListSeparator) + other
+	cfg, p = Load(in)
+	if !p.Empty() {
+		t.Fatalf("problems: %v", p.Errors)
+	}
+	if cfg.Kube.Host != "https://127.0.0.1:6443" || !strings.HasPrefix(cfg.KubeconfigSource, "KUBECONFIG (") || len(cfg.KubeconfigBytes) == 0 {
+		t.Errorf("host %q, source %q, %d bytes", cfg.Kube.Host, cfg.KubeconfigSource, len(cfg.KubeconfigBytes))
+	}
+	if !slices.Contains(cfg.Secrets, "tok-12345") {
+		t.Error("the token from KUBECONFIG is not registered for redaction")
+	}
+
+	// Nothing that exists: one clear problem.
+	in.Kubeconfig = filepath.Join(dir, "missing")
+	_, p = Load(in)
+	if got := strings.Join(p.Errors, "\n"); !strings.Contains(got, "names no kubeconfig file that exists") {
+		t.Errorf("problems: %q", got)
+	}
+
+	// Nothing at all.
+	in.Kubeconfig = ""
+	_, p = Load(in)
+	if got := strings.Join(p.Errors, "\n"); !strings.Contains(got, "KUBECONFIG is used when neither is set") {
+		t.Errorf("problems: %q", got)
 	}
 }

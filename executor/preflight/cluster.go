@@ -89,6 +89,10 @@ type ClusterOptions struct {
 	// Advisory turns failed node and DNS checks into warnings: validate
 	// reports the platform's health even on a struggling cluster.
 	Advisory bool
+	// Adopted are the Applications of apps without a source, which must
+	// exist before a deploy (deploy sets it; validate and teardown report
+	// a missing Application themselves).
+	Adopted []Adopted
 }
 
 // ClusterReport is the cluster half of Phase 0.
@@ -186,6 +190,7 @@ func CheckCluster(ctx context.Context, c *cluster.Client, opts ClusterOptions) *
 		}
 	}
 	checkPrimitives(ctx, c, opts, r)
+	checkAdopted(ctx, c, opts, r)
 	return r
 }
 

@@ -83,6 +83,13 @@ func RunWith(t *testing.T, dir string, opts Options) {
 // the platform does not compile or a rule breaks.
 func Result(t *testing.T, path string, isDir bool, opts Options) hcl.Diagnostics {
 	t.Helper()
+	return result(t, path, isDir, opts, true)
+}
+
+// result lints one case, with the compiled programs or, as platc lint
+// does when compilation fails, without them.
+func result(t *testing.T, path string, isDir bool, opts Options, withPrograms bool) hcl.Diagnostics {
+	t.Helper()
 	mod, diags := lang.Parse(path)
 	if diags.HasErrors() {
 		t.Fatalf("fixture does not parse:\n%s", render(mod, diags))
@@ -92,6 +99,9 @@ func Result(t *testing.T, path string, isDir bool, opts Options) hcl.Diagnostics
 		t.Fatalf("fixture does not compile:\n%s", render(mod, cdiags))
 	}
 	cfg := lint.Config{Module: mod, Programs: progs, Rules: opts.Rules, Known: opts.Known}
+	if !withPrograms {
+		cfg.Programs = nil
+	}
 	if scan := filepath.Join(path, ScanDir); isDir && exists(scan) {
 		set, sdiags := manifest.Load(scan)
 		if len(sdiags) > 0 {
@@ -112,6 +122,14 @@ func check(t *testing.T, path string, isDir bool, opts Options) {
 	again := Result(t, path, isDir, opts)
 	if fmt.Sprint(summaries(found)) != fmt.Sprint(summaries(again)) {
 		t.Errorf("findings differ between two runs:\n%v\n%v", summaries(found), summaries(again))
+	}
+	// A Syntax rule runs when the platform does not compile, with no
+	// program at all: it must find the same without one.
+	if syntaxOnly(opts.Rules) {
+		bare := result(t, path, isDir, opts, false)
+		if fmt.Sprint(summaries(found)) != fmt.Sprint(summaries(bare)) {
+			t.Errorf("a Syntax rule finds something else without the compiled program:\nwith:    %v\nwithout: %v", summaries(found), summaries(bare))
+		}
 	}
 	wants := collectWants(t, path, isDir)
 	for _, d := range found {
@@ -150,6 +168,22 @@ func check(t *testing.T, path string, isDir bool, opts Options) {
 			t.Errorf("%s:%d: no finding matched %q", k.file, k.line, re)
 		}
 	}
+}
+
+// syntaxOnly reports whether every rule is marked Syntax (the
+// invalid-suppression rule, which judges the others, aside).
+func syntaxOnly(rules []*lint.Rule) bool {
+	n := 0
+	for _, r := range rules {
+		switch {
+		case r == lint.InvalidSuppression:
+		case !r.Syntax:
+			return false
+		default:
+			n++
+		}
+	}
+	return n > 0
 }
 
 type key struct {

@@ -27,6 +27,7 @@ a ConfigMap before its Deployment) are fine and are not reported.`,
 	Severity: lint.Error,
 	Default:  true,
 	Scan:     true,
+	Syntax:   true, // reads only the syntax: runs when compilation fails
 	Run: func(p *lint.Pass) error {
 		for _, o := range p.Manifests.Objects {
 			if !strings.HasPrefix(o.APIVersion, "argoproj.io/") {

@@ -47,6 +47,7 @@ sure the database is healthy first.`,
 	Severity: lint.Error,
 	Default:  true,
 	Scan:     true,
+	Syntax:   true, // reads only the syntax: runs when compilation fails
 	Run: func(p *lint.Pass) error {
 		for _, o := range p.Manifests.Objects {
 			var spec *yaml.Node

@@ -45,6 +45,7 @@ example with the chart's existingSecret value. Then rotate the
 credential: it has been committed.`,
 	Severity: lint.Error,
 	Default:  true,
+	Syntax:   true, // reads only the syntax: runs when compilation fails
 	Run: func(p *lint.Pass) error {
 		for _, name := range p.Module.FileNames {
 			f := p.Module.Files[name]

@@ -23,6 +23,7 @@ func All() []*lint.Rule {
 		SlowResourceWithoutClass,
 		RedundantDependency,
 		AppOutsideStack,
+		AdoptedApplication,
 		EmptyStack,
 		UnusedHealthRule,
 		HealthRuleShadowsBuiltin,

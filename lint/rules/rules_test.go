@@ -31,6 +31,10 @@ func TestRedundantDependency(t *testing.T) {
 	linttest.Run(t, "testdata/redundant-dependency", rules.RedundantDependency)
 }
 
+func TestAdoptedApplication(t *testing.T) {
+	linttest.Run(t, "testdata/adopted-application", rules.AdoptedApplication)
+}
+
 func TestAppOutsideStack(t *testing.T) {
 	linttest.Run(t, "testdata/app-outside-stack", rules.AppOutsideStack)
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"maps"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -295,6 +296,14 @@ func (e *Env) InstallArgoCD(ctx context.Context, cfg *ArgoCDConfig) (*ArgoCD, er
 	if err := waitFor(ctx, p, "argocd-server", 120*time.Second, httpCheck(hc, scheme+"://"+a.Addr+"/healthz")); err != nil {
 		return nil, err
 	}
+	if err := e.argoCDPods(ctx, ns, map[string]portMap{
+		"argocd-server":                 {8080, a.Addr},
+		"argocd-repo-server":            {8081, repo},
+		"argocd-redis":                  {6379, redis},
+		"argocd-application-controller": {8082, fmt.Sprintf("127.0.0.1:%d", cm)},
+	}); err != nil {
+		return nil, err
+	}
 	// The steps dial platform.argocd.server; the simulated network sends
 	// that address, and the Service's other names, to this server.
 	for _, addr := range []string{cfg.Server, "argocd-server." + ns + ".svc:443", "argocd-server." + ns + ".svc.cluster.local:443", "argocd-server." + ns + ":443"} {
@@ -311,6 +320,56 @@ func (e *Env) InstallArgoCD(ctx context.Context, cfg *ArgoCDConfig) (*ArgoCD, er
 		return nil, err
 	}
 	return a, nil
+}
+
+// portMap is a component's port in its pod and where the process that
+// plays it listens.
+type portMap struct {
+	port int32
+	addr string
+}
+
+var clusterPortForwardGVR = schema.GroupVersionResource{Group: "kwok.x-k8s.io", Version: "v1alpha1", Resource: "clusterportforwards"}
+
+// argoCDPods makes Argo CD's components exist as the chart's pods (kwok
+// runs them, with the chart's labels), and sends port-forwards to them
+// to the processes that really are Argo CD: what the argocd CLI's core
+// mode and the bootstrap's pod lookups need.
+func (e *Env) argoCDPods(ctx context.Context, ns string, comps map[string]portMap) error {
+	var forwards []any
+	for _, name := range slices.Sorted(maps.Keys(comps)) {
+		c := comps[name]
+		labels := map[string]string{"app.kubernetes.io/name": name, "app.kubernetes.io/part-of": "argocd", "app.kubernetes.io/component": strings.TrimPrefix(name, "argocd-")}
+		if err := e.createDeployment(ctx, &appsDeployment{name: name, ns: ns, labels: labels, replicas: 1, port: c.port}); err != nil {
+			return err
+		}
+		host, port, err := net.SplitHostPort(c.addr)
+		if err != nil {
+			return err
+		}
+		p, _ := strconv.Atoi(port)
+		forwards = append(forwards, map[string]any{"ports": []any{c.port}, "target": map[string]any{"address": host, "port": p}})
+	}
+	pf := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "ClusterPortForward",
+		"metadata": map[string]any{"name": "argocd-" + ns},
+		"spec":     map[string]any{"selector": map[string]any{"matchNamespaces": []any{ns}}, "forwards": forwards},
+	}}
+	if _, err := e.Dynamic.Resource(clusterPortForwardGVR).Create(ctx, pf, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return waitFor(ctx, nil, "Argo CD's pods", time.Minute, func(ctx context.Context) error {
+		for name := range comps {
+			d, err := e.Kube.AppsV1().Deployments(ns).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			if d.Status.AvailableReplicas < 1 {
+				return fmt.Errorf("%s not available", name)
+			}
+		}
+		return nil
+	})
 }
 
 // CLI runs the real argocd CLI as the admin against this Argo CD, the
@@ -330,20 +389,77 @@ func (e *Env) CLI(ctx context.Context, a *ArgoCD, args ...string) (string, error
 	return out.String(), nil
 }
 
-// IssueToken logs in as admin and issues an API token for account, with
-// the real CLI: what the bootstrap's gitops-handoff role does.
-func (e *Env) IssueToken(ctx context.Context, a *ArgoCD, account string) (string, error) {
+// IssueToken issues an API token for account with the bootstrap's own
+// token step: the script of the gitops-handoff role's "Issue an API
+// token" task, read from the generated role, run with bash, the real
+// kubectl and argocd CLI, and the admin kubeconfig, as Ansible would run
+// it on the bootstrap host. The CLI in core mode finds Argo CD's pods and
+// port-forwards to them through the API server and kwok's kubelet API.
+// It also logs the admin in, for CLI.
+func (e *Env) IssueToken(ctx context.Context, a *ArgoCD, generated, account string) (string, error) {
 	if err := os.MkdirAll(a.cliHome, 0o700); err != nil {
 		return "", err
 	}
 	if _, err := e.CLI(ctx, a, "login", a.Addr, "--username", "admin", "--password", a.AdminPassword); err != nil {
 		return "", err
 	}
-	out, err := e.CLI(ctx, a, "account", "generate-token", "--account", account)
+	script, err := roleScript(filepath.Join(generated, "ansible", "roles", "gitops-handoff", "tasks", "main.yml"), tokenTaskName)
 	if err != nil {
 		return "", err
 	}
-	return strings.TrimSpace(out), nil
+	home, err := os.MkdirTemp(e.opts.Dir, "bootstrap-host-")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(home)
+	cmd := exec.CommandContext(ctx, "/bin/bash", "-c", script)
+	cmd.Env = []string{"HOME=" + home, "TMPDIR=" + home, "PATH=" + e.ToolPath(), "KUBECONFIG=" + e.Kubeconfig,
+		"ARGOCD_NAMESPACE=" + a.Namespace, "ARGOCD_ACCOUNT=" + account}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("the bootstrap's token step: %v: %s", err, strings.TrimSpace(errb.String()))
+	}
+	return strings.TrimSpace(out.String()), nil
+}
+
+const tokenTaskName = "Apply | Issue an API token for the automation account"
+
+// roleScript finds the task called name in a role's tasks file (in
+// blocks too) and returns its shell script.
+func roleScript(file, name string) (string, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", err
+	}
+	var tasks []any
+	if err := yaml.Unmarshal(b, &tasks); err != nil {
+		return "", fmt.Errorf("%s: %w", file, err)
+	}
+	var find func([]any) string
+	find = func(ts []any) string {
+		for _, x := range ts {
+			t, _ := x.(map[string]any)
+			if t["name"] == name {
+				if sh, ok := t["ansible.builtin.shell"].(map[string]any); ok {
+					s, _ := sh["cmd"].(string)
+					return s
+				}
+			}
+			for _, k := range []string{"block", "rescue", "always"} {
+				if sub, ok := t[k].([]any); ok {
+					if s := find(sub); s != "" {
+						return s
+					}
+				}
+			}
+		}
+		return ""
+	}
+	if s := find(tasks); s != "" {
+		return s, nil
+	}
+	return "", fmt.Errorf("%s: no shell task %q", file, name)
 }
 
 // InstallWorkflows starts the Argo Workflows controller (the real one)

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -192,6 +193,10 @@ func (e *Env) startControlPlane(ctx context.Context) error {
 		// needs: with it on, informers see changes only at relists
 		// (E2E-NOTES, "WatchList").
 		"--feature-gates=WatchList=false",
+		// kwok serves the fake nodes' kubelet API on loopback, with a
+		// certificate from the environment's CA.
+		"--kubelet-preferred-address-types=InternalIP",
+		"--kubelet-certificate-authority=" + e.caFile,
 		// New nodes get the not-ready taint, which only the node
 		// lifecycle controller (off here, see below) would remove.
 		"--disable-admission-plugins=TaintNodesByCondition",
@@ -298,14 +303,33 @@ func (e *Env) kubeconfigFile(ns string) (string, error) {
 
 func (e *Env) startKwok(ctx context.Context) error {
 	cfg := filepath.Join(e.opts.Dir, "kwok.yaml")
-	if err := os.WriteFile(cfg, []byte(kwokConfig), 0o644); err != nil {
+	port, _ := freePort()
+	if err := os.WriteFile(cfg, []byte(strings.Replace(kwokConfig, "nodeIP: 127.0.0.1", fmt.Sprintf("nodeIP: 127.0.0.1\n  nodePort: %d", port), 1)), 0o644); err != nil {
+		return err
+	}
+	crt, key, err := e.ca.issue("127.0.0.1", "localhost")
+	if err != nil {
+		return err
+	}
+	crtFile, keyFile := filepath.Join(e.opts.Dir, "kwok.crt"), filepath.Join(e.opts.Dir, "kwok.key")
+	if err := os.WriteFile(crtFile, crt, 0o644); err != nil {
+		return err
+	}
+	if err := os.WriteFile(keyFile, key, 0o600); err != nil {
+		return err
+	}
+	// Port-forward rules come from the API server, where Argo CD's
+	// install adds them (argo.go).
+	if err := e.applyCRDFiles(ctx, filepath.Join(e.opts.Src, "kwok", "kustomize", "crd", "bases", "kwok.x-k8s.io_clusterportforwards.yaml")); err != nil {
 		return err
 	}
 	p, err := e.procs.start("kwok", filepath.Join(e.opts.Bin, "kwok"), []string{
 		"--kubeconfig=" + e.Kubeconfig, "--config=" + cfg,
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
-		"--server-address=", // no kubelet API: nothing here needs logs or exec
+		fmt.Sprintf("--server-address=127.0.0.1:%d", port),
+		"--tls-cert-file=" + crtFile, "--tls-private-key-file=" + keyFile,
+		"--enable-crds=ClusterPortForward",
 	}, nil)
 	if err != nil {
 		return err

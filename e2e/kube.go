@@ -22,6 +22,7 @@ type appsDeployment struct {
 	name, ns string
 	labels   map[string]string
 	replicas int32
+	port     int32 // a container port, or 0
 }
 
 func (e *Env) createDeployment(ctx context.Context, d *appsDeployment) error {
@@ -34,6 +35,7 @@ func (e *Env) createDeployment(ctx context.Context, d *appsDeployment) error {
 				ObjectMeta: metav1.ObjectMeta{Labels: d.labels},
 				Spec: corev1.PodSpec{Containers: []corev1.Container{{
 					Name: d.name, Image: "registry.invalid/platc-e2e/" + d.name + ":simulated",
+					Ports: containerPorts(d.port),
 				}}},
 			},
 		},
@@ -43,4 +45,11 @@ func (e *Env) createDeployment(ctx context.Context, d *appsDeployment) error {
 		return nil
 	}
 	return err
+}
+
+func containerPorts(p int32) []corev1.ContainerPort {
+	if p == 0 {
+		return nil
+	}
+	return []corev1.ContainerPort{{ContainerPort: p, Protocol: corev1.ProtocolTCP}}
 }

@@ -17,11 +17,18 @@ package e2e
 //     Deployment misses its progress deadline and turns Degraded.
 //   - job-pod-complete: a running pod owned by a Job (a hook) succeeds.
 //   - pod-delete: a pod being deleted, with no finalizers left, goes.
+//
+// kwok also serves the kubelet API on loopback: a port-forward to a pod
+// goes where a ClusterPortForward sends it (argo.go sends the ports of
+// Argo CD's pods to its processes).
 const kwokConfig = `apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokConfiguration
 options:
   cidr: 10.244.0.0/16
-  nodeIP: 10.0.0.1
+  # The fake nodes' kubelet is kwok's own server on loopback: the API
+  # server reaches it there for port-forwards (ClusterPortForward).
+  nodeIP: 127.0.0.1
+  enableDebuggingHandlers: true
   podPlayStageParallelism: 16
   nodePlayStageParallelism: 4
   podsOnNodeSyncParallelism: 4
@@ -67,6 +74,9 @@ spec:
         type: InternalIP
       - address: {{ .metadata.name | Quote }}
         type: Hostname
+      daemonEndpoints:
+        kubeletEndpoint:
+          Port: {{ NodePort }}
       nodeInfo:
         architecture: amd64
         operatingSystem: linux

@@ -247,7 +247,8 @@ func (pl *Platform) bootstrap(ctx context.Context) error {
 	}
 
 	// The automation token, as gitops-handoff stores it.
-	token, err := e.IssueToken(ctx, pl.ArgoCD, "platc")
+	// The account platc generates (argocd-cm accounts.platc).
+	token, err := e.IssueToken(ctx, pl.ArgoCD, pl.Generated, "platc")
 	if err != nil {
 		return err
 	}

@@ -180,7 +180,6 @@ func groupVars(p *ir.Program) (om, error) {
 	vars = append(vars,
 		// Names the argo-cd chart gives the API server for release "argocd".
 		kv{"argocd_server_service", "argocd-server"},
-		kv{"argocd_server_container", "server"},
 		kv{"argocd_expected_version", pl.ArgoCD.Version},
 		kv{"argocd_requires_automated_enabled", gitops.EnabledRecipe(p)},
 	)

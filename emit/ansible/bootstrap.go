@@ -167,20 +167,26 @@ func handoffUnit() unit {
 		}, kv{"when", missing}),
 	}
 	apply := []om{
-		// RFC 6.2.2 step 7. The token is generated inside the Argo CD API
-		// server's pod, in core mode (the CLI talks to Kubernetes with the
-		// pod's own service account, so no admin password is needed), and
-		// goes straight from the command's output into the Secret: it is
-		// never written to a file and never logged. Helm is not used for
-		// this Secret because the token would end up in a values file and
-		// in the release's stored values.
-		task("Apply | Issue an API token for the automation account", "kubernetes.core.k8s_exec", om{
-			{"namespace", "{{ argocd_namespace }}"},
-			{"pod", "{{ gitops_handoff_server.resources[0].metadata.name }}"},
-			{"container", "{{ argocd_server_container }}"},
-			{"command", "argocd account generate-token --core --account {{ gitops_handoff_argocd_account }}"},
-		}, kv{"register", "gitops_handoff_issued"}, kv{"no_log", true}, kv{"when", missing},
-			// k8s_exec reports the command's exit code without failing on it.
+		// RFC 6.2.2 step 7. The token is issued on the bootstrap host by
+		// the argocd CLI in core mode, with the bootstrap's cluster-admin
+		// kubeconfig (a private copy whose context is in Argo CD's
+		// namespace, which core mode reads): core mode finds Argo CD's
+		// pods and port-forwards to them, which the argocd-server
+		// ServiceAccount may not do, so it cannot run inside that pod.
+		// No admin password is needed. The token goes straight from the
+		// command's output into the Secret: it is never written to a file
+		// and never logged. Values reach the script as environment
+		// variables, never as script text. Helm is not used for this
+		// Secret because the token would end up in a values file and in
+		// the release's stored values.
+		task("Apply | Issue an API token for the automation account", "ansible.builtin.shell", om{
+			{"cmd", TokenScript},
+			{"executable", "/bin/bash"},
+		}, kv{"environment", om{
+			{"ARGOCD_NAMESPACE", "{{ argocd_namespace }}"},
+			{"ARGOCD_ACCOUNT", "{{ gitops_handoff_argocd_account }}"},
+		}}, kv{"register", "gitops_handoff_issued"}, kv{"no_log", true}, kv{"when", missing},
+			kv{"changed_when", true},
 			kv{"failed_when", "gitops_handoff_issued.rc != 0 or gitops_handoff_issued.stdout | trim | length == 0"}),
 		task("Apply | Store the token in its Secret", "kubernetes.core.k8s", om{
 			{"state", "present"},
@@ -450,3 +456,15 @@ func triggerUnit() unit {
 		},
 	}
 }
+
+// TokenScript issues the automation account's token on the bootstrap
+// host (see the task that runs it), reading ARGOCD_NAMESPACE,
+// ARGOCD_ACCOUNT and KUBECONFIG. The e2e environment runs this very
+// script against the real Argo CD.
+const TokenScript = `set -euo pipefail
+kubeconfig=$(mktemp)
+trap 'rm -f "$kubeconfig"' EXIT
+kubectl config view --raw --minify --flatten >"$kubeconfig"
+KUBECONFIG=$kubeconfig kubectl config set-context --current --namespace "$ARGOCD_NAMESPACE" >/dev/null
+KUBECONFIG=$kubeconfig argocd account generate-token --core --account "$ARGOCD_ACCOUNT"
+`

@@ -2,11 +2,11 @@ package e2e
 
 import (
 	"bytes"
-	"maps"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"maps"
 	"net"
 	"net/http"
 	"os"

@@ -3,10 +3,10 @@ package e2e
 import (
 	"fmt"
 	"maps"
-	"slices"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 
 	"sigs.k8s.io/yaml"
 

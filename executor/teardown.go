@@ -252,6 +252,8 @@ func (r *run) volumePolicy(a *ir.App) ir.VolumePolicy {
 func (r *run) teardownParams(ctx context.Context) (map[string]string, int) {
 	params := map[string]string{}
 	declared := map[string]bool{ConfirmParam: true, VolumePolicyParam: true} // scoped workflows are built with both
+	// The volume policies the workflow accepts (the parameter's enum).
+	allowed := argo.VolumeOverrides(r.cfg.Program)
 	if r.cfg.Scope.Kind == config.ScopePlatform {
 		t, err := r.template(ctx, TeardownTemplate)
 		if err != nil {
@@ -259,8 +261,14 @@ func (r *run) teardownParams(ctx context.Context) (map[string]string, int) {
 			return nil, ExitFailure
 		}
 		declared = map[string]bool{}
+		allowed = nil
 		for _, p := range t.Spec.Arguments.Parameters {
 			declared[p.Name] = true
+			if p.Name == VolumePolicyParam {
+				for _, v := range p.Enum {
+					allowed = append(allowed, string(v))
+				}
+			}
 		}
 	}
 	if declared[ConfirmParam] {
@@ -269,6 +277,10 @@ func (r *run) teardownParams(ctx context.Context) (map[string]string, int) {
 	if r.cfg.PVPolicy != "" {
 		if !declared[VolumePolicyParam] {
 			r.rep.Summary = fmt.Sprintf("PV_POLICY is set, but WorkflowTemplate %s has no %q parameter to pass it to; unset PV_POLICY to use each app's own volume policy, or regenerate the templates with this platc", TeardownTemplate, VolumePolicyParam)
+			return nil, ExitInvalid
+		}
+		if len(allowed) > 0 && !slices.Contains(allowed, string(r.cfg.PVPolicy)) {
+			r.rep.Summary = fmt.Sprintf("PV_POLICY=%s is not a volume policy this platform's teardown accepts (%s): the workflows may create VolumeSnapshots only when an app declares teardown { volumes = \"snapshot\" }", r.cfg.PVPolicy, strings.Join(allowed, ", "))
 			return nil, ExitInvalid
 		}
 		params[VolumePolicyParam] = string(r.cfg.PVPolicy)

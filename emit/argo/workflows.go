@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/internal/gitops"
 )
 
 // deadlineMargin covers pod scheduling and controller latency on top of
@@ -245,11 +246,14 @@ func (b *builder) teardownSpec(g *graph, gr Grouping, pre []wfv1.Template, repor
 		deadline += longDeadline * time.Second
 	}
 	spec := b.spec("teardown", deadline, true)
+	var enum []wfv1.AnyString
+	for _, v := range VolumeOverrides(b.p) {
+		enum = append(enum, wfv1.AnyString(v))
+	}
 	spec.Arguments = wfv1.Arguments{Parameters: []wfv1.Parameter{
 		{Name: ParamConfirm, Description: wfv1.AnyStringPtr("the platform's name, to confirm the teardown")},
-		{Name: ParamVolumes, Value: wfv1.AnyStringPtr(VolumesPerApp),
-			Enum:        []wfv1.AnyString{wfv1.AnyString(VolumesPerApp), "retain", "delete", "snapshot"},
-			Description: wfv1.AnyStringPtr("per-app uses each app's teardown.volumes; retain, delete or snapshot overrides it for every app")},
+		{Name: ParamVolumes, Value: wfv1.AnyStringPtr(VolumesPerApp), Enum: enum,
+			Description: wfv1.AnyStringPtr(volumesDescription(b.p))},
 	}}
 	spec.Templates = append([]wfv1.Template{main}, pre...)
 	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.deleteTask, nil)...)
@@ -296,4 +300,25 @@ func (b *builder) validate() (*wfv1.WorkflowTemplate, error) {
 	spec := b.spec("validate", deadline, false)
 	spec.Templates = dag(tmplMain, g, gr, b.checkTask, &no)
 	return &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(ValidateTemplate, "validate"), Spec: spec}, nil
+}
+
+// VolumeOverrides are the values a teardown run may give ParamVolumes:
+// per-app, retain and delete, and snapshot only when the workflows may
+// create VolumeSnapshots, which they may only when an app declares the
+// snapshot policy (gitops.SnapshotRBAC decides, for the RBAC too).
+// Offering snapshot without that RBAC would let a run fail halfway, at
+// its first snapshot.
+func VolumeOverrides(p *ir.Program) []string {
+	v := []string{VolumesPerApp, string(ir.VolumesRetain), string(ir.VolumesDelete)}
+	if gitops.SnapshotRBAC(p) {
+		v = append(v, string(ir.VolumesSnapshot))
+	}
+	return v
+}
+
+func volumesDescription(p *ir.Program) string {
+	if gitops.SnapshotRBAC(p) {
+		return "per-app uses each app's teardown.volumes; retain, delete or snapshot overrides it for every app"
+	}
+	return "per-app uses each app's teardown.volumes; retain or delete overrides it for every app (snapshot needs an app with teardown { volumes = \"snapshot\" })"
 }

@@ -34,6 +34,14 @@ patch() { # kind group namespace name body
   [[ -n $3 ]] && args+=(--namespace "$3")
   argocd_call "${args[@]}"
 }
+# live succeeds when the resource exists in the cluster. .status.resources
+# also lists what Argo CD has not created (a partly deployed app), and
+# patching that fails with "no matching resource found". get-resource
+# prints nothing, and succeeds, when nothing matches.
+live() { # kind namespace name
+  argocd_call app get-resource "$APP" --kind "$1" --resource-name "$3" -o json >"$dir/live.json"
+  sed '/^---$/d' "$dir/live.json" | jq -s -e --arg ns "$2" 'any(.[]; (.metadata.namespace // "") == $ns)' >/dev/null
+}
 keep='{"metadata":{"annotations":{"argocd.argoproj.io/sync-options":"Delete=false"}}}'
 case $POLICY in
 retain) claims=Retain ;;
@@ -45,14 +53,16 @@ sts=$(jq -n -c --arg w "$claims" '{spec: {persistentVolumeClaimRetentionPolicy: 
 while IFS=$'\x1f' read -r kind group namespace name; do
   case "$group/$kind" in
   /PersistentVolumeClaim | /Namespace)
-    if [[ $POLICY == retain ]]; then
+    if [[ $POLICY == retain ]] && live "$kind" "$namespace" "$name"; then
       echo "$APP: keeping $kind $namespace/$name"
       patch "$kind" "" "$namespace" "$name" "$keep"
     fi
     ;;
   apps/StatefulSet)
-    echo "$APP: StatefulSet $namespace/$name: claims on delete: $claims"
-    patch "$kind" apps "$namespace" "$name" "$sts"
+    if live "$kind" "$namespace" "$name"; then
+      echo "$APP: StatefulSet $namespace/$name: claims on delete: $claims"
+      patch "$kind" apps "$namespace" "$name" "$sts"
+    fi
     ;;
   esac
 done < <(jq -r '.status.resources[]? | [.kind, (.group // ""), (.namespace // ""), .name] | join("\u001f")' "$dir/app.json")

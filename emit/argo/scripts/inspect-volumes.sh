@@ -22,8 +22,10 @@ if ! present; then
 fi
 if [[ $policy == snapshot ]]; then
   argocd_call app get-resource "$APP" --kind PersistentVolumeClaim -o json >"$dir/claims.raw"
-  # One JSON object per claim, separated by "---" lines.
-  grep -v '^---$' "$dir/claims.raw" |
+  # One JSON object per claim, separated by "---" lines; nothing at all
+  # (and exit 0) when the app has no claim. sed, unlike grep -v, does not
+  # fail on an empty input.
+  sed '/^---$/d' "$dir/claims.raw" |
     jq -s -c '[.[] | {name: .metadata.name, namespace: .metadata.namespace}]' >"$dir/claims"
 fi
 echo "$APP: volume policy $policy, $(jq length "$dir/claims") claim(s) to snapshot"

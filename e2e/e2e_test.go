@@ -1,0 +1,210 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// The scenarios need the environment's binaries (.ci/e2e/build.sh) and
+// minutes of wall time; make e2e sets PLATC_E2E=1 and PLATC_E2E_BIN.
+// Without them every scenario skips and says why; with PLATC_E2E=1 a
+// missing binary fails.
+func requireE2E(t *testing.T) {
+	t.Helper()
+	if os.Getenv("PLATC_E2E") != "1" {
+		t.Skip("end-to-end scenario: run make e2e (PLATC_E2E=1 with the binaries of .ci/e2e/build.sh)")
+	}
+	if os.Getenv("PLATC_E2E_BIN") == "" {
+		t.Fatal("PLATC_E2E=1 but PLATC_E2E_BIN is not set: run .ci/e2e/build.sh and set it to the directory it prints")
+	}
+}
+
+var (
+	platcOnce sync.Once
+	platcBin  string
+	platcErr  error
+)
+
+// platcBinary builds platc from this checkout once per test binary, so
+// the scenarios test the code beside them.
+func platcBinary(t testing.TB) string {
+	t.Helper()
+	platcOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "platc-e2e-bin-")
+		if err != nil {
+			platcErr = err
+			return
+		}
+		platcBin = filepath.Join(dir, "platc")
+		out, err := exec.Command("go", "build", "-o", platcBin, "../cmd/platc").CombinedOutput()
+		if err != nil {
+			platcErr = fmt.Errorf("go build ../cmd/platc: %v\n%s", err, out)
+		}
+	})
+	if platcErr != nil {
+		t.Fatal(platcErr)
+	}
+	return platcBin
+}
+
+// scenario is one environment with one platform in it, for one test.
+type scenario struct {
+	t   *testing.T
+	ctx context.Context
+	env *Env
+	pl  *Platform
+}
+
+// start brings up a fresh environment and the platform at path in it.
+// PLATC_E2E_OUT, when set, keeps each scenario's environment directory
+// (logs, step output) there; otherwise it goes with the test.
+func start(t *testing.T, path string, fail ...string) *scenario {
+	t.Helper()
+	requireE2E(t)
+	platc := platcBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	t.Cleanup(cancel)
+	dir := t.TempDir()
+	if out := os.Getenv("PLATC_E2E_OUT"); out != "" {
+		dir = filepath.Join(out, t.Name())
+		_ = os.RemoveAll(dir)
+	}
+	bin := os.Getenv("PLATC_E2E_BIN")
+	src := os.Getenv("PLATC_E2E_SRC")
+	if src == "" {
+		src = filepath.Join(bin, "..", "src")
+	}
+	env, err := Start(ctx, Options{Bin: bin, Src: src, Dir: dir, Log: t.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(env.Close)
+	pl, err := env.Deploy(ctx, PlatformOptions{Path: path, Platc: platc, Fail: fail})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &scenario{t: t, ctx: ctx, env: env, pl: pl}
+	t.Cleanup(func() {
+		if p := pl.Problems(); len(p) > 0 {
+			t.Errorf("the simulated runtime could not do everything a cluster would:\n  %s", strings.Join(p, "\n  "))
+		}
+		if t.Failed() {
+			t.Logf("environment directory: %s (logs/, steps/)", dir)
+		}
+	})
+	return s
+}
+
+// run runs platc ACTION and checks its exit code.
+func (s *scenario) run(action string, want int, env ...string) *Result {
+	s.t.Helper()
+	r, err := s.pl.Platc(s.ctx, action, env...)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if r.ExitCode != want {
+		s.t.Fatalf("platc %s %s exited %d, want %d; report:\n%s\nlast log lines:\n%s", action, strings.Join(env, " "), r.ExitCode, want, r.Report, r.LastLog(25))
+	}
+	return r
+}
+
+// apps returns the platform's Applications as the cluster has them,
+// keyed by app name; a missing one is absent from the map.
+func (s *scenario) apps() map[string]*unstructured.Unstructured {
+	s.t.Helper()
+	ns := s.pl.Program.Platform.ArgoCD.Namespace
+	list, err := s.env.Dynamic.Resource(applicationGVR).Namespace(ns).List(s.ctx, metav1.ListOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	out := map[string]*unstructured.Unstructured{}
+	for _, a := range s.pl.Program.Apps {
+		for i := range list.Items {
+			if list.Items[i].GetName() == a.Application {
+				out[a.Name] = &list.Items[i]
+			}
+		}
+	}
+	return out
+}
+
+func status(u *unstructured.Unstructured) (sync, health string) {
+	sync, _, _ = unstructured.NestedString(u.Object, "status", "sync", "status")
+	health, _, _ = unstructured.NestedString(u.Object, "status", "health", "status")
+	return sync, health
+}
+
+// wantConverged checks that every named app (all apps when none are
+// named) is Synced and Healthy.
+func (s *scenario) wantConverged(names ...string) {
+	s.t.Helper()
+	if len(names) == 0 {
+		for _, a := range s.pl.Program.Apps {
+			names = append(names, a.Name)
+		}
+	}
+	apps := s.apps()
+	for _, n := range names {
+		u, ok := apps[n]
+		if !ok {
+			s.t.Errorf("%s has no Application", n)
+			continue
+		}
+		if sync, health := status(u); sync != "Synced" || health != "Healthy" {
+			s.t.Errorf("%s is %s/%s, want Synced/Healthy", n, sync, health)
+		}
+	}
+}
+
+// started lists the platform's apps with a sync operation among evs.
+func (s *scenario) started(evs []Event) []string {
+	var out []string
+	for _, a := range s.pl.Program.Apps {
+		if _, ok := First(evs, a.Application, OperationStarted); ok {
+			out = append(out, a.Name)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// workflows counts the Workflows in the platform's workflows namespace.
+func (s *scenario) workflows() int {
+	s.t.Helper()
+	l, err := s.env.Dynamic.Resource(workflowGVR).Namespace(s.pl.Program.Platform.Workflows.Namespace).List(s.ctx, metav1.ListOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return len(l.Items)
+}
+
+// settle gives the Application watch a moment to deliver what happened
+// just before an action returned.
+func (s *scenario) settle() { time.Sleep(2 * time.Second) }
+
+func wantSame(t *testing.T, what string, got, want []string) {
+	t.Helper()
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: got %v, want %v", what, got, want)
+	}
+}
+
+func wantNone(t *testing.T, what string, list []string) {
+	t.Helper()
+	if len(list) > 0 {
+		t.Errorf("%s:\n  %s", what, strings.Join(list, "\n  "))
+	}
+}

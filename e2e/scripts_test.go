@@ -1,0 +1,248 @@
+package e2e
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+)
+
+// stepResult is one step script's run outside a workflow.
+type stepResult struct {
+	code    int
+	out     string
+	dir     string
+	outputs map[string]string
+}
+
+// step runs the script of template name, taken from the
+// ClusterWorkflowTemplate platc generated, with bash, the real argocd
+// CLI and the automation account's token against the real Argo CD: what
+// a step pod runs, without the workflow around it. env holds the
+// template's inputs as the pod's environment would.
+func (s *scenario) step(name string, env map[string]string) stepResult {
+	s.t.Helper()
+	b, err := os.ReadFile(filepath.Join(s.pl.Generated, "workflows", "templates.yaml"))
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	var cwt wfv1.ClusterWorkflowTemplate
+	if err := yaml.Unmarshal(b, &cwt); err != nil {
+		s.t.Fatal(err)
+	}
+	var tmpl *wfv1.Template
+	for i := range cwt.Spec.Templates {
+		if cwt.Spec.Templates[i].Name == name {
+			tmpl = &cwt.Spec.Templates[i]
+		}
+	}
+	if tmpl == nil || tmpl.Script == nil {
+		s.t.Fatalf("no script template %q in the generated templates", name)
+	}
+	ref := s.pl.Program.Platform.ArgoCD.TokenSecret
+	secret, err := s.env.Kube.CoreV1().Secrets(s.pl.Program.Platform.Workflows.Namespace).Get(s.ctx, ref.Name, metav1.GetOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	dir := s.t.TempDir()
+	script := filepath.Join(dir, "script")
+	if err := os.WriteFile(script, []byte(tmpl.Script.Source), 0o755); err != nil {
+		s.t.Fatal(err)
+	}
+	cmd := exec.CommandContext(s.ctx, "bash", script)
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + s.env.ToolPath(), "HOME=" + dir, "PLATC_STEP_DIR=" + dir,
+		"ALL_PROXY=" + s.env.net.SOCKSURL(), "SSL_CERT_FILE=" + s.env.caFile,
+		"ARGOCD_AUTH_TOKEN=" + string(secret.Data[ref.Key])}
+	for _, e := range tmpl.Script.Env {
+		if e.ValueFrom == nil && !strings.Contains(e.Value, "{{") {
+			cmd.Env = append(cmd.Env, e.Name+"="+e.Value) // ARGOCD_SERVER, ARGOCD_OPTS
+		}
+	}
+	for k, v := range env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	r := stepResult{dir: dir, outputs: map[string]string{}}
+	err = cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	case err != nil:
+		s.t.Fatal(err)
+	}
+	r.out = out.String()
+	for _, p := range tmpl.Outputs.Parameters {
+		if p.ValueFrom != nil && p.ValueFrom.Path != "" {
+			if b, err := os.ReadFile(filepath.Join(dir, strings.TrimPrefix(p.ValueFrom.Path, "/tmp/"))); err == nil {
+				r.outputs[p.Name] = strings.TrimSuffix(string(b), "\n") // as argoexec reads it
+			}
+		}
+	}
+	return r
+}
+
+func (r stepResult) want(t *testing.T, code int, contains ...string) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit %d, want %d; output:\n%s", r.code, code, r.out)
+	}
+	for _, c := range contains {
+		if !strings.Contains(r.out, c) {
+			t.Errorf("output lacks %q:\n%s", c, r.out)
+		}
+	}
+}
+
+// The step scripts against the real argocd CLI and Argo CD server, one
+// situation each, on the shop platform. Each case names what it guards.
+func TestStepScripts(t *testing.T) {
+	s := start(t, shop)
+	p := s.pl.Program
+	project := p.Apps[0].Project
+	app := func(name string) map[string]string {
+		a := p.App(name)
+		return map[string]string{"APP": a.Application, "PROJECT": a.Project}
+	}
+	with := func(m map[string]string, kv ...string) map[string]string {
+		out := map[string]string{}
+		for k, v := range m {
+			out[k] = v
+		}
+		for i := 0; i+1 < len(kv); i += 2 {
+			out[kv[i]] = kv[i+1]
+		}
+		return out
+	}
+
+	t.Run("sync-and-wait converges an app, then leaves it alone", func(t *testing.T) {
+		env := with(app("network"), "SYNC_TIMEOUT", "60", "HEALTH_TIMEOUT", "60", "EXPECT_REVISION", "1.0.0")
+		s.step("sync-and-wait", env).want(t, 0, "syncing", "Synced and Healthy")
+		mark := s.pl.Timeline.Mark()
+		s.step("sync-and-wait", env).want(t, 0, "nothing to do")
+		s.settle()
+		wantNone(t, "sync operations on a converged app (INV-6)", s.started(s.pl.Timeline.Since(mark)))
+	})
+
+	t.Run("check-healthy reports health and sync", func(t *testing.T) {
+		r := s.step("check-healthy", app("network"))
+		r.want(t, 0, "health Healthy, sync Synced")
+		if r.outputs["health"] != "Healthy" || r.outputs["sync"] != "Synced" {
+			t.Errorf("outputs %v", r.outputs)
+		}
+		r = s.step("check-healthy", app("web"))
+		r.want(t, 1)
+		if r.outputs["sync"] != "OutOfSync" {
+			t.Errorf("outputs %v for an app never synced", r.outputs)
+		}
+	})
+
+	t.Run("enable-auto-sync only where the HCL asks", func(t *testing.T) {
+		// web asks for automated sync: the account may update it.
+		s.step("enable-auto-sync", with(app("web"), "SELF_HEAL", "true", "PRUNE", "false")).want(t, 0)
+		// network does not: least privilege refuses the same call.
+		r := s.step("enable-auto-sync", with(app("network"), "SELF_HEAL", "true", "PRUNE", "false"))
+		if r.code == 0 || !strings.Contains(r.out, "permission denied") {
+			t.Errorf("automated sync switched on for an app whose HCL does not ask for it: exit %d\n%s", r.code, r.out)
+		}
+	})
+
+	t.Run("sync-and-wait only waits under automated sync", func(t *testing.T) {
+		env := with(app("web"), "SYNC_TIMEOUT", "60", "HEALTH_TIMEOUT", "60")
+		// web depends on api, which is not deployed: the wait times out,
+		// but no sync was started by the script.
+		r := s.step("sync-and-wait", env)
+		if !strings.Contains(r.out, "automated sync is on; waiting") {
+			t.Errorf("output:\n%s", r.out)
+		}
+	})
+
+	t.Run("inspect-volumes on an app without claims", func(t *testing.T) {
+		// Issue 12: get-resource prints nothing for no claims; the script
+		// used to fail on grep's empty result.
+		r := s.step("inspect-volumes", with(app("network"), "VOLUMES", "snapshot", "VOLUMES_OVERRIDE", "per-app"))
+		r.want(t, 0, "0 claim(s) to snapshot")
+		if r.outputs["claims"] != "[]" || r.outputs["policy"] != "snapshot" {
+			t.Errorf("outputs %v", r.outputs)
+		}
+	})
+
+	t.Run("inspect-volumes lists the claims to snapshot", func(t *testing.T) {
+		s.step("sync-and-wait", with(app("cache"), "SYNC_TIMEOUT", "60", "HEALTH_TIMEOUT", "60")).want(t, 0)
+		r := s.step("inspect-volumes", with(app("cache"), "VOLUMES", "retain", "VOLUMES_OVERRIDE", "snapshot"))
+		r.want(t, 0, "1 claim(s) to snapshot")
+		if !strings.Contains(r.outputs["claims"], `"name":"data-cache"`) {
+			t.Errorf("claims %s", r.outputs["claims"])
+		}
+	})
+
+	t.Run("delete-application keeps a retained claim", func(t *testing.T) {
+		s.step("delete-application", with(app("cache"), "POLICY", "retain", "TIMEOUT", "60")).want(t, 0, "keeping PersistentVolumeClaim", "deleted")
+		pvc, err := s.env.Kube.CoreV1().PersistentVolumeClaims("cache").Get(s.ctx, "data-cache", metav1.GetOptions{})
+		if err != nil {
+			t.Fatalf("the retained claim is gone: %v", err)
+		}
+		if pvc.Annotations["argocd.argoproj.io/sync-options"] != "Delete=false" {
+			t.Errorf("claim annotations %v", pvc.Annotations)
+		}
+	})
+
+	t.Run("delete-application on an app never deployed", func(t *testing.T) {
+		// Issue 12: metrics' claim is listed in .status.resources but was
+		// never created; patching it answered "no matching resource
+		// found" and failed the step.
+		s.step("delete-application", with(app("metrics"), "POLICY", "retain", "TIMEOUT", "60")).want(t, 0, "deleted")
+	})
+
+	t.Run("delete-application when already gone", func(t *testing.T) {
+		s.step("delete-application", with(app("metrics"), "POLICY", "retain", "TIMEOUT", "60")).want(t, 0, "already gone")
+	})
+
+	t.Run("check-absent", func(t *testing.T) {
+		s.step("check-absent", app("metrics")).want(t, 0, "absent")
+		s.step("check-absent", app("network")).want(t, 1, "still exists")
+	})
+
+	t.Run("orphan-report names Applications the platform does not declare", func(t *testing.T) {
+		orphan := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+			"metadata": map[string]any{"name": "left-behind", "namespace": p.Platform.ArgoCD.Namespace},
+			"spec": map[string]any{"project": project,
+				"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "default"},
+				"source":      map[string]any{"repoURL": p.Platform.Git.RepoURL, "path": "apps/web", "targetRevision": p.Platform.Git.Revision}},
+		}}
+		if _, err := s.env.Dynamic.Resource(applicationGVR).Namespace(p.Platform.ArgoCD.Namespace).Create(s.ctx, orphan, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		apps := fmt.Sprintf(`[%q,%q]`, "cache", "metrics") // already removed
+		r := s.step("orphan-report", map[string]string{"APPLICATIONS": apps, "PROJECTS": fmt.Sprintf("[%q]", project), "IGNORE": "[]", "KEEP": "[]"})
+		if r.code != 2 || !strings.Contains(r.outputs["orphans"], "left-behind") {
+			t.Errorf("exit %d, orphans %s\n%s", r.code, r.outputs["orphans"], r.out)
+		}
+	})
+
+	t.Run("values are data", func(t *testing.T) {
+		// Whatever an Application's name holds, it never runs.
+		evil := `web"; touch pwned; echo "$(touch pwned2)` + "`touch pwned3`"
+		r := s.step("check-healthy", map[string]string{"APP": evil, "PROJECT": project})
+		if r.code == 0 {
+			t.Errorf("check-healthy succeeded for an Application that does not exist:\n%s", r.out)
+		}
+		for _, f := range []string{"pwned", "pwned2", "pwned3"} {
+			if _, err := os.Stat(filepath.Join(r.dir, f)); err == nil {
+				t.Errorf("%s was created: a value ran as code", f)
+			}
+		}
+	})
+}

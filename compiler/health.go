@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -19,51 +20,81 @@ import (
 // (Zalando's postgresql shows kinds need not be capitalised).
 var kindPattern = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/[A-Za-z][A-Za-z0-9]*$`)
 
-// argoCDNative lists custom resource kinds for which Argo CD v3.5.1 ships a
+// argoCDNative maps each custom resource kind for which Argo CD ships a
 // health check of its own (resource_customizations/ and Go built-ins; see
-// ARGO-NOTES §3). They satisfy INV-7 without a platc rule. Sorted.
-var argoCDNative = []string{
-	"acid.zalan.do/postgresql",
-	"apiextensions.k8s.io/CustomResourceDefinition",
-	"apiregistration.k8s.io/APIService",
-	"argoproj.io/ApplicationSet",
-	"argoproj.io/CronWorkflow",
-	"argoproj.io/Rollout",
-	"argoproj.io/Workflow",
-	"bitnami.com/SealedSecret",
-	"ceph.rook.io/CephCluster",
-	"ceph.rook.io/CephObjectStore",
-	"cert-manager.io/Certificate",
-	"cert-manager.io/ClusterIssuer",
-	"cert-manager.io/Issuer",
-	"external-secrets.io/ClusterExternalSecret",
-	"external-secrets.io/ClusterSecretStore",
-	"external-secrets.io/ExternalSecret",
-	"external-secrets.io/PushSecret",
-	"external-secrets.io/SecretStore",
-	"helm.toolkit.fluxcd.io/HelmRelease",
-	"k8s.keycloak.org/Keycloak",
-	"kafka.strimzi.io/Kafka",
-	"kafka.strimzi.io/KafkaBridge",
-	"kafka.strimzi.io/KafkaConnect",
-	"kafka.strimzi.io/KafkaConnector",
-	"kafka.strimzi.io/KafkaTopic",
-	"kafka.strimzi.io/KafkaUser",
-	"keda.sh/ScaledObject",
-	"kyverno.io/Policy",
-	"minio.min.io/Tenant",
-	"monitoring.coreos.com/Prometheus",
-	"objectbucket.io/ObjectBucketClaim",
-	"pkg.crossplane.io/Provider",
-	"postgresql.cnpg.io/Cluster",
-	"rabbitmq.com/RabbitmqCluster",
+// ARGO-NOTES §3) to the first v3 release that has it, as read from
+// argo-cd's module sources v3.0.0 to v3.5.0. Such a kind satisfies INV-7
+// without a platc rule, on a platform whose Argo CD has the check.
+var argoCDNative = map[string]string{
+	"acid.zalan.do/postgresql":                      "v3.0",
+	"apiextensions.k8s.io/CustomResourceDefinition": "v3.0",
+	"apiregistration.k8s.io/APIService":             "v3.0",
+	"argoproj.io/ApplicationSet":                    "v3.0",
+	"argoproj.io/CronWorkflow":                      "v3.0",
+	"argoproj.io/Rollout":                           "v3.0",
+	"argoproj.io/Workflow":                          "v3.0",
+	"bitnami.com/SealedSecret":                      "v3.0",
+	"ceph.rook.io/CephCluster":                      "v3.3",
+	"ceph.rook.io/CephObjectStore":                  "v3.3",
+	"cert-manager.io/Certificate":                   "v3.0",
+	"cert-manager.io/ClusterIssuer":                 "v3.0",
+	"cert-manager.io/Issuer":                        "v3.0",
+	"external-secrets.io/ClusterExternalSecret":     "v3.0",
+	"external-secrets.io/ClusterSecretStore":        "v3.0",
+	"external-secrets.io/ExternalSecret":            "v3.0",
+	"external-secrets.io/PushSecret":                "v3.0",
+	"external-secrets.io/SecretStore":               "v3.0",
+	"helm.toolkit.fluxcd.io/HelmRelease":            "v3.0",
+	"k8s.keycloak.org/Keycloak":                     "v3.0",
+	"kafka.strimzi.io/Kafka":                        "v3.0",
+	"kafka.strimzi.io/KafkaBridge":                  "v3.0",
+	"kafka.strimzi.io/KafkaConnect":                 "v3.0",
+	"kafka.strimzi.io/KafkaConnector":               "v3.0",
+	"kafka.strimzi.io/KafkaTopic":                   "v3.0",
+	"kafka.strimzi.io/KafkaUser":                    "v3.0",
+	"keda.sh/ScaledObject":                          "v3.0",
+	"kyverno.io/Policy":                             "v3.1",
+	"minio.min.io/Tenant":                           "v3.0",
+	"monitoring.coreos.com/Prometheus":              "v3.0",
+	"objectbucket.io/ObjectBucketClaim":             "v3.3",
+	"pkg.crossplane.io/Provider":                    "v3.0",
+	"postgresql.cnpg.io/Cluster":                    "v3.1",
+	"rabbitmq.com/RabbitmqCluster":                  "v3.0",
 }
 
-// ArgoCDCovers reports whether Argo CD itself ships a health check for kind
-// ("group/Kind").
-func ArgoCDCovers(kind string) bool {
-	_, ok := slices.BinarySearch(argoCDNative, kind)
-	return ok
+// ArgoCDCovers reports whether Argo CD ships a health check for kind
+// ("group/Kind") at version (platform.argocd.version, such as "v3.2.6").
+// An empty or unreadable version means a current Argo CD: declare the
+// version to have checks only newer releases ship counted as missing.
+// since is the first release with the check, or "" when none has one.
+func ArgoCDCovers(kind, version string) (covers bool, since string) {
+	since, ok := argoCDNative[kind]
+	if !ok {
+		return false, ""
+	}
+	have, okHave := majorMinor(version)
+	want, _ := majorMinor(since)
+	return !okHave || !have.less(want), since
+}
+
+// release is an Argo CD major.minor.
+type release struct{ major, minor int }
+
+func (r release) less(o release) bool {
+	return r.major < o.major || r.major == o.major && r.minor < o.minor
+}
+
+// majorMinor reads "v3.2.6", "3.2" and the like.
+func majorMinor(v string) (release, bool) {
+	var r release
+	parts := strings.SplitN(strings.TrimPrefix(strings.TrimSpace(v), "v"), ".", 3)
+	if len(parts) < 2 {
+		return r, false
+	}
+	var err1, err2 error
+	r.major, err1 = strconv.Atoi(parts[0])
+	r.minor, err2 = strconv.Atoi(parts[1])
+	return r, err1 == nil && err2 == nil
 }
 
 // checkKind reports a kind that is not written "group/Kind".
@@ -161,10 +192,14 @@ func (c *compilation) checkHealthSettings() {
 // rule, else Argo CD's native check.
 func (c *compilation) coverHealth(cr ir.CustomResource, _ map[string]bool) {
 	key := cr.String()
-	if !c.addHealth(cr.Group, cr.Kind) {
-		c.diags = append(c.diags, diag.Error(cr.Range, "Custom resource without a health rule",
-			fmt.Sprintf("Nothing decides when a resource of kind %s is healthy: neither this platform, platc's built-in library nor Argo CD has a health check for it, and Argo CD skips kinds without one, so the app would count as Healthy before its %s is ready (INV-7). Add a health %q block with healthy and degraded expressions (see docs/health.md).", key, cr.Kind, key)))
+	if c.addHealth(cr.Group, cr.Kind) {
+		return
 	}
+	msg := fmt.Sprintf("Nothing decides when a resource of kind %s is healthy: neither this platform, platc's built-in library nor Argo CD has a health check for it, and Argo CD skips kinds without one, so the app would count as Healthy before its %s is ready (INV-7). Add a health %q block with healthy and degraded expressions (see docs/health.md).", key, cr.Kind, key)
+	if _, since := ArgoCDCovers(key, ""); since != "" {
+		msg = fmt.Sprintf("Nothing decides when a resource of kind %s is healthy: neither this platform nor platc's built-in library has a health check for it, and Argo CD ships one only from %s (this platform declares Argo CD %s, which skips kinds without one), so the app would count as Healthy before its %s is ready (INV-7). Add a health %q block with healthy and degraded expressions (see docs/health.md), or declare an Argo CD release that has the check.", key, since, c.prog.Platform.ArgoCD.Version, cr.Kind, key)
+	}
+	c.diags = append(c.diags, diag.Error(cr.Range, "Custom resource without a health rule", msg))
 }
 
 // addHealth puts the rule in force for group/kind into Program.Health
@@ -193,7 +228,7 @@ func (c *compilation) addHealth(group, kind string) bool {
 		}
 		return true
 	}
-	if ArgoCDCovers(key) {
+	if ok, _ := ArgoCDCovers(key, c.prog.Platform.ArgoCD.Version); ok {
 		if !c.hs.used[key] {
 			c.hs.used[key] = true
 			c.prog.Health = append(c.prog.Health, &ir.HealthRule{Group: group, Kind: kind, Origin: ir.HealthArgoCD})

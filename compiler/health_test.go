@@ -159,3 +159,26 @@ app "ceph" {
 		t.Errorf("the HEALTH_WARN hint should only be in the default script")
 	}
 }
+
+// Argo CD's own checks count only from the release that ships them, at
+// the version the platform declares; undeclared means a current Argo CD.
+func TestArgoCDCoversByVersion(t *testing.T) {
+	for _, c := range []struct {
+		kind, version string
+		want          bool
+	}{
+		{"ceph.rook.io/CephObjectStore", "v3.2.6", false},
+		{"ceph.rook.io/CephObjectStore", "v3.3.0", true},
+		{"ceph.rook.io/CephObjectStore", "3.5", true},
+		{"ceph.rook.io/CephObjectStore", "", true},
+		{"kyverno.io/Policy", "v3.0.12", false},
+		{"kyverno.io/Policy", "v3.1.0", true},
+		{"cert-manager.io/Certificate", "v3.0.0", true},
+		{"example.com/Widget", "", false},
+		{"cert-manager.io/Certificate", "latest", true},
+	} {
+		if got, _ := ArgoCDCovers(c.kind, c.version); got != c.want {
+			t.Errorf("ArgoCDCovers(%q, %q) = %v, want %v", c.kind, c.version, got, c.want)
+		}
+	}
+}

@@ -133,3 +133,29 @@ health "ceph.rook.io/CephFilesystem" {
     want_message = "filesystem Failure"
   }
 }
+
+# CephObjectStore: Healthy when Rook reports the RGW object store Ready
+# (Connected for an external one). Argo CD ships a check only from v3.3,
+# so a platform on an older Argo CD would otherwise count the store as
+# ready before its gateways are.
+health "ceph.rook.io/CephObjectStore" {
+  degraded = obj.status.phase == "Failure"
+  healthy  = contains(["Ready", "Connected"], obj.status.phase)
+  message  = "object store ${coalesce(obj.status.phase, "not reconciled yet")}%{if obj.status.info.endpoint != null} at ${obj.status.info.endpoint}%{endif}"
+
+  test "ready" {
+    object       = "testdata/ceph.rook.io/CephObjectStore/ready.yaml"
+    want         = "Healthy"
+    want_message = "object store Ready at http://rook-ceph-rgw-objects.rook-ceph.svc:80"
+  }
+  test "progressing" {
+    object       = "testdata/ceph.rook.io/CephObjectStore/progressing.yaml"
+    want         = "Progressing"
+    want_message = "object store Progressing"
+  }
+  test "failure" {
+    object       = "testdata/ceph.rook.io/CephObjectStore/failure.yaml"
+    want         = "Degraded"
+    want_message = "object store Failure"
+  }
+}

@@ -33,7 +33,7 @@ ARG KUBECTL_VERSION=v1.34.1
 ARG HELM_VERSION=v3.19.0
 ARG KUBESEAL_VERSION=0.32.2
 ARG YQ_VERSION=v4.47.2
-ARG ARGOCD_VERSION=v3.5.1
+ARG ARGOCD_VERSION=v3.2.6
 ARG ARGO_VERSION=v3.7.18
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl && rm -rf /var/lib/apt/lists/*
 WORKDIR /dl

@@ -16,7 +16,7 @@ platform "acme" {
     namespace = "argocd"
     project   = "platform"
     server    = "argocd-server.argocd.svc:443"
-    version   = "v3.4.4" # what argo-cd chart 10.1.1 installs; the bootstrap checks they agree
+    version   = "v3.2.6" # what argo-cd chart 9.3.7 installs; the bootstrap checks they agree
   }
   workflows {
     namespace       = "argo"
@@ -29,7 +29,7 @@ platform "acme" {
     path     = "generated"
   }
   bootstrap {
-    argocd_chart         = "10.1.1"
+    argocd_chart         = "9.3.7"
     workflows_chart      = "0.45.0"
     events_chart         = "2.4.9"
     sealed_secrets_chart = "2.16.2"

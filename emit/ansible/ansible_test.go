@@ -337,10 +337,10 @@ func TestAnsibleTools(t *testing.T) {
 	}
 	vars := inv.Meta.Hostvars["localhost"]
 	for k, want := range map[string]any{
-		"argocd_chart_version":           "10.1.1",
+		"argocd_chart_version":           "9.3.7",
 		"argo_workflows_namespace":       "argo",
 		"gitops_handoff_submit_template": "deploy",
-		"argocd_expected_version":        "v3.4.4",
+		"argocd_expected_version":        "v3.2.6",
 	} {
 		if vars[k] != want {
 			t.Errorf("inventory %s = %v, want %v", k, vars[k], want)

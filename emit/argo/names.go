@@ -85,5 +85,5 @@ const (
 // the input (INV-3).
 const (
 	DefaultImage              = "ghcr.io/platc/platc:v0.1.0"
-	DefaultImageArgoCDVersion = "v3.5.1"
+	DefaultImageArgoCDVersion = "v3.2.6"
 )

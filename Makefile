@@ -4,7 +4,7 @@ BIN     := bin/platc
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build test bench bench-rss lint fuzz clean
+.PHONY: all build test bench bench-rss lint fuzz clean e2e e2e-tools e2e-run e2e-bench
 
 all: build test
 
@@ -50,6 +50,35 @@ fuzz:
 	$(GO) test ./health -run '^$$' -fuzz FuzzAgreement -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./health -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./emit -run '^$$' -fuzz FuzzYAML -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+
+# The platform-in-a-box (e2e/, docs/e2e.md): the real control plane,
+# Argo CD and Argo Workflows controller on loopback, kwok as the kubelet.
+# .ci/e2e/build.sh builds their binaries once into a cache outside the
+# repository (cold: about 25 minutes on 2 cores; warm: a second).
+E2E_BIN = $(shell .ci/e2e/build.sh)
+e2e-tools:
+	@.ci/e2e/build.sh
+
+# The scenarios: the example deploys, resumes, scopes and tears down on
+# the real components; E2E_RUN narrows them (E2E_RUN=TestExample).
+E2E_RUN ?= .
+e2e: build
+	PLATC_E2E=1 PLATC_E2E_BIN="$(E2E_BIN)" $(GO) test ./e2e -count=1 -timeout 80m -v -run '$(E2E_RUN)'
+
+# Any platform through deploy, validate, (with FAIL) fix and resume, and
+# teardown; the run's files go to OUT.
+#   make e2e-run PLATFORM=examples OUT=/tmp/run [ENV=production] [FAIL=app,...]
+PLATFORM ?= examples
+OUT      ?= bin/e2e-run
+e2e-run: build
+	PLATC_E2E_BIN="$(E2E_BIN)" $(GO) run ./e2e/cmd/e2e-run -platform "$(PLATFORM)" -out "$(OUT)" \
+		$(if $(ENV),-env "$(ENV)") $(if $(FAIL),-fail "$(FAIL)") -platc $(BIN)
+
+# Deploy a 1,000-app synthetic platform (internal/synth) and report wall
+# time, the critical path of simulated durations, the orchestration
+# overhead and the peak RSS of the controllers.
+e2e-bench: build
+	PLATC_E2E=1 PLATC_E2E_BIN="$(E2E_BIN)" $(GO) test ./e2e -run '^$$' -bench BenchmarkDeploy -benchtime 1x -timeout 120m -v
 
 clean:
 	rm -rf bin

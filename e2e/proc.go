@@ -186,3 +186,27 @@ func httpCheck(client *http.Client, url string) func(context.Context) error {
 		return nil
 	}
 }
+
+// PeakRSS returns the peak resident set size (VmHWM) of the running
+// process called name, in bytes.
+func (e *Env) PeakRSS(name string) (int64, error) {
+	e.procs.mu.Lock()
+	defer e.procs.mu.Unlock()
+	for _, p := range e.procs.list {
+		if p.name != name {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+		if err != nil {
+			return 0, err
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+				var kb int64
+				_, err := fmt.Sscan(f[1], &kb)
+				return kb * 1024, err
+			}
+		}
+	}
+	return 0, fmt.Errorf("no process %s", name)
+}

@@ -1,0 +1,125 @@
+package e2e
+
+import (
+	"testing"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/platc/platc/compiler/ir"
+)
+
+// RFC 2.5 #1 on the RFC's own platform: from an empty cluster (with Argo
+// CD and Argo Workflows bootstrapped), platc deploy deploys all 43 apps
+// in dependency order, each Healthy before its dependents start; a
+// second deploy changes nothing; validate says healthy; teardown removes
+// everything in reverse order under each app's volume policy, and a
+// second teardown finds nothing to do.
+func TestExample(t *testing.T) {
+	s := start(t, "../examples")
+	p := s.pl.Program
+
+	s.run("deploy", ExitOK)
+	s.settle()
+	s.wantConverged()
+	deployed := s.pl.Timeline.Events()
+	wantNone(t, "INV-1: dependency order", CheckDeployOrder(p, deployed))
+	if got := s.started(deployed); len(got) != len(p.Apps) {
+		t.Errorf("%d of %d apps had a sync operation", len(got), len(p.Apps))
+	}
+
+	t.Run("idempotent", func(t *testing.T) {
+		// INV-6: on a converged platform, deploy submits no Workflow and
+		// starts no sync operation.
+		mark, before := s.pl.Timeline.Mark(), s.workflows()
+		s.run("deploy", ExitOK)
+		s.settle()
+		if after := s.workflows(); after != before {
+			t.Errorf("deploy on a converged platform made %d new Workflows", after-before)
+		}
+		wantNone(t, "sync operations on a converged platform", s.started(s.pl.Timeline.Since(mark)))
+	})
+
+	t.Run("validate healthy", func(t *testing.T) {
+		s.run("validate", ExitOK)
+	})
+
+	t.Run("teardown", func(t *testing.T) {
+		mark := s.pl.Timeline.Mark()
+		s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name)
+		s.settle()
+		evs := s.pl.Timeline.Since(mark)
+		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(p, evs))
+		if left := s.apps(); len(left) > 0 {
+			t.Errorf("%d Applications left after teardown", len(left))
+		}
+		s.wantVolumes(nil)
+	})
+
+	t.Run("teardown again", func(t *testing.T) {
+		before := s.workflows()
+		s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name)
+		if s.workflows() != before {
+			t.Error("a teardown of a removed platform submitted a Workflow")
+		}
+	})
+
+	t.Run("validate after teardown", func(t *testing.T) {
+		// No Application at all is unhealthy.
+		s.run("validate", ExitFailure)
+	})
+}
+
+// Exit codes of RFC 7.1 (executor.ExitOK and so on), as the scenarios
+// expect them.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitPartial = 2
+	ExitInvalid = 3
+)
+
+// wantVolumes checks, after a teardown, what each app that holds data
+// kept: under retain its claim is still there; under delete and snapshot
+// it is gone; under snapshot a VolumeSnapshot of it exists. override is
+// PV_POLICY, or nil for each app's own policy.
+func (s *scenario) wantVolumes(override *ir.VolumePolicy) {
+	s.t.Helper()
+	for _, a := range s.pl.Program.Apps {
+		if !holdsData(a) {
+			continue
+		}
+		policy := a.Teardown.Volumes
+		if override != nil {
+			policy = *override
+		}
+		_, err := s.env.Kube.CoreV1().PersistentVolumeClaims(a.Namespace).Get(s.ctx, claimName(a), metav1.GetOptions{})
+		kept := err == nil
+		if err != nil && !apierrors.IsNotFound(err) {
+			s.t.Fatal(err)
+		}
+		switch policy {
+		case ir.VolumesRetain:
+			if !kept {
+				s.t.Errorf("%s: volume policy retain, but its claim is gone", a.Name)
+			}
+		default:
+			if kept {
+				s.t.Errorf("%s: volume policy %s, but its claim is still there", a.Name, policy)
+			}
+		}
+		if policy == ir.VolumesSnapshot {
+			snaps, err := s.env.Dynamic.Resource(volumeSnapshotGVR).Namespace(a.Namespace).List(s.ctx, metav1.ListOptions{})
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			found := false
+			for _, sn := range snaps.Items {
+				found = found || sn.GetAnnotations()["platc.io/application"] == a.Application
+			}
+			if !found {
+				s.t.Errorf("%s: volume policy snapshot, but no VolumeSnapshot of its claim", a.Name)
+			}
+		}
+	}
+}

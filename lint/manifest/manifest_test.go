@@ -125,3 +125,31 @@ func TestRanges(t *testing.T) {
 		}
 	}
 }
+
+// A kustomization's namespace reaches the objects it lists, through
+// nested kustomizations, with the outermost one winning as in kustomize.
+func TestKustomizeNamespace(t *testing.T) {
+	root := write(t, map[string]string{
+		"app/kustomization.yaml":      "namespace: outer\nresources: [base, cm.yaml]\n",
+		"app/cm.yaml":                 "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: own}\n",
+		"app/base/kustomization.yaml": "namespace: inner\nresources: [svc.yaml]\n",
+		"app/base/svc.yaml":           "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n",
+		"plain/kustomization.yaml":    "resources: [job.yaml]\n",
+		"plain/job.yaml":              "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\n",
+	})
+	l := NewLoader()
+	l.Kustomization(filepath.Join(root, "app", "kustomization.yaml"))
+	l.Kustomization(filepath.Join(root, "plain", "kustomization.yaml"))
+	set, diags := l.Set()
+	if len(diags) != 0 {
+		t.Fatal(diags)
+	}
+	var got []string
+	for _, o := range set.Objects {
+		got = append(got, o.Kind+"/"+o.Name+" "+o.Namespace+" "+o.KustomizeNamespace)
+	}
+	want := []string{"Service/s  outer", "ConfigMap/a own outer", "Job/j  "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

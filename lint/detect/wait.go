@@ -28,6 +28,17 @@ type Wait struct {
 	// objects kubectl waits on, the hosts a probe polls. A wait helper
 	// whose arguments name nothing recognisable has none.
 	Targets []Target
+	// Container is the index of the container that waits, init
+	// containers first.
+	Container int
+	// Helper is set when the whole container is a wait helper (a wait
+	// image, or a container named wait-for-*).
+	Helper bool
+	// Line is the line of the command that waits, in full; for a command
+	// in exec form, the items joined.
+	Line string
+	// Exec is set when the wait is a whole command in exec form.
+	Exec bool
 }
 
 // TargetKind says what a Target names.
@@ -114,13 +125,18 @@ func Waits(o *manifest.Object, ns string) []Wait {
 	}
 	w := waitScan{file: o.File, ns: ns, presync: isHook && slices.Contains(hi.Phases, "PreSync")}
 	var out []Wait
+	i := 0
 	for _, field := range []string{"initContainers", "containers"} {
 		list := manifest.Lookup(spec, field)
 		if list == nil || list.Kind != yaml.SequenceNode {
 			continue
 		}
 		for _, c := range list.Content {
-			out = append(out, w.container(c)...)
+			for _, wt := range w.container(c) {
+				wt.Container = i
+				out = append(out, wt)
+			}
+			i++
 		}
 	}
 	return out
@@ -140,6 +156,7 @@ var (
 	nsFlag      = regexp.MustCompile(`(?:^|\s)(?:-n|--namespace)(?:=|\s+)([a-z0-9-]+)`)
 	allNS       = regexp.MustCompile(`(?:^|\s)(-A|--all-namespaces)\b`)
 	shellLoop   = regexp.MustCompile(`\b(until|while)\b`)
+	loopEnd     = regexp.MustCompile(`\bdone\b`)
 	probe       = regexp.MustCompile(`\b(nc|ncat|netcat|curl|wget|pg_isready|psql|mysqladmin|redis-cli|nslookup|getent)\b`)
 	hostRefs    = []*regexp.Regexp{
 		regexp.MustCompile(`(?:^|\s)(?:-h|--host)(?:=|\s+)(\S+)`),
@@ -167,19 +184,32 @@ func (w *waitScan) container(c *yaml.Node) []Wait {
 	argv := append(manifest.Strings(manifest.Lookup(c, "command")), manifest.Strings(manifest.Lookup(c, "args"))...)
 	// A wait image or container is a wait whatever its arguments say; its
 	// arguments only say what it waits for.
+	joined := func() string {
+		var parts []string
+		for _, s := range argv {
+			parts = append(parts, s.Value)
+		}
+		return strings.Join(parts, " ")
+	}
 	if img := manifest.Lookup(c, "image"); img != nil && waitImage.MatchString(strings.ToLower(img.Value)) {
-		return []Wait{{w.file.Range(img), "image " + strconv.Quote(img.Value), fmt.Sprintf("runs the wait image %q", img.Value), w.helperTargets(argv)}}
+		return []Wait{{At: w.file.Range(img), Text: "image " + strconv.Quote(img.Value), Why: fmt.Sprintf("runs the wait image %q", img.Value),
+			Targets: w.helperTargets(argv), Helper: true, Line: joined()}}
 	}
 	if name := manifest.Lookup(c, "name"); name != nil && strings.HasPrefix(name.Value, "wait-for") {
-		return []Wait{{w.file.Range(name), "container " + strconv.Quote(name.Value), fmt.Sprintf("is a wait container (%q)", name.Value), w.helperTargets(argv)}}
+		return []Wait{{At: w.file.Range(name), Text: "container " + strconv.Quote(name.Value), Why: fmt.Sprintf("is a wait container (%q)", name.Value),
+			Targets: w.helperTargets(argv), Helper: true, Line: joined()}}
 	}
 	var out []Wait
 	// Each item may be a whole shell script (sh -c "..."); look at it
-	// line by line so each finding points at the line that waits.
+	// line by line so each finding points at the line that waits. A line
+	// is in a loop from the line that opens an until or while loop to
+	// the line that closes it with done.
 	for _, s := range argv {
-		loop := shellLoop.MatchString(s.Value)
+		depth := 0
 		for i, line := range strings.Split(s.Value, "\n") {
-			why, targets, ok := w.line(line, loop)
+			depth += len(shellLoop.FindAllString(line, -1))
+			why, targets, ok := w.line(line, depth > 0)
+			depth = max(0, depth-len(loopEnd.FindAllString(line, -1)))
 			if !ok {
 				continue
 			}
@@ -187,19 +217,15 @@ func (w *waitScan) container(c *yaml.Node) []Wait {
 			if n, exact := w.file.ContentLine(s, i); exact {
 				at = w.file.LineRange(n)
 			}
-			out = append(out, Wait{at, strconv.Quote(shorten(strings.TrimSpace(line))), why, targets})
+			out = append(out, Wait{At: at, Text: strconv.Quote(shorten(strings.TrimSpace(line))), Why: why, Targets: targets, Line: line})
 		}
 	}
 	// In exec form the command is split into items: ["kubectl", "wait",
 	// "-n", "databases", ...]. Look at the items joined.
 	if len(out) == 0 && len(argv) > 1 {
-		var parts []string
-		for _, s := range argv {
-			parts = append(parts, s.Value)
-		}
-		joined := strings.Join(parts, " ")
-		if why, targets, ok := w.line(joined, false); ok {
-			out = append(out, Wait{w.file.Range(argv[0]), strconv.Quote(shorten(joined)), why, targets})
+		j := joined()
+		if why, targets, ok := w.line(j, false); ok {
+			out = append(out, Wait{At: w.file.Range(argv[0]), Text: strconv.Quote(shorten(j)), Why: why, Targets: targets, Line: j, Exec: true})
 		}
 	}
 	return out

@@ -77,6 +77,16 @@ func TestWaitTargets(t *testing.T) {
 			{Kind: TargetObject, Namespace: "app", Resource: "service", Name: "postgres"},
 			{Kind: TargetHost, Namespace: "redis", Name: "redis-master", Host: "redis-master.redis.svc"},
 		}},
+		{"a loop ends at done: the line after it is no wait", job(false, `        - name: seed
+          image: postgres:16
+          command: ["sh", "-c"]
+          args:
+            - |
+              until psql "postgres://app@platform-db.databases:5432/app" -c 'select 1'; do
+                sleep 2
+              done
+              psql "postgres://app@platform-db.databases:5432/app" -f /seed/schema.sql
+`), []Target{{Kind: TargetHost, Namespace: "databases", Name: "platform-db", Host: "platform-db.databases"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, objs, d := manifest.Parse("job.yaml", []byte(tc.src))

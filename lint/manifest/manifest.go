@@ -276,6 +276,17 @@ func NewFile(path string, b []byte) *File {
 
 var yamlErrLine = regexp.MustCompile(`line (\d+)`)
 
+// parserProblems are the problems yaml.v3's parser (not its scanner)
+// reports (parserc.go); their line is the start of the construct that
+// is broken: the flow mapping, the block mapping, the node.
+var parserProblems = []string{
+	"did not find expected <stream-start>", "did not find expected <document start>",
+	"found undefined tag handle", "did not find expected node content",
+	"did not find expected '-' indicator", "did not find expected key",
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found duplicate %YAML directive", "found incompatible YAML document", "found duplicate %TAG directive",
+}
+
 // Documents parses every YAML document of the file. On a syntax error it
 // returns the documents before it and a warning at the error's line.
 func (f *File) Documents() ([]*yaml.Node, *hcl.Diagnostic) {
@@ -296,6 +307,11 @@ func (f *File) Documents() ([]*yaml.Node, *hcl.Diagnostic) {
 			line := 1
 			if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
 				line, _ = strconv.Atoi(m[1])
+				// yaml.v3 numbers the lines of parser errors from 0 and
+				// those of scanner errors from 1 (decode.go, fail).
+				if slices.ContainsFunc(parserProblems, func(p string) bool { return strings.HasSuffix(err.Error(), p) }) {
+					line++
+				}
 			}
 			msg := strings.TrimPrefix(err.Error(), "yaml: ")
 			return docs, diag.Warning(f.LineRange(line), "Unreadable manifest",

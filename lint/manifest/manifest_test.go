@@ -69,6 +69,7 @@ func TestLoadWalksFollowsKustomizeAndSkips(t *testing.T) {
 func TestLoadReportsBadInput(t *testing.T) {
 	root := write(t, map[string]string{
 		"scan/bad.yaml":             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n",
+		"scan/tab.yaml":             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: x\n",
 		"scan/k/kustomization.yaml": "resources:\n  - missing.yaml\n  - nokust\n",
 		"scan/k/nokust/x.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
 		"scan/binary.yaml":          "\xff\xfe",
@@ -80,10 +81,11 @@ func TestLoadReportsBadInput(t *testing.T) {
 		got = append(got, filepath.ToSlash(rel)+":"+strings.TrimPrefix(diag.At(*d.Subject), d.Subject.Filename+":")+" "+d.Summary)
 	}
 	want := []string{
-		"scan/bad.yaml:3:1 Unreadable manifest", // where yaml.v3 says the problem is
+		"scan/bad.yaml:4:3 Unreadable manifest", // the flow sequence that does not close
 		"scan/binary.yaml:1:1 Unreadable manifest",
 		"scan/k/kustomization.yaml:2:5 Kustomization entry not found",
 		"scan/k/kustomization.yaml:3:5 Kustomization entry without a kustomization",
+		"scan/tab.yaml:4:2 Unreadable manifest", // a scanner error, which yaml.v3 numbers from 1
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", diff)

@@ -26,8 +26,10 @@ func (im *importer) writeHCL() []byte {
 			w("\n# Application %q, %s: an app-of-apps, now this stack.\n", s.app.name, at(im.nameRange(s.app)))
 			w("stack %s {\n", str(s.name))
 			im.writeDeps(&b, node{stack: s}, "  ")
-			for _, a := range s.apps {
-				b.WriteString("\n")
+			for i, a := range s.apps {
+				if i > 0 || len(im.edgesFrom(node{stack: s})) > 0 {
+					b.WriteString("\n")
+				}
 				im.writeApp(&b, a, "  ")
 			}
 			w("}\n")

@@ -63,7 +63,11 @@ type Result struct {
 // A non-nil error means platc itself failed: the platform it wrote does
 // not compile, which is a bug.
 func Import(paths []string, opts Options) (*Result, hcl.Diagnostics, error) {
-	im := &importer{
+	return newImporter(opts).run(paths)
+}
+
+func newImporter(opts Options) *importer {
+	return &importer{
 		opts:      opts,
 		files:     map[string]*hcl.File{},
 		sources:   map[string]*manifest.File{},
@@ -74,6 +78,9 @@ func Import(paths []string, opts Options) (*Result, hcl.Diagnostics, error) {
 		setSeen:   map[string]*appSet{},
 		edgeByKey: map[string]*edge{},
 	}
+}
+
+func (im *importer) run(paths []string) (*Result, hcl.Diagnostics, error) {
 	im.load(paths)
 	if len(im.apps) == 0 {
 		if !im.diags.HasErrors() {

@@ -191,10 +191,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
 	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	c := r.Counts
-	p("platc import: %d apps in %d stacks from %d Applications (%s)\n", c.Apps, c.Stacks, c.Applications, strings.Join(r.Roots, ", "))
-	p("  %d dependencies inferred: %d to review (waves only), %d commented out to break cycles, %d already implied by others\n",
-		c.Edges, c.Review, c.Disabled, c.Implied)
-	p("  %d hooks and Jobs to delete or trim, %d sync waves to remove, %d apps adopted as they are\n", c.HooksDelete, c.Waves, c.Adopted)
+	p("platc import: %s in %s from %s (%s)\n", n(c.Apps, "app"), n(c.Stacks, "stack"), n(c.Applications, "Application"), strings.Join(r.Roots, ", "))
+	p("  %s inferred: %d to review (waves only), %d commented out to break cycles, %d already implied by others\n",
+		n(c.Edges, "dependency"), c.Review, c.Disabled, c.Implied)
+	p("  %s to delete or trim, %s to remove, %s adopted as %s\n", n(c.HooksDelete, "hook or Job"), n(c.Waves, "sync wave"), n(c.Adopted, "app"), map[bool]string{true: "it is", false: "they are"}[c.Adopted == 1])
 	section := func(title string, n int) bool {
 		if n == 0 {
 			return false
@@ -215,9 +215,17 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 		}
 	}
-	if section("ApplicationSets whose Applications became apps (delete them; platc generates the Applications):", len(r.ApplicationSets)) {
+	expanded := 0
+	for _, s := range r.ApplicationSets {
+		if len(s.Apps) > 0 {
+			expanded++
+		}
+	}
+	if section("ApplicationSets whose Applications became apps (delete them; platc generates the Applications):", expanded) {
 		for _, s := range r.ApplicationSets {
-			p("  %s  ApplicationSet %q: %s\n", s.At, s.Name, strings.Join(s.Apps, ", "))
+			if len(s.Apps) > 0 {
+				p("  %s  ApplicationSet %q: %s\n", s.At, s.Name, strings.Join(s.Apps, ", "))
+			}
 		}
 	}
 	if section("Hooks and Jobs (INV-8: hooks may only do an app's own work; the dependencies replace the waits):", len(r.Hooks)) {
@@ -326,4 +334,20 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// n counts things in English: "1 app", "2 apps", "1 dependency".
+func n(count int, thing string) string {
+	if count == 1 {
+		return fmt.Sprintf("%d %s", count, thing)
+	}
+	switch {
+	case strings.HasSuffix(thing, "y"):
+		thing = strings.TrimSuffix(thing, "y") + "ies"
+	case strings.HasSuffix(thing, "Job"):
+		thing = "hooks and Jobs"
+	default:
+		thing += "s"
+	}
+	return fmt.Sprintf("%d %s", count, thing)
 }

@@ -151,6 +151,7 @@ func commands() []*cli.Command {
 		planCommand(),
 		graphCommand(),
 		testCommand(),
+		importCommand(),
 		versionCommand(),
 		deployCommand(),
 		validateCommand(),

@@ -29,82 +29,101 @@ func (im *importer) appIndex() map[*appOut]int {
 	return idx
 }
 
-// pairs expands an edge to the app-level edges it stands for, as the
-// compiler does: a stack stands for each of its apps, and an app never
-// depends on itself (a stack that depends on one of its own apps makes
-// the others wait for it).
-func pairs(e *edge, idx map[*appOut]int) [][2]int {
-	var out [][2]int
-	for _, a := range e.from.apps() {
-		for _, b := range e.to.apps() {
-			if a != b {
-				out = append(out, [2]int{idx[a], idx[b]})
+// appGraph is the app-level graph of the active edges: for each app, the
+// apps it depends on, sorted.
+func (im *importer) appGraph(idx map[*appOut]int) [][]int {
+	adj := make([][]int, len(im.outApps))
+	// mark[b] == a+1 when a → b is recorded already: no map of pairs,
+	// which a stack-to-stack edge of 50 × 50 apps would fill.
+	mark := make([]int, len(im.outApps))
+	for a := range adj {
+		for _, n := range []node{{app: im.outApps[a]}, {stack: im.outApps[a].stack}} {
+			if !n.valid() {
+				continue
+			}
+			for _, e := range im.edgesFrom(n) {
+				if e.disabled {
+					continue
+				}
+				for _, t := range e.to.apps() {
+					if b := idx[t]; b != a && mark[b] != a+1 {
+						mark[b] = a + 1
+						adj[a] = append(adj[a], b)
+					}
+				}
+			}
+		}
+		slices.Sort(adj[a])
+	}
+	return adj
+}
+
+// behind lists the active edges that give the app-level edge a → b.
+func (im *importer) behind(a, b *appOut) []*edge {
+	var out []*edge
+	for _, n := range []node{{app: a}, {stack: a.stack}} {
+		if !n.valid() {
+			continue
+		}
+		for _, e := range im.edgesFrom(n) {
+			if !e.disabled && slices.Contains(e.to.apps(), b) {
+				out = append(out, e)
 			}
 		}
 	}
 	return out
 }
 
-// appGraph is the app-level graph of the active edges, with the edges
-// behind each app-level edge.
-func (im *importer) appGraph(idx map[*appOut]int) ([][]int, map[[2]int][]*edge) {
-	adj := make([][]int, len(im.outApps))
-	by := map[[2]int][]*edge{}
-	for _, e := range im.edges {
-		if e.disabled {
-			continue
-		}
-		for _, p := range pairs(e, idx) {
-			if len(by[p]) == 0 {
-				adj[p[0]] = append(adj[p[0]], p[1])
-			}
-			by[p] = append(by[p], e)
-		}
-	}
-	for i := range adj {
-		slices.Sort(adj[i])
-	}
-	return adj, by
-}
-
-// breakCycles makes the graph acyclic. While a cycle remains, the
-// weakest edge behind it (a wave-inferred one first, then the least
+// breakCycles makes the graph acyclic. While cycles remain, the weakest
+// edge behind each (a wave-inferred one first, then the least
 // confident, then the one found last) is disabled, and the cycle is
-// recorded with every hop's evidence.
+// recorded with every hop's evidence. Cycles in different strongly
+// connected components are broken in the same round, unless an edge of
+// one was disabled for another already, so large platforms do not
+// rebuild the graph once per cycle.
 func (im *importer) breakCycles() {
 	idx := im.appIndex()
 	for range len(im.edges) + 1 {
-		adj, by := im.appGraph(idx)
-		comp := firstCycle(adj)
-		if comp == nil {
+		adj := im.appGraph(idx)
+		comps := cycles(adj)
+		if len(comps) == 0 {
 			return
 		}
-		path := shortestCycle(adj, comp)
-		c := &cycle{}
-		var cands []*edge
-		for i := range path {
-			a, b := path[i], path[(i+1)%len(path)]
-			es := by[[2]int{a, b}]
-			c.hops = append(c.hops, hop{from: im.outApps[a], to: im.outApps[b], edges: es})
-			for _, e := range es {
-				if !slices.Contains(cands, e) {
-					cands = append(cands, e)
+		round := map[*edge]bool{}
+		for _, comp := range comps {
+			path := shortestCycle(adj, comp)
+			c := &cycle{}
+			var cands []*edge
+			stale := false
+			for i := range path {
+				a, b := im.outApps[path[i]], im.outApps[path[(i+1)%len(path)]]
+				es := im.behind(a, b)
+				c.hops = append(c.hops, hop{from: a, to: b, edges: es})
+				for _, e := range es {
+					stale = stale || e.disabled
+					if !slices.Contains(cands, e) {
+						cands = append(cands, e)
+					}
 				}
 			}
+			if stale || len(cands) == 0 {
+				continue // broken this round already; look again next round
+			}
+			weakest := slices.MinFunc(cands, func(x, y *edge) int {
+				return cmp.Or(cmp.Compare(x.confidence(), y.confidence()), cmp.Compare(y.kind(), x.kind()), cmp.Compare(y.seq, x.seq))
+			})
+			weakest.disabled = true
+			round[weakest] = true
+			c.broken = weakest
+			im.cycles = append(im.cycles, c)
 		}
-		weakest := slices.MinFunc(cands, func(x, y *edge) int {
-			return cmp.Or(cmp.Compare(x.confidence(), y.confidence()), cmp.Compare(y.kind(), x.kind()), cmp.Compare(y.seq, x.seq))
-		})
-		weakest.disabled = true
-		c.broken = weakest
-		im.cycles = append(im.cycles, c)
 	}
 }
 
-// firstCycle returns the members of the first strongly connected
-// component with more than one app (by lowest member), or nil. Tarjan's
-// algorithm, iteratively, so deep graphs do not exhaust the stack.
-func firstCycle(adj [][]int) []int {
+// cycles returns the strongly connected components with more than one
+// app, each sorted, ordered by their lowest member. Tarjan's algorithm,
+// iteratively, so deep graphs do not exhaust the stack.
+func cycles(adj [][]int) [][]int {
 	n := len(adj)
 	index := make([]int, n)
 	low := make([]int, n)
@@ -114,7 +133,7 @@ func firstCycle(adj [][]int) []int {
 	}
 	var stack []int
 	next := 0
-	var best []int
+	var comps [][]int
 	type frame struct{ v, i int }
 	for s := range n {
 		if index[s] >= 0 {
@@ -162,13 +181,12 @@ func firstCycle(adj [][]int) []int {
 			}
 			if len(comp) > 1 {
 				slices.Sort(comp)
-				if best == nil || comp[0] < best[0] {
-					best = comp
-				}
+				comps = append(comps, comp)
 			}
 		}
 	}
-	return best
+	slices.SortFunc(comps, func(a, b []int) int { return a[0] - b[0] })
+	return comps
 }
 
 // shortestCycle is the shortest cycle through the lowest member of a
@@ -252,7 +270,7 @@ func (s bitset) or(t bitset) {
 // only when that holds for every app of the stack.
 func (im *importer) findRedundant() {
 	idx := im.appIndex()
-	adj, _ := im.appGraph(idx)
+	adj := im.appGraph(idx)
 	n := len(im.outApps)
 	words := (n + 63) / 64
 	// Kahn's order over "depends on", dependencies first.

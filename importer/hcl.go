@@ -141,16 +141,31 @@ func (im *importer) writeDeps(b *strings.Builder, n node, ind string) {
 	}
 	b.WriteString(ind + "depends_on = [\n")
 	in := ind + "  "
+	group := ""
 	for _, e := range es {
+		// Edges from one sync wave share their evidence: it is written
+		// once, and each sibling on its element's line.
+		if e.review() && len(e.evidence) == 1 && !e.disabled && e.impliedBy == "" {
+			ev := e.evidence[0]
+			if g := at(ev.at) + " " + ev.text; g != group {
+				group = g
+				b.WriteString(in + "# " + oneLine(fmt.Sprintf("inferred from waves — review: %s %s of:", at(ev.at), ev.text)) + "\n")
+			}
+			b.WriteString(in + e.to.String() + ", # " + oneLine(ev.item) + "\n")
+			continue
+		}
+		group = ""
 		if e.disabled {
 			b.WriteString(in + "# Commented out to break a dependency cycle (see the import report):\n")
 		}
 		for _, ev := range e.evidence {
 			label := fmt.Sprintf("%s, %s confidence", ev.kind, ev.confidence)
+			text := ev.text
 			if ev.kind == kindWave {
 				label = "inferred from waves — review"
+				text += " of " + ev.item
 			}
-			b.WriteString(in + "# " + oneLine(fmt.Sprintf("%s: %s %s", label, at(ev.at), ev.text)) + "\n")
+			b.WriteString(in + "# " + oneLine(fmt.Sprintf("%s: %s %s", label, at(ev.at), text)) + "\n")
 		}
 		if e.impliedBy != "" {
 			b.WriteString(in + "# " + oneLine("Already implied ("+e.impliedBy+"): drop it, or keep it on purpose.") + "\n")

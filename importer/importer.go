@@ -476,7 +476,11 @@ func (im *importer) reportEdge(e *edge) ReportEdge {
 	re := ReportEdge{From: e.from.String(), To: e.to.String(), Kind: e.kind().String(), Confidence: e.confidence().String(),
 		Review: e.review(), Disabled: e.disabled, ImpliedBy: e.impliedBy}
 	for _, ev := range e.evidence {
-		re.Evidence = append(re.Evidence, ReportEvidence{Kind: ev.kind.String(), Confidence: ev.confidence.String(), At: at(ev.at), Text: ev.text})
+		text := ev.text
+		if ev.item != "" {
+			text += " of " + ev.item
+		}
+		re.Evidence = append(re.Evidence, ReportEvidence{Kind: ev.kind.String(), Confidence: ev.confidence.String(), At: at(ev.at), Text: text})
 	}
 	return re
 }

@@ -592,7 +592,8 @@ func (im *importer) waves() {
 					continue
 				}
 				ev := evidence{kind: kindWave, confidence: low, at: r,
-					text: fmt.Sprintf("%s of Application %q comes after wave %d of %q, %s", wave, c.name, d.wave, d.name, at(im.nameRange(d)))}
+					text: fmt.Sprintf("%s of Application %q comes after wave %d", wave, c.name, d.wave),
+					item: fmt.Sprintf("%q, %s", d.name, at(im.nameRange(d)))}
 				for _, from := range nodesOf(c) {
 					for _, to := range nodesOf(d) {
 						im.addEdge(from, to, ev)

@@ -155,6 +155,9 @@ type evidence struct {
 	confidence confidence
 	at         hcl.Range
 	text       string
+	// For waves, text is what the dependent's wave says, shared by all
+	// the edges it gives, and item the sibling of this edge.
+	item string
 }
 
 // edge is one inferred dependency: from depends on to.

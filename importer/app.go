@@ -1,9 +1,11 @@
 package importer
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/json"
+	"errors"
 	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"go.yaml.in/yaml/v3"
+	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lint/manifest"
@@ -287,12 +290,7 @@ func (im *importer) convertHelm(a *application, o *appOut, h *yaml.Node, adopt f
 		}
 	})
 	if vals == nil && fromValues != nil && strings.TrimSpace(fromValues.Value) != "" {
-		var doc yaml.Node
-		err := yaml.Unmarshal([]byte(fromValues.Value), &doc)
-		var m any
-		if err == nil && len(doc.Content) > 0 {
-			m, err = nodeValue(doc.Content[0])
-		}
+		m, err := yamlValue([]byte(fromValues.Value))
 		if mm, ok := m.(map[string]any); err == nil && ok {
 			vals = mm
 		} else {
@@ -349,68 +347,53 @@ func eachKey(n *yaml.Node, f func(k, v *yaml.Node)) {
 	}
 }
 
-// nodeValue reads a YAML node as the values Helm sees: maps with string
-// keys, lists, strings, numbers, booleans and null. Timestamps and other
-// tags stay the strings they are written as.
+// nodeValue reads a YAML node as Kubernetes tools and Helm read it:
+// through sigs.k8s.io/yaml, whose YAML 1.1 makes yes/no/on/off booleans
+// (kubectl and Argo CD read an Application that way, and Helm its values
+// files), into maps with string keys, lists, strings, numbers, booleans
+// and null.
 func nodeValue(n *yaml.Node) (any, error) {
-	n = manifest.Resolve(n)
-	switch n.Kind {
-	case yaml.MappingNode:
-		m := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := manifest.Resolve(n.Content[i])
-			if k.Kind != yaml.ScalarNode {
-				return nil, fmt.Errorf("line %d: a map key is not a scalar", k.Line)
-			}
-			if k.Tag == "!!merge" {
-				return nil, fmt.Errorf("line %d: merge keys (<<) are not supported", k.Line)
-			}
-			v, err := nodeValue(n.Content[i+1])
-			if err != nil {
-				return nil, err
-			}
-			m[k.Value] = v
-		}
-		return m, nil
-	case yaml.SequenceNode:
-		l := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			v, err := nodeValue(c)
-			if err != nil {
-				return nil, err
-			}
-			l = append(l, v)
-		}
-		return l, nil
-	case yaml.ScalarNode:
-		switch n.ShortTag() {
-		case "!!null":
-			return nil, nil
-		case "!!bool":
-			var b bool
-			err := n.Decode(&b)
-			return b, err
-		case "!!int":
-			var i int64
-			if err := n.Decode(&i); err != nil {
-				var u uint64
-				if err := n.Decode(&u); err != nil {
-					return nil, fmt.Errorf("line %d: integer %s is out of range", n.Line, n.Value)
-				}
-				return float64(u), nil
-			}
-			return i, nil
-		case "!!float":
-			var x float64
-			if err := n.Decode(&x); err != nil {
-				return nil, err
-			}
-			if math.IsInf(x, 0) || math.IsNaN(x) {
-				return nil, fmt.Errorf("line %d: %s has no JSON form", n.Line, n.Value)
-			}
-			return x, nil
-		}
-		return n.Value, nil
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	if err := enc.Encode(n); err != nil {
+		return nil, err
 	}
-	return nil, fmt.Errorf("line %d: unsupported YAML node", n.Line)
+	return yamlValue([]byte(b.String()))
+}
+
+// yamlValue reads YAML text as nodeValue does.
+func yamlValue(src []byte) (any, error) {
+	j, err := sigsyaml.YAMLToJSON(src)
+	if err != nil {
+		return nil, errors.New(strings.TrimPrefix(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "), "yaml: "))
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return numbers(v), nil
+}
+
+// numbers turns json.Numbers into int64 when they are integers that
+// fit, float64 otherwise.
+func numbers(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		for k, x := range t {
+			t[k] = numbers(x)
+		}
+	case []any:
+		for i, x := range t {
+			t[i] = numbers(x)
+		}
+	case json.Number:
+		if i, err := t.Int64(); err == nil {
+			return i
+		}
+		f, _ := t.Float64()
+		return f
+	}
+	return v
 }

@@ -179,6 +179,11 @@ func (im *importer) writeDeps(b *strings.Builder, n node, ind string) {
 	b.WriteString(ind + "]\n")
 }
 
+// valueText is an HCL value literal, escaped by hclwrite.
+func valueText(v cty.Value) string {
+	return string(hclwrite.TokensForValue(v).Bytes())
+}
+
 // str is an HCL string literal, escaped by hclwrite.
 func str(s string) string {
 	return string(hclwrite.TokensForValue(cty.StringVal(s)).Bytes())

@@ -2,6 +2,8 @@ package importer
 
 import (
 	"bytes"
+	"cmp"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -51,10 +53,11 @@ func (im *importer) renderApp(a *application, dir string) ([]*manifest.Object, b
 				fmt.Sprintf("Reading %s failed: %s. The chart was rendered without it; Argo CD would refuse to.", filepath.Join(dir, p), unwrap(err))))
 			continue
 		}
-		var m map[string]any
-		if err := yaml.Unmarshal(b, &m); err != nil {
+		v, err := yamlValue(b)
+		m, ok := v.(map[string]any)
+		if err != nil || !ok && v != nil {
 			im.diags = append(im.diags, diag.Error(im.loc(a.obj.File.Range(f)), "Unreadable values file",
-				fmt.Sprintf("%s is not valid YAML (%s). The chart was rendered without it.", filepath.Join(dir, p), strings.TrimPrefix(err.Error(), "yaml: "))))
+				fmt.Sprintf("%s is not a YAML map of values (%v). The chart was rendered without it.", filepath.Join(dir, p), cmp.Or(err, errors.New("not a map")))))
 			continue
 		}
 		vals = mergeMaps(vals, m)
@@ -80,15 +83,17 @@ func (im *importer) renderApp(a *application, dir string) ([]*manifest.Object, b
 // which Argo CD prefers, or values, a string of YAML.
 func inlineValues(helm *yaml.Node) (map[string]any, bool) {
 	if vo := manifest.Lookup(helm, "valuesObject"); vo != nil {
-		var m map[string]any
-		if vo.Decode(&m) == nil {
-			return m, true
+		if v, err := nodeValue(vo); err == nil {
+			if m, ok := v.(map[string]any); ok {
+				return m, true
+			}
 		}
 	}
 	if v := manifest.Lookup(helm, "values"); v != nil && v.Kind == yaml.ScalarNode {
-		var m map[string]any
-		if yaml.Unmarshal([]byte(v.Value), &m) == nil {
-			return m, true
+		if v, err := yamlValue([]byte(v.Value)); err == nil {
+			if m, ok := v.(map[string]any); ok {
+				return m, true
+			}
 		}
 	}
 	return nil, false
@@ -415,7 +420,7 @@ func mapLines(tmpl, out []string) []int {
 	for i, l := range out {
 		t := strings.TrimSpace(l)
 		found := -1
-		if t != "" && t != "---" {
+		if t != "" {
 			for k := 0; k < len(tmpl) && found < 0; k++ {
 				if j := (cur + k) % len(tmpl); match(j, t) {
 					found = j

@@ -623,3 +623,6 @@ func (im *importer) addEdge(from, to node, ev evidence) {
 	}
 	e.evidence = append(e.evidence, ev)
 }
+
+// waitsOf is detect.Waits in the object's own namespace, for tests.
+func waitsOf(o *manifest.Object) []detect.Wait { return detect.Waits(o, o.Namespace) }

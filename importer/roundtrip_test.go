@@ -105,33 +105,37 @@ func jsonTree(t *testing.T, v any) any {
 // else creates it).
 func original(t *testing.T, o *manifest.Object, argoNS string) managed {
 	t.Helper()
+	// Read the object as kubectl and Argo CD do: YAML 1.1 through
+	// sigs.k8s.io/yaml, into the API's JSON field names.
+	var text strings.Builder
+	if err := yaml.NewEncoder(&text).Encode(o.Node); err != nil {
+		t.Fatal(err)
+	}
 	var app struct {
 		Metadata struct{ Name, Namespace string }
 		Spec     struct {
 			Project string
 			Source  struct {
-				RepoURL        string `yaml:"repoURL"`
-				Chart, Path    string
-				TargetRevision string `yaml:"targetRevision"`
-				Helm           *struct {
-					ReleaseName  string         `yaml:"releaseName"`
-					ValueFiles   []string       `yaml:"valueFiles"`
-					Values       string         `yaml:"values"`
-					ValuesObject map[string]any `yaml:"valuesObject"`
+				RepoURL, Chart, Path, TargetRevision string
+				Helm                                 *struct {
+					ReleaseName  string         `json:"releaseName"`
+					ValueFiles   []string       `json:"valueFiles"`
+					Values       string         `json:"values"`
+					ValuesObject map[string]any `json:"valuesObject"`
 				}
 			}
 			Destination struct{ Server, Name, Namespace string }
 			SyncPolicy  *struct {
 				Automated *struct {
 					Prune    bool
-					SelfHeal bool `yaml:"selfHeal"`
+					SelfHeal bool `json:"selfHeal"`
 					Enabled  *bool
 				}
-				SyncOptions []string `yaml:"syncOptions"`
-			} `yaml:"syncPolicy"`
+				SyncOptions []string `json:"syncOptions"`
+			} `json:"syncPolicy"`
 		}
 	}
-	if err := o.Node.Decode(&app); err != nil {
+	if err := sigsyaml.Unmarshal([]byte(text.String()), &app); err != nil {
 		t.Fatal(err)
 	}
 	m := managed{
@@ -154,9 +158,10 @@ func original(t *testing.T, o *manifest.Object, argoNS string) managed {
 	}
 	if h := app.Spec.Source.Helm; h != nil {
 		m.ReleaseName, m.ValueFiles = h.ReleaseName, h.ValueFiles
+		// valuesObject wins over values (Argo CD's ValuesYAML).
 		vals := h.ValuesObject
 		if vals == nil && h.Values != "" {
-			if err := yaml.Unmarshal([]byte(h.Values), &vals); err != nil {
+			if err := sigsyaml.Unmarshal([]byte(h.Values), &vals); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -317,12 +317,14 @@ func (im *importer) renderError(dir string, err error, a *application) *hcl.Diag
 			r = im.lineRange(filepath.Join(dir, "values.yaml"), line)
 		}
 	}
-	what := "Nothing it would deploy was imported"
-	if a != nil {
-		what = fmt.Sprintf("Application %q deploys it, so what %q deploys (Applications included) was not imported, and no dependency was inferred from it", a.name, a.name)
+	if a == nil {
+		// No Application deploys it: it was rendered only in case it is
+		// an app-of-apps installed by hand, so failing is no lost input.
+		return diag.Warning(r, "Chart does not render",
+			fmt.Sprintf("Helm cannot render the chart %s with its default values: %s. No Application deploys it; if it is an app-of-apps installed by hand, its Applications were not imported.", dir, oneLine(msg)))
 	}
 	return diag.Error(r, "Chart does not render",
-		fmt.Sprintf("Helm cannot render the chart %s: %s. %s. Fix the chart (helm template %s shows the same error) and import again.", dir, oneLine(msg), what, dir))
+		fmt.Sprintf("Helm cannot render the chart %s: %s. Application %q deploys it, so what %q deploys (Applications included) was not imported, and no dependency was inferred from it. Fix the chart (helm template %s shows the same error) and import again.", dir, oneLine(msg), a.name, a.name, dir))
 }
 
 // readBounded reads a file of at most manifest.MaxFileSize bytes.

@@ -138,7 +138,11 @@ func (im *importer) findCharts(root string) {
 			return filepath.SkipDir
 		}
 		if !d.IsDir() && d.Name() == "Chart.yaml" {
-			im.charts = append(im.charts, filepath.Dir(path))
+			dir := filepath.Dir(path)
+			// A subchart renders as part of its parent.
+			if up := filepath.Dir(dir); filepath.Base(up) != "charts" || !exists(filepath.Join(filepath.Dir(up), "Chart.yaml")) {
+				im.charts = append(im.charts, dir)
+			}
 		}
 		return nil
 	})

@@ -59,6 +59,7 @@ type Counts struct {
 	Waves        int `json:"sync_waves"`
 }
 
+// ReportStack is an app-of-apps that became a stack, and its apps.
 type ReportStack struct {
 	Name        string   `json:"name"`
 	Application string   `json:"application"`
@@ -66,6 +67,7 @@ type ReportStack struct {
 	Apps        []string `json:"apps"`
 }
 
+// ReportObject is an app-of-apps Application platc's structure replaces.
 type ReportObject struct {
 	Object string `json:"object"`
 	At     string `json:"at"`
@@ -74,12 +76,14 @@ type ReportObject struct {
 	Also []string `json:"also_deploys,omitempty"`
 }
 
+// ReportSet is an ApplicationSet and the apps its Applications became.
 type ReportSet struct {
 	Name string   `json:"name"`
 	At   string   `json:"at"`
 	Apps []string `json:"apps"`
 }
 
+// ReportHook is a hook or waiting Job and what to do with it.
 type ReportHook struct {
 	Object string `json:"object"`
 	At     string `json:"at"`
@@ -94,12 +98,15 @@ type ReportHook struct {
 	Waits   []ReportWait `json:"waits,omitempty"`
 }
 
+// ReportWait is one wait of a hook or Job, and what it waits for.
 type ReportWait struct {
 	At      string         `json:"at"`
 	Text    string         `json:"text"`
 	Targets []ReportTarget `json:"targets"`
 }
 
+// ReportTarget is one thing a wait names, and the app that provides it
+// (Provider) or why none was found (Note).
 type ReportTarget struct {
 	What     string `json:"what"`
 	Provider string `json:"provider,omitempty"`
@@ -107,12 +114,14 @@ type ReportTarget struct {
 	Note     string `json:"note,omitempty"`
 }
 
+// ReportWave is a sync-wave annotation on an Application to remove.
 type ReportWave struct {
 	Object string `json:"object"`
 	At     string `json:"at"`
 	Wave   string `json:"wave"`
 }
 
+// ReportEdge is an inferred dependency: From depends on To.
 type ReportEdge struct {
 	From       string           `json:"from"`
 	To         string           `json:"to"`
@@ -124,6 +133,7 @@ type ReportEdge struct {
 	Evidence   []ReportEvidence `json:"evidence"`
 }
 
+// ReportEvidence is one observation behind an edge.
 type ReportEvidence struct {
 	Kind       string `json:"kind"`
 	Confidence string `json:"confidence"`
@@ -131,17 +141,21 @@ type ReportEvidence struct {
 	Text       string `json:"text"`
 }
 
+// ReportCycle is a cycle in the evidence and the edge commented out to
+// break it.
 type ReportCycle struct {
 	Hops   []ReportHop `json:"hops"`
 	Broken string      `json:"commented_out"`
 }
 
+// ReportHop is one step of a cycle and the edges that give it.
 type ReportHop struct {
 	From string       `json:"from"`
 	To   string       `json:"to"`
 	Via  []ReportEdge `json:"via"`
 }
 
+// ReportUnresolved is a wait for which no providing app was found.
 type ReportUnresolved struct {
 	Object string `json:"object"`
 	At     string `json:"at"`
@@ -150,6 +164,7 @@ type ReportUnresolved struct {
 	Note   string `json:"note"`
 }
 
+// ReportAdopted is an app kept as its existing Application, and why.
 type ReportAdopted struct {
 	App     string   `json:"app"`
 	At      string   `json:"at"`
@@ -157,6 +172,7 @@ type ReportAdopted struct {
 	File    string   `json:"file"`
 }
 
+// ReportDropped is a field the generated Application does not carry.
 type ReportDropped struct {
 	App   string `json:"app"`
 	Field string `json:"field"`
@@ -164,11 +180,14 @@ type ReportDropped struct {
 	Why   string `json:"why"`
 }
 
+// ReportUnknown is an app whose manifests are not in the tree.
 type ReportUnknown struct {
 	App string `json:"app"`
 	Why string `json:"why"`
 }
 
+// ReportLint is a finding of platc lint on the imported platform, and
+// why it is there.
 type ReportLint struct {
 	Rule     string `json:"rule"`
 	Severity string `json:"severity"`

@@ -2,6 +2,7 @@ package importer
 
 import (
 	"flag"
+	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,7 +64,12 @@ func TestGoldenFixtures(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := golden.Case{Path: path, Name: name, Archive: ar}
-			c.Check(t, outputs(t, []string{"testdata/" + name}, Options{OutDir: "testdata/imported"}, true), *update)
+			got := outputs(t, []string{"testdata/" + name}, Options{OutDir: "testdata/imported"}, true)
+			// Same input, same bytes: a second import must not differ.
+			if again := outputs(t, []string{"testdata/" + name}, Options{OutDir: "testdata/imported"}, true); !maps.Equal(got, again) {
+				t.Error("two imports of the same tree differ")
+			}
+			c.Check(t, got, *update)
 		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
+
+	"github.com/platc/platc/lint/detect"
 )
 
 // writeHCL writes the platform. Every value goes through hclwrite, which
@@ -119,11 +121,11 @@ func (im *importer) writeApp(b *strings.Builder, a *appOut, ind string) {
 	}
 	for _, h := range a.hooks {
 		b.WriteString("\n")
-		b.WriteString(in + "# " + oneLine(fmt.Sprintf("%s %s %q, %s: kept for its own work (%s).", h.phase, h.obj.Kind, h.obj.Name, at(h.at), h.purpose)) + "\n")
+		b.WriteString(in + "# " + oneLine(fmt.Sprintf("%s %s, %s: kept for its own work (%s).", h.phase, detect.ObjectName(h.obj), at(h.at), h.purpose)) + "\n")
 		for _, wt := range h.waits {
 			b.WriteString(in + "# " + oneLine(fmt.Sprintf("Delete its wait at %s (%s): the dependency below replaces it.", at(wt.at), wt.text)) + "\n")
 		}
-		b.WriteString(in + "hook " + str(hclName(h.obj.Name)) + " {\n")
+		b.WriteString(in + "hook " + str(h.name) + " {\n")
 		b.WriteString(in + "  phase = " + str(h.phase) + "\n")
 		b.WriteString(in + "  purpose = " + str(h.purpose) + "\n")
 		b.WriteString(in + "  manifest = " + str(h.manifest) + "\n")

@@ -189,20 +189,38 @@ func (im *importer) platform() {
 			im.platformName = "imported"
 		}
 	}
-	im.gitRepo, im.gitRevision = root.src.repoURL, cmp.Or(root.src.revision, "HEAD")
-	if root.src.path == "" {
-		// The root deploys a chart: take the repository most path
-		// sources use.
-		repos := map[string]int{}
-		for _, a := range im.apps {
-			if a.src.path != "" {
-				repos[a.src.repoURL]++
-			}
+	// The repository generated/ is committed to: the one the root
+	// app-of-apps deploys from, or else the Git repository most path
+	// sources use, at the revision most of them use.
+	if root.isAppOfApps() && root.src.path != "" {
+		im.gitRepo, im.gitRevision = root.src.repoURL, cmp.Or(root.src.revision, "HEAD")
+		return
+	}
+	repos, revs := map[string]int{}, map[string]map[string]int{}
+	for _, a := range im.apps {
+		if a.src.path == "" {
+			continue
 		}
-		for _, r := range sortedKeys(repos) {
-			if repos[r] > repos[im.gitRepo] || root.src.path == "" && im.gitRepo == root.src.repoURL {
-				im.gitRepo = r
-			}
+		repos[a.src.repoURL]++
+		if revs[a.src.repoURL] == nil {
+			revs[a.src.repoURL] = map[string]int{}
+		}
+		revs[a.src.repoURL][cmp.Or(a.src.revision, "HEAD")]++
+	}
+	for _, r := range sortedKeys(repos) {
+		if im.gitRepo == "" || repos[r] > repos[im.gitRepo] {
+			im.gitRepo = r
+		}
+	}
+	if im.gitRepo == "" {
+		im.gitRepo, im.gitRevision = "https://git.example.com/CHANGE-ME.git", "HEAD"
+		im.diags = append(im.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "No platform repository",
+			Detail: "No Application deploys a path of a Git repository, so the import cannot tell which repository platc's generated output will be committed to. platform.git.repo_url is a placeholder: set it to that repository."})
+		return
+	}
+	for _, v := range sortedKeys(revs[im.gitRepo]) {
+		if im.gitRevision == "" || revs[im.gitRepo][v] > revs[im.gitRepo][im.gitRevision] {
+			im.gitRevision = v
 		}
 	}
 }
@@ -352,7 +370,7 @@ func (im *importer) report(found hcl.Diagnostics) *Report {
 			rh.Why = fmt.Sprintf("delete it: this %s only waits for other apps, and the dependencies replace it", what)
 			r.Counts.HooksDelete++
 		case "declare":
-			rh.Why = fmt.Sprintf("keep it, declared as hook %q with purpose %s", hclName(h.obj.Name), h.purpose)
+			rh.Why = fmt.Sprintf("keep it, declared as hook %q with purpose %s", h.name, h.purpose)
 			if len(h.waits) > 0 {
 				rh.Why += "; delete its waits, which the dependencies replace"
 				r.Counts.HooksDelete++

@@ -230,6 +230,7 @@ func (im *importer) hookOrJob(a *application, owner node, o *manifest.Object, de
 	}
 	h.waitOnly = waitOnly(o, waits)
 	h.purpose = purposeOf(o)
+	h.name = hclName(strings.TrimRight(cmp.Or(o.Name, manifest.Str(manifest.Lookup(o.Node, "metadata", "generateName"))), "-"))
 	switch {
 	case h.waitOnly:
 		h.action = "delete"
@@ -242,6 +243,12 @@ func (im *importer) hookOrJob(a *application, owner node, o *manifest.Object, de
 	}
 	im.hooks = append(im.hooks, h)
 	if h.action == "declare" && owner.app != nil {
+		// Hook names are unique within an app.
+		used := map[string]bool{}
+		for _, x := range owner.app.hooks {
+			used[x.name] = true
+		}
+		h.name = unique(h.name, used)
 		owner.app.hooks = append(owner.app.hooks, h)
 	}
 }

@@ -206,8 +206,9 @@ type hookOut struct {
 	waits   []waitOut
 	// waitOnly says every container of it waits.
 	waitOnly bool
-	// manifest is the path written in the hook block.
+	// manifest is the path written in the hook block, name its label.
 	manifest string
+	name     string
 }
 
 // waitOut is one wait of a hook or Job and what it was resolved to.

@@ -41,8 +41,9 @@ lint: build
 	./$(BIN) lint --scan examples/apps examples/platform.hcl
 	./$(BIN) fmt --check examples
 
-# A short fuzzing run of the parser and compiler, and of the health
-# language (Lua and Go agree; the health compiler never emits bad Lua);
+# A short fuzzing run of the parser and compiler, of the health
+# language (Lua and Go agree; the health compiler never emits bad Lua),
+# and of platc import (no panic, and its result compiles);
 # FUZZTIME=10m for longer.
 FUZZTIME ?= 30s
 fuzz:
@@ -50,6 +51,7 @@ fuzz:
 	$(GO) test ./health -run '^$$' -fuzz FuzzAgreement -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./health -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./emit -run '^$$' -fuzz FuzzYAML -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./importer -run '^$$' -fuzz FuzzImport -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # The platform-in-a-box (e2e/, docs/e2e.md): the real control plane,
 # Argo CD and Argo Workflows controller on loopback, kwok as the kubelet.

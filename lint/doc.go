@@ -15,5 +15,7 @@
 // It is not the compiler: the invariants the RFC makes mandatory are
 // compiler errors, which lint never sees and no comment can silence.
 // The rules themselves live in lint/rules, their test harness in
-// lint/linttest, and the manifest reader of --scan in lint/manifest.
+// lint/linttest, the manifest reader of --scan in lint/manifest, and the
+// hook, wait and sync-wave detectors it shares with platc import in
+// lint/detect.
 package lint

@@ -274,6 +274,7 @@ func commands() []*cli.Command {
 		planCommand(),
 		graphCommand(),
 		testCommand(),
+		importCommand(),
 		versionCommand(),
 		deployCommand(),
 		validateCommand(),

@@ -27,6 +27,13 @@ func TestScript(t *testing.T) {
 		Condition:           toolCondition,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("NO_COLOR", "1")
+			// The import fixture is a whole repository tree, too large to
+			// copy into a script; scripts read it where it is.
+			acme, err := filepath.Abs("../../importer/testdata/acme")
+			if err != nil {
+				return err
+			}
+			e.Setenv("ACME", acme)
 			return nil
 		},
 	})
@@ -52,6 +59,14 @@ app "a" { depends_on = [app.b] }
 app "b" { depends_on = [app.a] }
 `)
 	broken := write("broken.hcl", "platform \"acme\" {\n")
+	app := func(name, spec string) string {
+		return "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: " + name + "\nspec:\n" + spec
+	}
+	src := "  source: {repoURL: https://charts.example.com, chart: web, targetRevision: 1.0.0}\n  destination: {server: https://kubernetes.default.svc, namespace: web}\n"
+	importOK := filepath.Dir(write("import-ok/web.yaml", app("web", src)))
+	importPartial := filepath.Dir(write("import-partial/web.yaml", app("web", src)))
+	write("import-partial/cache.yaml", app("cache", "  destination: {namespace: cache}\n"))
+	importNothing := filepath.Dir(write("import-nothing/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"))
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -78,6 +93,14 @@ app "b" { depends_on = [app.a] }
 		{"graph json", []string{"graph", "--format", "json", good}, exitOK},
 		{"graph bad format", []string{"graph", "--format", "svg", good}, exitInvalid},
 		{"graph cycle", []string{"graph", cyclic}, exitInvalid},
+		{"import", []string{"import", importOK}, exitOK},
+		{"import json", []string{"import", "--format", "json", importOK}, exitOK},
+		{"import partial input", []string{"import", importPartial}, exitFailure},
+		{"import no Application", []string{"import", importNothing}, exitInvalid},
+		{"import missing path", []string{"import", filepath.Join(dir, "nope")}, exitInvalid},
+		{"import no path", []string{"import"}, exitInvalid},
+		{"import bad format", []string{"import", "--format", "yaml", importOK}, exitInvalid},
+		{"import out not empty", []string{"import", "--out", importOK, importOK}, exitInvalid},
 		{"version", []string{"version"}, exitOK},
 		{"version with argument", []string{"version", "extra"}, exitInvalid},
 		{"help", []string{"--help"}, exitOK},

@@ -41,6 +41,10 @@ type Object struct {
 	// Via is the kustomization file that listed this object's file, or ""
 	// when the file was found by walking the scan directory.
 	Via string
+	// KustomizeNamespace is the namespace the kustomizations that list
+	// the object's file set (kustomize overrides the object's own with
+	// it), or "".
+	KustomizeNamespace string
 }
 
 // A Set is everything a scan found, files sorted by path and objects in
@@ -63,6 +67,10 @@ func (s *Set) HCLFiles() map[string]*hcl.File {
 // kustomizationNames are the file names kustomize looks for in a
 // directory, in its order of preference.
 var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
+
+// MaxFileSize bounds a manifest file: a larger one is skipped with a
+// warning rather than read into memory.
+const MaxFileSize = 16 << 20
 
 // Load reads every YAML manifest under dir (recursively; hidden
 // directories and the templates/ of Helm charts are skipped, since Helm
@@ -88,9 +96,30 @@ func Load(dir string) (*Set, hcl.Diagnostics) {
 			Detail:   fmt.Sprintf("%s is a file. Pass --scan a directory; every *.yaml and *.yml file under it is read.", dir),
 		}}
 	}
-	l := &loader{seen: map[string]bool{}, kustomizations: map[string]bool{}}
+	l := NewLoader()
+	l.Dir(dir, true)
+	set, diags := l.Set()
+	return set, diags
+}
+
+// A Loader reads manifests into one Set: directories, kustomizations and
+// single files, each file once however it is reached.
+type Loader struct {
+	loader
+}
+
+// NewLoader returns an empty Loader.
+func NewLoader() *Loader {
+	return &Loader{loader{seen: map[string]bool{}, kustomizations: map[string]bool{}, objects: map[*File][]*Object{}}}
+}
+
+// Dir reads the YAML files of dir, and with recurse those of its
+// subdirectories too, except hidden directories and the templates/ of
+// Helm charts. Kustomizations found are followed after the walk, so a
+// file both found and listed is attributed to the walk.
+func (l *Loader) Dir(dir string, recurse bool) {
 	var kusts []string
-	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagWarning,
@@ -100,7 +129,10 @@ func Load(dir string) (*Set, hcl.Diagnostics) {
 			return nil
 		}
 		if d.IsDir() {
-			if path != dir && strings.HasPrefix(d.Name(), ".") {
+			if path == dir {
+				return nil
+			}
+			if !recurse || strings.HasPrefix(d.Name(), ".") {
 				return filepath.SkipDir
 			}
 			if d.Name() == "templates" && exists(filepath.Join(filepath.Dir(path), "Chart.yaml")) {
@@ -116,23 +148,45 @@ func Load(dir string) (*Set, hcl.Diagnostics) {
 			return nil
 		}
 		if isYAML(d.Name()) {
-			l.file(path, "")
+			l.file(path, "", "")
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot scan manifests", Detail: err.Error()}}
+		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot scan manifests", Detail: err.Error()})
 	}
 	for _, k := range kusts {
-		l.kustomization(k)
+		l.kustomization(k, "")
 	}
+}
+
+// Kustomization reads a kustomization file and what it lists, as
+// kustomize build would find them (see Load).
+func (l *Loader) Kustomization(path string) { l.kustomization(path, "") }
+
+// File reads one YAML file.
+func (l *Loader) File(path string) { l.file(path, "", "") }
+
+// Set returns what was read: files sorted by path, objects in file then
+// document order, and the diagnostics, sorted.
+func (l *Loader) Set() (*Set, hcl.Diagnostics) {
 	slices.SortFunc(l.set.Files, func(a, b *File) int { return strings.Compare(a.Path, b.Path) })
 	var objs []*Object
 	for _, f := range l.set.Files {
 		objs = append(objs, l.objects[f]...)
 	}
-	l.set.Objects = objs
-	return &l.set, diag.Sort(l.diags)
+	set := &Set{Files: l.set.Files, Objects: objs}
+	return set, diag.Sort(l.diags)
+}
+
+// FindKustomization returns the kustomization file of dir, or "".
+func FindKustomization(dir string) string {
+	for _, name := range kustomizationNames {
+		if p := filepath.Join(dir, name); exists(p) {
+			return p
+		}
+	}
+	return ""
 }
 
 type loader struct {
@@ -169,13 +223,23 @@ func key(path string) string {
 	return filepath.Clean(path)
 }
 
-// file reads one YAML file and records its objects.
-func (l *loader) file(path, via string) {
+// file reads one YAML file and records its objects. via is the
+// kustomization that lists it, ns the namespace that kustomization (or
+// one that includes it) sets.
+func (l *loader) file(path, via, ns string) {
 	k := key(path)
 	if l.seen[k] {
 		return
 	}
 	l.seen[k] = true
+	if info, err := os.Stat(path); err == nil && info.Size() > MaxFileSize {
+		l.diags = append(l.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagWarning,
+			Summary:  "Manifest too large",
+			Detail:   fmt.Sprintf("%s has %d bytes, more than the %d platc reads from one manifest, so it was not scanned.", path, info.Size(), MaxFileSize),
+		})
+		return
+	}
 	b, err := os.ReadFile(path)
 	if err != nil {
 		l.diags = append(l.diags, &hcl.Diagnostic{
@@ -187,15 +251,15 @@ func (l *loader) file(path, via string) {
 	}
 	f := NewFile(path, b)
 	l.set.Files = append(l.set.Files, f)
-	if l.objects == nil {
-		l.objects = map[*File][]*Object{}
-	}
 	docs, d := f.Documents()
 	if d != nil {
 		l.diags = append(l.diags, d)
 	}
 	for _, doc := range docs {
-		l.objects[f] = append(l.objects[f], objectsOf(f, doc, via)...)
+		for _, o := range objectsOf(f, doc, via) {
+			o.KustomizeNamespace = ns
+			l.objects[f] = append(l.objects[f], o)
+		}
 	}
 }
 
@@ -211,6 +275,17 @@ func NewFile(path string, b []byte) *File {
 }
 
 var yamlErrLine = regexp.MustCompile(`line (\d+)`)
+
+// parserProblems are the problems yaml.v3's parser (not its scanner)
+// reports (parserc.go); their line is the start of the construct that
+// is broken: the flow mapping, the block mapping, the node.
+var parserProblems = []string{
+	"did not find expected <stream-start>", "did not find expected <document start>",
+	"found undefined tag handle", "did not find expected node content",
+	"did not find expected '-' indicator", "did not find expected key",
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
+	"found duplicate %YAML directive", "found incompatible YAML document", "found duplicate %TAG directive",
+}
 
 // Documents parses every YAML document of the file. On a syntax error it
 // returns the documents before it and a warning at the error's line.
@@ -232,6 +307,11 @@ func (f *File) Documents() ([]*yaml.Node, *hcl.Diagnostic) {
 			line := 1
 			if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
 				line, _ = strconv.Atoi(m[1])
+				// yaml.v3 numbers the lines of parser errors from 0 and
+				// those of scanner errors from 1 (decode.go, fail).
+				if slices.ContainsFunc(parserProblems, func(p string) bool { return strings.HasSuffix(err.Error(), p) }) {
+					line++
+				}
 			}
 			msg := strings.TrimPrefix(err.Error(), "yaml: ")
 			return docs, diag.Warning(f.LineRange(line), "Unreadable manifest",
@@ -279,7 +359,7 @@ func objectsOf(f *File, n *yaml.Node, via string) []*Object {
 // resources, bases and components (files, or directories with their own
 // kustomization) and patch files. Remote resources are skipped: platc
 // reads nothing from the network.
-func (l *loader) kustomization(path string) {
+func (l *loader) kustomization(path, outerNS string) {
 	k := key(path)
 	if l.kustomizations[k] {
 		return
@@ -301,6 +381,12 @@ func (l *loader) kustomization(path string) {
 	}
 	root := Resolve(docs[0])
 	dir := filepath.Dir(path)
+	// kustomize applies a kustomization's namespace to everything it
+	// includes, and an including kustomization's namespace last.
+	ns := outerNS
+	if ns == "" {
+		ns = Str(Lookup(root, "namespace"))
+	}
 	var entries []*yaml.Node
 	for _, field := range []string{"resources", "bases", "components", "patchesStrategicMerge"} {
 		if seq := Lookup(root, field); seq != nil && seq.Kind == yaml.SequenceNode {
@@ -331,18 +417,12 @@ func (l *loader) kustomization(path string) {
 			continue
 		}
 		if !info.IsDir() {
-			l.file(target, path)
+			l.file(target, path, ns)
 			continue
 		}
-		found := false
-		for _, name := range kustomizationNames {
-			if p := filepath.Join(target, name); exists(p) {
-				l.kustomization(p)
-				found = true
-				break
-			}
-		}
-		if !found {
+		if p := FindKustomization(target); p != "" {
+			l.kustomization(p, ns)
+		} else {
 			l.diags = append(l.diags, diag.Warning(f.Range(e), "Kustomization entry without a kustomization",
 				fmt.Sprintf("%s lists the directory %q, which has no kustomization.yaml, so kustomize build would fail. List its files instead, or add a kustomization.", path, ref)))
 		}

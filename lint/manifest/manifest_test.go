@@ -69,6 +69,7 @@ func TestLoadWalksFollowsKustomizeAndSkips(t *testing.T) {
 func TestLoadReportsBadInput(t *testing.T) {
 	root := write(t, map[string]string{
 		"scan/bad.yaml":             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: [x\n",
+		"scan/tab.yaml":             "apiVersion: v1\nkind: ConfigMap\nmetadata:\n\tname: x\n",
 		"scan/k/kustomization.yaml": "resources:\n  - missing.yaml\n  - nokust\n",
 		"scan/k/nokust/x.yaml":      "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
 		"scan/binary.yaml":          "\xff\xfe",
@@ -80,10 +81,11 @@ func TestLoadReportsBadInput(t *testing.T) {
 		got = append(got, filepath.ToSlash(rel)+":"+strings.TrimPrefix(diag.At(*d.Subject), d.Subject.Filename+":")+" "+d.Summary)
 	}
 	want := []string{
-		"scan/bad.yaml:3:1 Unreadable manifest", // where yaml.v3 says the problem is
+		"scan/bad.yaml:4:3 Unreadable manifest", // the flow sequence that does not close
 		"scan/binary.yaml:1:1 Unreadable manifest",
 		"scan/k/kustomization.yaml:2:5 Kustomization entry not found",
 		"scan/k/kustomization.yaml:3:5 Kustomization entry without a kustomization",
+		"scan/tab.yaml:4:2 Unreadable manifest", // a scanner error, which yaml.v3 numbers from 1
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", diff)
@@ -123,5 +125,33 @@ func TestRanges(t *testing.T) {
 		if got, exact := f.ContentLine(script, i); got != want || !exact {
 			t.Errorf("ContentLine(%d) = %d, %v; want %d", i, got, exact, want)
 		}
+	}
+}
+
+// A kustomization's namespace reaches the objects it lists, through
+// nested kustomizations, with the outermost one winning as in kustomize.
+func TestKustomizeNamespace(t *testing.T) {
+	root := write(t, map[string]string{
+		"app/kustomization.yaml":      "namespace: outer\nresources: [base, cm.yaml]\n",
+		"app/cm.yaml":                 "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a, namespace: own}\n",
+		"app/base/kustomization.yaml": "namespace: inner\nresources: [svc.yaml]\n",
+		"app/base/svc.yaml":           "apiVersion: v1\nkind: Service\nmetadata: {name: s}\n",
+		"plain/kustomization.yaml":    "resources: [job.yaml]\n",
+		"plain/job.yaml":              "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\n",
+	})
+	l := NewLoader()
+	l.Kustomization(filepath.Join(root, "app", "kustomization.yaml"))
+	l.Kustomization(filepath.Join(root, "plain", "kustomization.yaml"))
+	set, diags := l.Set()
+	if len(diags) != 0 {
+		t.Fatal(diags)
+	}
+	var got []string
+	for _, o := range set.Objects {
+		got = append(got, o.Kind+"/"+o.Name+" "+o.Namespace+" "+o.KustomizeNamespace)
+	}
+	want := []string{"Service/s  outer", "ConfigMap/a own outer", "Job/j  "}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

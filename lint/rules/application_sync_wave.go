@@ -2,12 +2,10 @@ package rules
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/platc/platc/lint"
+	"github.com/platc/platc/lint/detect"
 )
-
-const syncWaveKey = "argocd.argoproj.io/sync-wave"
 
 // ApplicationSyncWave reports sync waves on Argo CD Applications.
 var ApplicationSyncWave = &lint.Rule{
@@ -30,18 +28,7 @@ a ConfigMap before its Deployment) are fine and are not reported.`,
 	Syntax:   true, // reads only the syntax: runs when compilation fails
 	Run: func(p *lint.Pass) error {
 		for _, o := range p.Manifests.Objects {
-			if !strings.HasPrefix(o.APIVersion, "argoproj.io/") {
-				continue
-			}
-			var path []string
-			switch o.Kind {
-			case "Application":
-			case "ApplicationSet":
-				path = []string{"spec", "template"}
-			default:
-				continue
-			}
-			ann, ok := o.Annotation(syncWaveKey, path...)
+			ann, ok := detect.SyncWave(o)
 			if !ok {
 				continue
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
+	"github.com/platc/platc/lint/detect"
 	"github.com/platc/platc/lint/manifest"
 )
 
@@ -66,15 +67,15 @@ the path, or make the annotation and the hook block's phase agree.`,
 					var others []diag.Related
 					found := false
 					for _, o := range objs {
-						hi, ok := hookOf(o)
+						hi, ok := detect.HookOf(o)
 						if !ok {
 							continue
 						}
-						if slices.Contains(hi.phases, h.Phase) {
+						if slices.Contains(hi.Phases, h.Phase) {
 							found = true
 							break
 						}
-						others = append(others, diag.Related{Range: o.File.Span(hi.ann.Key, hi.ann.Value), Message: fmt.Sprintf("%s is a %s", objectName(o), hi.describe())})
+						others = append(others, diag.Related{Range: o.File.Span(hi.Ann.Key, hi.Ann.Value), Message: fmt.Sprintf("%s is a %s", objectName(o), hi.Describe())})
 					}
 					switch {
 					case found:

@@ -8,6 +8,7 @@ import (
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lint"
+	"github.com/platc/platc/lint/detect"
 )
 
 // UndeclaredHook reports hook annotations in scanned manifests that no
@@ -57,7 +58,7 @@ the order with depends_on.`,
 			}
 		}
 		for _, o := range p.Manifests.Objects {
-			hi, ok := hookOf(o)
+			hi, ok := detect.HookOf(o)
 			if !ok {
 				continue
 			}
@@ -68,14 +69,14 @@ the order with depends_on.`,
 					continue
 				}
 				sameFileDecls = append(sameFileDecls, d)
-				if slices.Contains(hi.phases, d.hook.Phase) {
+				if slices.Contains(hi.Phases, d.hook.Phase) {
 					matched = true
 				}
 			}
 			if matched {
 				continue
 			}
-			subject := o.File.Span(hi.ann.Key, hi.ann.Value)
+			subject := o.File.Span(hi.Ann.Key, hi.Ann.Value)
 			if len(sameFileDecls) > 0 {
 				var related []diag.Related
 				var phases []string
@@ -84,7 +85,7 @@ the order with depends_on.`,
 					phases = append(phases, d.hook.Phase)
 				}
 				p.Report(lint.Issue{
-					Message: fmt.Sprintf("annotated %s on %s does not match the declared phase %s", hi.describe(), objectName(o), strings.Join(phases, ", ")),
+					Message: fmt.Sprintf("annotated %s on %s does not match the declared phase %s", hi.Describe(), objectName(o), strings.Join(phases, ", ")),
 					Detail:  "Argo CD runs the hook in the phase its annotation names. Make the annotation and the hook block's phase agree.",
 					Subject: subject,
 					Related: related,
@@ -92,8 +93,8 @@ the order with depends_on.`,
 				continue
 			}
 			p.Report(lint.Issue{
-				Message: fmt.Sprintf("undeclared %s on %s", hi.describe(), objectName(o)),
-				Detail:  fmt.Sprintf("No hook block declares this hook, and the platform allows only declared hooks for migrations, schema updates and one-time initialisation (RFC 2.2.3, INV-8). If that is what it does, declare it in the app that owns it: hook \"NAME\" { phase = %q, purpose = \"migration\", manifest = \"PATH\" }, with PATH relative to the .hcl file. If it waits for or checks another app, delete it and use depends_on.", firstOr(hi.phases, "PreSync")),
+				Message: fmt.Sprintf("undeclared %s on %s", hi.Describe(), objectName(o)),
+				Detail:  fmt.Sprintf("No hook block declares this hook, and the platform allows only declared hooks for migrations, schema updates and one-time initialisation (RFC 2.2.3, INV-8). If that is what it does, declare it in the app that owns it: hook \"NAME\" { phase = %q, purpose = \"migration\", manifest = \"PATH\" }, with PATH relative to the .hcl file. If it waits for or checks another app, delete it and use depends_on.", firstOr(hi.Phases, "PreSync")),
 				Subject: subject,
 			})
 		}

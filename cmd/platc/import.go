@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/urfave/cli/v3"
+
+	"github.com/platc/platc/importer"
+	"github.com/platc/platc/report"
+)
+
+// importCommand is only the flag wiring; runImport does the work, so the
+// command ports to another CLI framework by rewriting this block alone.
+func importCommand() *cli.Command {
+	return &cli.Command{
+		Name:      "import",
+		Usage:     "turn an existing Argo CD App-of-Apps repository into a platc platform, with a migration report",
+		ArgsUsage: "PATH...",
+		Description: "Reads the Applications, ApplicationSets, app-of-apps directories, Helm charts, kustomizations\n" +
+			"and hook Jobs under PATH, and writes the platform in HCL with the dependencies the evidence\n" +
+			"implies (each with its file:line), plus a report of the hooks and sync waves to remove.\n" +
+			"Without --out the HCL goes to stdout and the report to stderr. Bad input is reported and\n" +
+			"skipped (exit 1); the rest is still imported, and the result always compiles.",
+		Flags: []cli.Flag{
+			formatFlag("output format", "hcl", "json"),
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write platform.hcl, import-report.txt, import-report.json and adopted/ into `DIR` (a new or empty directory)"},
+			&cli.StringFlag{Name: "name", Usage: "the platform's name (default: the root Application's, without -root)"},
+		},
+		Action: func(_ context.Context, cmd *cli.Command) error {
+			format, err := checkFormat(cmd, "hcl", "json")
+			if err != nil {
+				return err
+			}
+			paths := cmd.Args().Slice()
+			if len(paths) == 0 {
+				return usagef("import needs the PATH of the repository to import: platc import [--out DIR] PATH...")
+			}
+			return exitWith(runImport(importOptions{paths: paths, format: format, out: cmd.String("out"), name: cmd.String("name")}, cmd.Root().Writer, cmd.Root().ErrWriter))
+		},
+	}
+}
+
+type importOptions struct {
+	paths  []string
+	format string // hcl or json
+	out    string // "" writes the HCL to stdout
+	name   string
+}
+
+// Files written by platc import --out, besides the platform.
+const (
+	importReportText = "import-report.txt"
+	importReportJSON = "import-report.json"
+)
+
+// runImport runs platc import and returns the exit code: 0 when
+// everything was imported, 1 when some input was skipped (each skip is
+// an error diagnostic; the rest is imported and compiles), 3 when the
+// arguments or the input are unusable (nothing could be imported).
+func runImport(opts importOptions, stdout, stderr io.Writer) int {
+	if opts.out != "" {
+		if err := checkOutDir(opts.out); err != nil {
+			fmt.Fprintf(stderr, "platc: %v\n", err)
+			return exitInvalid
+		}
+	}
+	res, diags, err := importer.Import(opts.paths, importer.Options{OutDir: opts.out, Name: opts.name})
+	if err != nil {
+		fmt.Fprintf(stderr, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", err)
+		return exitFailure
+	}
+	var files map[string]*hcl.File
+	if res != nil {
+		files = res.Files
+	}
+	if opts.format == "json" {
+		doc := importJSON{Diagnostics: report.ToJSON(diags)}
+		if res != nil {
+			doc.Platform, doc.Report = string(res.HCL), res.Report
+			for _, f := range res.Adopted {
+				doc.Adopted = append(doc.Adopted, importFileJSON{Path: f.Path, Data: string(f.Data)})
+			}
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.SetEscapeHTML(false)
+		_ = enc.Encode(doc)
+	} else if len(diags) > 0 {
+		_ = report.Text(stderr, files, diags, report.TextOptions{Color: colorFor(stderr)})
+		fmt.Fprintf(stderr, "%s\n", report.Summary(diags))
+	}
+	if res == nil {
+		return exitInvalid
+	}
+	if opts.out != "" {
+		written, err := writeImport(opts.out, res)
+		if err != nil {
+			fmt.Fprintf(stderr, "platc: writing the import failed: %v. Nothing was written.\n", err)
+			return exitFailure
+		}
+		if opts.format != "json" {
+			fmt.Fprintf(stdout, "Wrote %s.\n\n", strings.Join(written, ", "))
+			_ = res.Report.WriteText(stdout)
+		}
+	} else if opts.format != "json" {
+		_, _ = stdout.Write(res.HCL)
+		fmt.Fprintln(stderr)
+		_ = res.Report.WriteText(stderr)
+	}
+	if diags.HasErrors() {
+		return exitFailure
+	}
+	return exitOK
+}
+
+type importJSON struct {
+	Platform    string            `json:"platform_hcl,omitempty"`
+	Report      *importer.Report  `json:"report,omitempty"`
+	Adopted     []importFileJSON  `json:"adopted,omitempty"`
+	Diagnostics report.JSONReport `json:"diagnostics"`
+}
+
+type importFileJSON struct {
+	Path string `json:"path"`
+	Data string `json:"data"`
+}
+
+// checkOutDir refuses an output directory that holds anything: an
+// import never overwrites a platform someone may have edited since.
+func checkOutDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cannot use --out %s: %v", dir, unwrapPath(err))
+	case len(entries) > 0:
+		return fmt.Errorf("--out %s is not empty; platc import writes only into a new or empty directory, so it never overwrites a platform you have edited. Choose another directory, or empty this one", dir)
+	}
+	return nil
+}
+
+// writeImport writes the import's files into dir: all of them or, on a
+// failure, none (what was written is removed).
+func writeImport(dir string, res *importer.Result) ([]string, error) {
+	var text, js strings.Builder
+	_ = res.Report.WriteText(&text)
+	_ = res.Report.WriteJSON(&js)
+	files := []importer.File{
+		{Path: importer.PlatformFile, Data: res.HCL},
+		{Path: importReportText, Data: []byte(text.String())},
+		{Path: importReportJSON, Data: []byte(js.String())},
+	}
+	files = append(files, res.Adopted...)
+	var written []string
+	fail := func(err error) ([]string, error) {
+		for i := len(written) - 1; i >= 0; i-- {
+			_ = os.Remove(written[i])
+		}
+		_ = os.Remove(filepath.Join(dir, "adopted"))
+		return nil, err
+	}
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return fail(err)
+		}
+		tmp := p + ".tmp"
+		if err := os.WriteFile(tmp, f.Data, 0o644); err != nil {
+			_ = os.Remove(tmp)
+			return fail(err)
+		}
+		if err := os.Rename(tmp, p); err != nil {
+			_ = os.Remove(tmp)
+			return fail(err)
+		}
+		written = append(written, p)
+	}
+	return written, nil
+}

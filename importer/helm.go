@@ -1,0 +1,447 @@
+package importer
+
+import (
+	"bytes"
+	"cmp"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/hcl/v2"
+	"go.yaml.in/yaml/v3"
+	"helm.sh/helm/v4/pkg/chart/common"
+	"helm.sh/helm/v4/pkg/chart/common/util"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	"helm.sh/helm/v4/pkg/engine"
+	"helm.sh/helm/v4/pkg/strvals"
+
+	"github.com/platc/platc/diag"
+	"github.com/platc/platc/lint/manifest"
+)
+
+// Charts are rendered with the Helm SDK itself (helm.sh/helm/v4: the
+// chart loader, values coalescing and the template engine), the way
+// `helm template` and Argo CD render them, rather than by reading the
+// static parts of templates: the target-chart pattern generates its
+// Applications in a range over values, which no static reading sees.
+// Helm v4.3 is built against the same Kubernetes libraries as platc
+// (k8s.io v0.37), so it adds no second copy of them.
+
+// renderApp renders the chart an Application's path source points at,
+// with the values the Application gives it.
+func (im *importer) renderApp(a *application, dir string) ([]*manifest.Object, bool) {
+	helm := manifest.Lookup(a.obj.Node, "spec", "source", "helm")
+	vals := map[string]any{}
+	for _, f := range manifest.Strings(manifest.Lookup(helm, "valueFiles")) {
+		p := filepath.FromSlash(f.Value)
+		if !filepath.IsLocal(p) {
+			im.diags = append(im.diags, diag.Warning(im.loc(a.obj.File.Range(f)), "Values file outside the chart",
+				fmt.Sprintf("%q is not a file inside the chart %s, so the chart was rendered without it.", f.Value, dir)))
+			continue
+		}
+		b, err := readBounded(filepath.Join(dir, p))
+		if err != nil {
+			im.diags = append(im.diags, diag.Warning(im.loc(a.obj.File.Range(f)), "Values file not found",
+				fmt.Sprintf("Reading %s failed: %s. The chart was rendered without it; Argo CD would refuse to.", filepath.Join(dir, p), unwrap(err))))
+			continue
+		}
+		v, err := yamlValue(b)
+		m, ok := v.(map[string]any)
+		if err != nil || !ok && v != nil {
+			im.diags = append(im.diags, diag.Error(im.loc(a.obj.File.Range(f)), "Unreadable values file",
+				fmt.Sprintf("%s is not a YAML map of values (%v). The chart was rendered without it.", filepath.Join(dir, p), cmp.Or(err, errors.New("not a map")))))
+			continue
+		}
+		vals = mergeMaps(vals, m)
+	}
+	if inline, ok := inlineValues(helm); ok {
+		vals = mergeMaps(vals, inline)
+	}
+	for _, p := range items(manifest.Lookup(helm, "parameters")) {
+		if err := setParameter(vals, p); err != nil {
+			im.diags = append(im.diags, diag.Warning(im.loc(a.obj.File.Range(p)), "Helm parameter not applied",
+				fmt.Sprintf("%s. The chart was rendered without it.", err)))
+		}
+	}
+	release := manifest.Str(manifest.Lookup(helm, "releaseName"))
+	if release == "" {
+		release = a.name
+	}
+	ns := manifest.Str(manifest.Lookup(a.obj.Node, "spec", "destination", "namespace"))
+	return im.renderChart(dir, vals, release, ns, a)
+}
+
+// inlineValues are the values written in the Application: valuesObject,
+// which Argo CD prefers, or values, a string of YAML.
+func inlineValues(helm *yaml.Node) (map[string]any, bool) {
+	if vo := manifest.Lookup(helm, "valuesObject"); vo != nil {
+		if v, err := nodeValue(vo); err == nil {
+			if m, ok := v.(map[string]any); ok {
+				return m, true
+			}
+		}
+	}
+	if v := manifest.Lookup(helm, "values"); v != nil && v.Kind == yaml.ScalarNode {
+		if v, err := yamlValue([]byte(v.Value)); err == nil {
+			if m, ok := v.(map[string]any); ok {
+				return m, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// setParameter applies one helm.parameters entry as Argo CD does: as
+// --set, or --set-string with forceString, the value passed through
+// Argo CD's cleanSetParameters.
+func setParameter(vals map[string]any, p *yaml.Node) error {
+	name := manifest.Str(manifest.Lookup(p, "name"))
+	value := manifest.Str(manifest.Lookup(p, "value"))
+	if name == "" {
+		return fmt.Errorf("a parameter has no name")
+	}
+	if manifest.Str(manifest.Lookup(p, "forceString")) == "true" {
+		return strvals.ParseIntoString(name+"="+cleanSetParameter(value), vals)
+	}
+	return strvals.ParseInto(name+"="+cleanSetParameter(value), vals)
+}
+
+// cleanSetParameter is what Argo CD does to a parameter's value before
+// handing it to helm --set (util/helm/cmd.go, cleanSetParameters): a
+// value in braces is a Helm list and stays as written; elsewhere every
+// comma not already escaped is escaped, so it stays part of the value.
+func cleanSetParameter(v string) string {
+	if strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}") {
+		return v
+	}
+	var b strings.Builder
+	var prev rune
+	for _, r := range v {
+		if r == ',' && prev != '\\' {
+			b.WriteString(`\,`)
+		} else {
+			b.WriteRune(r)
+		}
+		prev = r
+	}
+	return b.String()
+}
+
+// mergeMaps merges b into a as Helm merges values files: maps merge key
+// by key, anything else in b replaces what a has.
+func mergeMaps(a, b map[string]any) map[string]any {
+	out := make(map[string]any, len(a))
+	for k, v := range a {
+		out[k] = v
+	}
+	for k, v := range b {
+		if bm, ok := v.(map[string]any); ok {
+			if am, ok := out[k].(map[string]any); ok {
+				out[k] = mergeMaps(am, bm)
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
+}
+
+// helmLog serialises renders, since Helm reports value conflicts through
+// the standard logger, which the import captures while it renders.
+var helmLog sync.Mutex
+
+// renderChart renders the chart in dir and reads the objects of its
+// output. a is the Application that deploys it, nil for a chart no
+// Application names.
+func (im *importer) renderChart(dir string, vals map[string]any, release, ns string, a *application) ([]*manifest.Object, bool) {
+	im.rendered[dir] = true
+	if release == "" {
+		release = "release-name"
+	}
+	helmLog.Lock()
+	var logged bytes.Buffer
+	out, flags := log.Writer(), log.Flags()
+	log.SetOutput(&logged)
+	log.SetFlags(0)
+	files, err := render(dir, vals, release, ns)
+	log.SetOutput(out)
+	log.SetFlags(flags)
+	helmLog.Unlock()
+	chartFile := filepath.Join(dir, "Chart.yaml")
+	im.readSource(chartFile)
+	for _, line := range strings.Split(strings.TrimSpace(logged.String()), "\n") {
+		if line = strings.TrimSpace(line); line != "" {
+			im.diags = append(im.diags, diag.Warning(im.lineRange(chartFile, 1), "Helm warning",
+				fmt.Sprintf("Rendering %s: %s.", dir, strings.TrimSuffix(line, "."))))
+		}
+	}
+	if err != nil {
+		im.diags = append(im.diags, im.renderError(dir, err, a))
+		return nil, false
+	}
+	var objs []*manifest.Object
+	for _, rf := range files {
+		src := filepath.Join(dir, filepath.FromSlash(rf.path))
+		im.readSource(src)
+		name := src
+		if a != nil {
+			name += " (rendered for " + a.name + ")"
+		}
+		f, fobjs, d := manifest.Parse(name, []byte(rf.text))
+		im.renders[name] = &rendering{source: src, out: f}
+		if d != nil {
+			d.Severity = hcl.DiagError
+			d.Summary = "Chart renders invalid YAML"
+			d.Detail = fmt.Sprintf("The output of %s is not valid YAML (%s); what follows the error was not imported. Run helm template on the chart to see it.", src, errDetail(d.Detail))
+			r := im.loc(*d.Subject)
+			d.Subject = &r
+			im.diags = append(im.diags, d)
+		}
+		objs = append(objs, fobjs...)
+	}
+	return objs, true
+}
+
+// errDetail extracts the YAML error from the manifest package's detail.
+func errDetail(detail string) string {
+	if i := strings.Index(detail, "("); i >= 0 {
+		if j := strings.Index(detail[i:], ")"); j >= 0 {
+			return detail[i+1 : i+j]
+		}
+	}
+	return detail
+}
+
+type renderedFile struct {
+	path string // relative to the chart directory, slash-separated
+	text string
+}
+
+// render is helm template: default values coalesced with vals, release
+// options as for an install, default capabilities, no cluster.
+func render(dir string, vals map[string]any, release, ns string) ([]renderedFile, error) {
+	ch, err := loader.LoadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if ns == "" {
+		ns = "default"
+	}
+	top, err := util.ToRenderValues(ch, vals, common.ReleaseOptions{Name: release, Namespace: ns, Revision: 1, IsInstall: true}, common.DefaultCapabilities)
+	if err != nil {
+		return nil, err
+	}
+	out, err := engine.Render(ch, top)
+	if err != nil {
+		return nil, err
+	}
+	var files []renderedFile
+	for name, text := range out {
+		if strings.TrimSpace(text) == "" || !isManifest(name) {
+			continue
+		}
+		files = append(files, renderedFile{path: chartRelative(ch, name), text: text})
+	}
+	slices.SortFunc(files, func(a, b renderedFile) int { return strings.Compare(a.path, b.path) })
+	return files, nil
+}
+
+func isManifest(name string) bool {
+	ext := filepath.Ext(name)
+	return ext == ".yaml" || ext == ".yml" || ext == ".json"
+}
+
+// chartRelative turns the engine's template names ("mychart/templates/
+// x.yaml", "mychart/charts/sub/templates/y.yaml") into paths relative to
+// the chart directory.
+func chartRelative(ch *chart.Chart, name string) string {
+	if rest, ok := strings.CutPrefix(name, ch.Name()+"/"); ok {
+		return rest
+	}
+	return name
+}
+
+// readSource records a source file so diagnostics can show its lines.
+func (im *importer) readSource(path string) *manifest.File {
+	if f, ok := im.sources[path]; ok {
+		return f
+	}
+	b, err := readBounded(path)
+	if err != nil {
+		im.sources[path] = nil
+		return nil
+	}
+	f := manifest.NewFile(path, b)
+	im.sources[path] = f
+	im.files[path] = &hcl.File{Bytes: b}
+	return f
+}
+
+// lineRange is the range of a line of a source file.
+func (im *importer) lineRange(path string, line int) hcl.Range {
+	if f := im.readSource(path); f != nil {
+		return f.LineRange(line)
+	}
+	return hcl.Range{Filename: path, Start: hcl.Pos{Line: line, Column: 1}, End: hcl.Pos{Line: line, Column: 1}}
+}
+
+// helmPos finds "file:line" in a Helm error; templates are named
+// "<chart name>/templates/x.yaml".
+var helmPos = regexp.MustCompile(`([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*\.(?:yaml|yml|tpl|txt|json)):(\d+)`)
+
+// renderError turns a Helm failure into a diagnostic at the template
+// line it names, or at Chart.yaml.
+func (im *importer) renderError(dir string, err error, a *application) *hcl.Diagnostic {
+	msg := err.Error()
+	r := im.lineRange(filepath.Join(dir, "Chart.yaml"), 1)
+	if m := helmPos.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[2])
+		rel := m[1]
+		if _, rest, ok := strings.Cut(rel, "/"); ok && strings.Contains(rel, "templates/") {
+			rel = rest
+		}
+		if p := filepath.Join(dir, filepath.FromSlash(rel)); exists(p) {
+			r = im.lineRange(p, line)
+		}
+	} else if strings.Contains(msg, "values.yaml") {
+		if m := regexp.MustCompile(`line (\d+)`).FindStringSubmatch(msg); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			r = im.lineRange(filepath.Join(dir, "values.yaml"), line)
+		}
+	}
+	if a == nil {
+		// No Application deploys it: it was rendered only in case it is
+		// an app-of-apps installed by hand, so failing is no lost input.
+		return diag.Warning(r, "Chart does not render",
+			fmt.Sprintf("Helm cannot render the chart %s with its default values: %s. No Application deploys it; if it is an app-of-apps installed by hand, its Applications were not imported.", dir, oneLine(msg)))
+	}
+	return diag.Error(r, "Chart does not render",
+		fmt.Sprintf("Helm cannot render the chart %s: %s. Application %q deploys it, so what %q deploys (Applications included) was not imported, and no dependency was inferred from it. Fix the chart (helm template %s shows the same error) and import again.", dir, oneLine(msg), a.name, a.name, dir))
+}
+
+// readBounded reads a file of at most manifest.MaxFileSize bytes.
+func readBounded(path string) ([]byte, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > manifest.MaxFileSize {
+		return nil, fmt.Errorf("%s has %d bytes, more than the %d platc reads", path, info.Size(), manifest.MaxFileSize)
+	}
+	return os.ReadFile(path)
+}
+
+// A rendering ties a chart's rendered output to its template, so that
+// evidence found in the output points at the template line.
+type rendering struct {
+	source string         // the template file
+	out    *manifest.File // the rendered text
+	lines  []int          // output line (0-based) → template line, computed on first use
+}
+
+// loc maps a range in rendered output to the template line it came
+// from; other ranges are returned as they are.
+func (im *importer) loc(r hcl.Range) hcl.Range {
+	rd, ok := im.renders[r.Filename]
+	if !ok {
+		return r
+	}
+	tf := im.readSource(rd.source)
+	if tf == nil {
+		return hcl.Range{Filename: rd.source, Start: hcl.Pos{Line: 1, Column: 1}, End: hcl.Pos{Line: 1, Column: 1}}
+	}
+	if rd.lines == nil {
+		rd.lines = mapLines(strings.Split(string(tf.Bytes), "\n"), strings.Split(string(rd.out.Bytes), "\n"))
+	}
+	line := 1
+	if i := r.Start.Line - 1; i >= 0 && i < len(rd.lines) {
+		line = rd.lines[i]
+	}
+	return tf.LineRange(line)
+}
+
+var action = regexp.MustCompile(`\{\{.*?\}\}`)
+
+// mapLines maps each line of a template's output to the template line
+// that most likely wrote it: the next line, from the previous match on
+// (wrapping around, for ranges), whose static text matches with each
+// action standing for any text. A line no template line matches (the
+// output of an include, say) is given the previous match.
+func mapLines(tmpl, out []string) []int {
+	type pattern struct {
+		exact string
+		re    *regexp.Regexp
+	}
+	pats := make([]*pattern, len(tmpl))
+	for i, l := range tmpl {
+		t := strings.TrimSpace(l)
+		if t == "" {
+			continue
+		}
+		if !strings.Contains(t, "{{") {
+			pats[i] = &pattern{exact: t}
+			continue
+		}
+		static := action.Split(t, -1)
+		if strings.TrimSpace(strings.Join(static, "")) == "" {
+			continue // only actions: writes no line of its own
+		}
+		var b strings.Builder
+		b.WriteString("^")
+		for k, s := range static {
+			if k > 0 {
+				b.WriteString(".*?")
+			}
+			b.WriteString(regexp.QuoteMeta(s))
+		}
+		b.WriteString("$")
+		if re, err := regexp.Compile(b.String()); err == nil {
+			pats[i] = &pattern{re: re}
+		}
+	}
+	match := func(j int, t string) bool {
+		p := pats[j]
+		switch {
+		case p == nil:
+			return false
+		case p.re != nil:
+			return p.re.MatchString(t)
+		}
+		return p.exact == t
+	}
+	res := make([]int, len(out))
+	cur := 0
+	for i, l := range out {
+		t := strings.TrimSpace(l)
+		found := -1
+		if t != "" {
+			for k := 0; k < len(tmpl) && found < 0; k++ {
+				if j := (cur + k) % len(tmpl); match(j, t) {
+					found = j
+				}
+			}
+		}
+		if found >= 0 {
+			cur = found
+		}
+		res[i] = cur + 1
+	}
+	return res
+}
+
+// items returns the items of a sequence node, or nil.
+func items(n *yaml.Node) []*yaml.Node {
+	n = manifest.Resolve(n)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		return nil
+	}
+	return n.Content
+}

@@ -1,0 +1,505 @@
+package importer
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/diag"
+	"github.com/platc/platc/lang"
+	"github.com/platc/platc/lint"
+	"github.com/platc/platc/lint/detect"
+	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/lint/rules"
+)
+
+// Options configure an import.
+type Options struct {
+	// OutDir is the directory platform.hcl is meant for: hook manifest
+	// paths in it are written relative to it, and the self-check lints
+	// the platform as if it were there. "" means the current directory.
+	OutDir string
+	// Name is the platform's name; "" derives it from the root
+	// Application.
+	Name string
+}
+
+// PlatformFile is the name of the file the platform is meant to be
+// written to, in Options.OutDir.
+const PlatformFile = "platform.hcl"
+
+// File is one more file to write next to the platform: an adopted
+// Application, kept as it is written.
+type File struct {
+	Path string // slash-separated, relative to the output directory
+	Data []byte
+}
+
+// Result is an import's output.
+type Result struct {
+	// HCL is the platform, for PlatformFile.
+	HCL []byte
+	// Adopted are the Applications kept verbatim, under adopted/.
+	Adopted []File
+	Report  *Report
+	// Files holds every source file read, for rendering diagnostics
+	// with snippets.
+	Files map[string]*hcl.File
+}
+
+// Import reads the repository trees at paths and returns the platform in
+// platc's language and the report. Bad input (a file that is not YAML,
+// an Application without a source, a chart that does not render) is
+// reported as an error diagnostic with its file and line, and the rest
+// is imported. The result is nil only when nothing could be imported.
+//
+// A non-nil error means platc itself failed: the platform it wrote does
+// not compile, which is a bug.
+func Import(paths []string, opts Options) (*Result, hcl.Diagnostics, error) {
+	return newImporter(opts).run(paths)
+}
+
+func newImporter(opts Options) *importer {
+	return &importer{
+		opts:      opts,
+		files:     map[string]*hcl.File{},
+		sources:   map[string]*manifest.File{},
+		byID:      map[string]*application{},
+		repos:     map[string]string{},
+		rendered:  map[string]bool{},
+		renders:   map[string]*rendering{},
+		setSeen:   map[string]*appSet{},
+		edgeByKey: map[string]*edge{},
+	}
+}
+
+func (im *importer) run(paths []string) (*Result, hcl.Diagnostics, error) {
+	im.load(paths)
+	if len(im.apps) == 0 {
+		if !im.diags.HasErrors() {
+			im.diags = append(im.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "No Applications found",
+				Detail:   fmt.Sprintf("No Argo CD Application or ApplicationSet was found under %s, so there is nothing to import. Pass the repository that holds them (the directory of your root app-of-apps).", strings.Join(paths, ", ")),
+			})
+		}
+		return nil, diag.Sort(im.diags), nil
+	}
+	im.platform()
+	im.build()
+	if len(im.outApps) == 0 {
+		im.diags = append(im.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  "No apps to import",
+			Detail:   "Every Application found is an app-of-apps, or was skipped; there is no app to deploy.",
+		})
+		return nil, diag.Sort(im.diags), nil
+	}
+	im.infer()
+	im.breakCycles()
+	im.findRedundant()
+	im.hookManifests()
+	res := &Result{HCL: im.writeHCL(), Files: im.files}
+	res.Adopted = im.adoptedFiles()
+	found, err := im.check(res.HCL)
+	if err != nil {
+		return nil, diag.Sort(im.diags), err
+	}
+	res.Report = im.report(found)
+	return res, diag.Sort(im.diags), nil
+}
+
+// importer is the state of one import.
+type importer struct {
+	opts  Options
+	roots []string
+	diags hcl.Diagnostics
+	// files are the sources read, for diagnostics; sources are the
+	// chart files read, by path.
+	files   map[string]*hcl.File
+	sources map[string]*manifest.File
+
+	apps    []*application
+	next    int // apps before next have had their contents read
+	byID    map[string]*application
+	tooMany bool
+	// repos maps a repository URL (normRepo) to the root that is a
+	// checkout of it.
+	repos    map[string]string
+	charts   []string
+	rendered map[string]bool // chart directories rendered
+	renders  map[string]*rendering
+	setSeen  map[string]*appSet
+	appSets  []*appSet
+
+	platformName, argoNS, gitRepo, gitRevision string
+
+	outApps       []*appOut
+	stacks        []*stackOut
+	order         []node // stacks and top-level apps, in output order
+	replaced      []*application
+	adopted       []*appOut
+	droppedFields []dropped
+	hooks         []*hookOut
+
+	prov      *providers
+	edges     []*edge
+	edgeByKey map[string]*edge
+	from      map[node][]*edge
+	cycles    []*cycle
+}
+
+// platform decides the platform block: named after the root
+// app-of-apps, in the namespace most Applications live in, deploying
+// from the repository and revision the root deploys from.
+func (im *importer) platform() {
+	counts := map[string]int{}
+	for _, a := range im.apps {
+		if a.argoNS != "" {
+			counts[a.argoNS]++
+		}
+	}
+	im.argoNS = "argocd"
+	for _, ns := range sortedKeys(counts) {
+		if counts[ns] > counts[im.argoNS] {
+			im.argoNS = ns
+		}
+	}
+	var root *application
+	for _, a := range im.apps {
+		if a.parent == nil && a.isAppOfApps() {
+			root = a
+			break
+		}
+	}
+	if root == nil {
+		root = im.apps[0]
+	}
+	im.platformName = im.opts.Name
+	if im.platformName == "" {
+		im.platformName = hclName(strings.TrimSuffix(strings.TrimSuffix(root.name, "-root"), "-apps"))
+		if root.parent == nil && !root.isAppOfApps() {
+			im.platformName = "imported"
+		}
+	}
+	// The repository generated/ is committed to: the one the root
+	// app-of-apps deploys from, or else the Git repository most path
+	// sources use, at the revision most of them use.
+	if root.isAppOfApps() && root.src.path != "" {
+		im.gitRepo, im.gitRevision = root.src.repoURL, cmp.Or(root.src.revision, "HEAD")
+		return
+	}
+	repos, revs := map[string]int{}, map[string]map[string]int{}
+	for _, a := range im.apps {
+		if a.src.path == "" {
+			continue
+		}
+		repos[a.src.repoURL]++
+		if revs[a.src.repoURL] == nil {
+			revs[a.src.repoURL] = map[string]int{}
+		}
+		revs[a.src.repoURL][cmp.Or(a.src.revision, "HEAD")]++
+	}
+	for _, r := range sortedKeys(repos) {
+		if im.gitRepo == "" || repos[r] > repos[im.gitRepo] {
+			im.gitRepo = r
+		}
+	}
+	if im.gitRepo == "" {
+		im.gitRepo, im.gitRevision = "https://git.example.com/CHANGE-ME.git", "HEAD"
+		im.diags = append(im.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "No platform repository",
+			Detail: "No Application deploys a path of a Git repository, so the import cannot tell which repository platc's generated output will be committed to. platform.git.repo_url is a placeholder: set it to that repository."})
+		return
+	}
+	for _, v := range sortedKeys(revs[im.gitRepo]) {
+		if im.gitRevision == "" || revs[im.gitRepo][v] > revs[im.gitRepo][im.gitRevision] {
+			im.gitRevision = v
+		}
+	}
+}
+
+// hookManifests sets the manifest path of each declared hook, relative
+// to where the platform will be written.
+func (im *importer) hookManifests() {
+	dir := cmp.Or(im.opts.OutDir, ".")
+	for _, h := range im.hooks {
+		h.manifest = relPath(dir, h.obj.File.Path)
+	}
+}
+
+// adoptedFiles keeps each adopted Application as written: the bytes of
+// its document when it is one in a file, else the object as YAML.
+func (im *importer) adoptedFiles() []File {
+	var out []File
+	for _, a := range im.adopted {
+		o := a.app.obj
+		var data []byte
+		if a.app.set == nil && !a.app.rendered {
+			data = documentBytes(o)
+		}
+		if data == nil {
+			var b strings.Builder
+			enc := yaml.NewEncoder(&b)
+			enc.SetIndent(2)
+			if err := enc.Encode(o.Node); err == nil {
+				data = []byte(b.String())
+			}
+		}
+		header := fmt.Sprintf("# Application %q, adopted by platc import from %s.\n# platc syncs it in dependency order but does not generate it: keep applying this file.\n", a.app.name, at(im.nameRange(a.app)))
+		out = append(out, File{Path: "adopted/" + a.name + ".yaml", Data: append([]byte(header), data...)})
+	}
+	return out
+}
+
+// documentBytes is the source text of the YAML document an object is,
+// from its first line to the next document separator.
+func documentBytes(o *manifest.Object) []byte {
+	lines := strings.SplitAfter(string(o.File.Bytes), "\n")
+	start := o.Node.Line - 1
+	if start < 0 || start >= len(lines) {
+		return nil
+	}
+	// Comments and the separator above the first key belong to the
+	// document before, except comments directly above it.
+	for start > 0 && strings.HasPrefix(strings.TrimSpace(lines[start-1]), "#") {
+		start--
+	}
+	end := start + 1
+	for end < len(lines) && !strings.HasPrefix(lines[end], "---") {
+		end++
+	}
+	if o.Node.Column != 1 {
+		return nil // an item of a List, not a document
+	}
+	return []byte(strings.Join(lines[start:end], ""))
+}
+
+// check compiles and lints the platform as platc lint would, from where
+// it will be written. A platform that does not compile is a platc bug.
+func (im *importer) check(src []byte) (hcl.Diagnostics, error) {
+	name := filepath.Join(cmp.Or(im.opts.OutDir, "."), PlatformFile)
+	mod, diags := lang.ParseSources([]lang.SourceFile{{Name: name, Bytes: src}})
+	if diags.HasErrors() {
+		return nil, fmt.Errorf("the imported platform does not parse (this is a bug in platc import): %s", diags.Error())
+	}
+	progs, cdiags := compiler.CompileAll(mod)
+	if cdiags.HasErrors() {
+		return nil, fmt.Errorf("the imported platform does not compile (this is a bug in platc import): %s", cdiags.Error())
+	}
+	var enabled []*lint.Rule
+	for _, r := range rules.All() {
+		if r.Default {
+			enabled = append(enabled, r)
+		}
+	}
+	found, err := lint.Run(lint.Config{Module: mod, Programs: progs, Rules: enabled, Known: rules.Names()})
+	if err != nil {
+		return nil, errors.Join(errors.New("linting the imported platform failed (this is a bug in platc)"), err)
+	}
+	return diag.Sort(append(cdiags, found...)), nil
+}
+
+// lintWhy explains, per rule, why platc lint reports what it reports on
+// an imported platform.
+var lintWhy = map[string]string{
+	"redundant-dependency":           "the evidence gave this edge and a path that implies it; see the implied dependencies above",
+	"floating-target-revision":       "kept from the input: the Application follows a branch; pin a tag or commit",
+	"unpinned-chart-version":         "kept from the input: the Application names a version range; pin one release",
+	"prune-on-stateful-app":          "kept from the input: the Application prunes automatically",
+	"delete-volumes-on-stateful-app": "platc's advice on an imported setting",
+	"slow-resource-without-class":    "platc's advice: the import sets no classes; give the app the class its resources need",
+	"short-timeout-slow-class":       "platc's advice: the import sets no timeouts",
+	"hardcoded-secret":               "kept from the input: a value in the Application's Helm values looks like a credential; move it to a Secret",
+	"empty-stack":                    "an app-of-apps whose Applications were all skipped",
+	"adopted-application":            "platc cannot express this Application, so the platform adopts it as it is (kept verbatim in adopted/); deploy orders it and waits for it",
+}
+
+// report builds the report.
+func (im *importer) report(found hcl.Diagnostics) *Report {
+	r := &Report{Platform: im.platformName, Roots: im.roots}
+	r.Counts.Applications = len(im.apps)
+	r.Counts.Apps = len(im.outApps)
+	r.Counts.Stacks = len(im.stacks)
+	r.Counts.Adopted = len(im.adopted)
+	for _, s := range im.stacks {
+		rs := ReportStack{Name: s.name, Application: s.app.name, At: at(im.nameRange(s.app))}
+		for _, a := range s.apps {
+			rs.Apps = append(rs.Apps, "app."+a.name)
+		}
+		r.Stacks = append(r.Stacks, rs)
+	}
+	for _, a := range im.replaced {
+		ro := ReportObject{Object: fmt.Sprintf("Application %q", a.name), At: at(im.nameRange(a))}
+		for _, o := range a.contents {
+			if detect.IsApplication(o) || detect.IsApplicationSet(o) {
+				continue
+			}
+			if _, hook := detect.HookOf(o); hook || o.Kind == "Job" && slices.ContainsFunc(im.hooks, func(h *hookOut) bool { return h.obj == o }) {
+				continue // reported with the hooks
+			}
+			ro.Also = append(ro.Also, fmt.Sprintf("%s (%s)", detect.ObjectName(o), at(im.loc(o.File.Range(o.Node)))))
+		}
+		r.Replaced = append(r.Replaced, ro)
+	}
+	for _, s := range im.appSets {
+		rs := ReportSet{Name: s.obj.Name, At: at(im.loc(s.obj.File.Range(s.obj.Node)))}
+		for _, a := range s.generated {
+			if a.out != nil {
+				rs.Apps = append(rs.Apps, "app."+a.out.name)
+			}
+		}
+		r.ApplicationSets = append(r.ApplicationSets, rs)
+	}
+	for _, h := range im.hooks {
+		rh := ReportHook{Object: detect.ObjectName(h.obj), At: at(h.at), Action: h.action, Purpose: h.purpose}
+		if h.owner.valid() {
+			rh.Owner = h.owner.String()
+		}
+		what := "Job"
+		if h.hook {
+			what = h.phase + " hook"
+		}
+		switch h.action {
+		case "delete":
+			rh.Why = fmt.Sprintf("delete it: this %s only waits for other apps, and the dependencies replace it", what)
+			r.Counts.HooksDelete++
+		case "declare":
+			rh.Why = fmt.Sprintf("keep it, declared as hook %q with purpose %s", h.name, h.purpose)
+			if len(h.waits) > 0 {
+				rh.Why += "; delete its waits, which the dependencies replace"
+				r.Counts.HooksDelete++
+			}
+		case "delete-wait":
+			rh.Why = "delete its waits, which the dependencies replace; the rest of the Job is the app's own work"
+			r.Counts.HooksDelete++
+		default:
+			rh.Why = fmt.Sprintf("review it: the import cannot tell what this %s is for, so it is not declared; declare it (purpose migration, schema or init) or delete it", what)
+			if h.obj.File != nil && strings.Contains(h.obj.File.Path, " (rendered") {
+				rh.Why = fmt.Sprintf("review it: this %s comes from a chart, so it cannot be declared by file; delete it if it orders apps", what)
+			}
+			if len(h.waits) > 0 {
+				rh.Why += "; its waits must go in any case"
+				r.Counts.HooksDelete++
+			}
+		}
+		for _, wt := range h.waits {
+			rw := ReportWait{At: at(wt.at), Text: wt.text}
+			for _, t := range wt.targets {
+				rt := ReportTarget{What: t.what, How: t.how, Note: t.note}
+				if t.provider != nil {
+					rt.Provider = "app." + t.provider.name
+				} else {
+					r.Unresolved = append(r.Unresolved, ReportUnresolved{Object: detect.ObjectName(h.obj), At: at(wt.at), Owner: rh.Owner, What: t.what, Note: t.note})
+				}
+				rw.Targets = append(rw.Targets, rt)
+			}
+			if len(wt.targets) == 0 {
+				r.Unresolved = append(r.Unresolved, ReportUnresolved{Object: detect.ObjectName(h.obj), At: at(wt.at), Owner: rh.Owner, What: wt.text, Note: "the wait names nothing the import can attribute"})
+			}
+			rh.Waits = append(rh.Waits, rw)
+		}
+		r.Hooks = append(r.Hooks, rh)
+	}
+	for _, a := range im.apps {
+		if a.waveAnn != nil && (a.out != nil || a.isAppOfApps()) {
+			what := fmt.Sprintf("Application %q", a.name)
+			if a.set != nil {
+				what = fmt.Sprintf("ApplicationSet %q (template)", a.set.Name)
+			}
+			wv := ReportWave{Object: what, At: at(im.loc(a.obj.File.Span(a.waveAnn.Key, a.waveAnn.Value))), Wave: a.waveAnn.Value.Value}
+			if !slices.Contains(r.Waves, wv) {
+				r.Waves = append(r.Waves, wv)
+			}
+		}
+	}
+	r.Counts.Waves = len(r.Waves)
+	for _, e := range im.edges {
+		re := im.reportEdge(e)
+		r.Edges = append(r.Edges, re)
+		r.Counts.Edges++
+		if re.Review {
+			r.Counts.Review++
+		}
+		if re.Disabled {
+			r.Counts.Disabled++
+		}
+		if re.ImpliedBy != "" {
+			r.Counts.Implied++
+		}
+	}
+	for _, c := range im.cycles {
+		rc := ReportCycle{Broken: c.broken.from.String() + " → " + c.broken.to.String()}
+		for _, h := range c.hops {
+			rh := ReportHop{From: "app." + h.from.name, To: "app." + h.to.name}
+			for _, e := range h.edges {
+				rh.Via = append(rh.Via, im.reportEdge(e))
+			}
+			rc.Hops = append(rc.Hops, rh)
+		}
+		r.Cycles = append(r.Cycles, rc)
+	}
+	for _, a := range im.outApps {
+		has := false
+		for _, n := range []node{{app: a}, {stack: a.stack}} {
+			if !n.valid() {
+				continue
+			}
+			for _, e := range im.edgesFrom(n) {
+				if !e.disabled && slices.ContainsFunc(e.to.apps(), func(b *appOut) bool { return b != a }) {
+					has = true
+				}
+			}
+		}
+		if !has {
+			r.NoDependencies = append(r.NoDependencies, "app."+a.name)
+		}
+		if !a.app.known && a.app.why != "" {
+			r.Unknown = append(r.Unknown, ReportUnknown{App: "app." + a.name, Why: a.app.why})
+		}
+	}
+	for _, a := range im.adopted {
+		r.Adopted = append(r.Adopted, ReportAdopted{App: "app." + a.name, At: at(im.nameRange(a.app)), Reasons: a.adoptReason, File: "adopted/" + a.name + ".yaml"})
+	}
+	for _, d := range im.droppedFields {
+		r.Dropped = append(r.Dropped, ReportDropped{App: "app." + d.app.name, Field: d.field, At: at(d.at), Why: d.why})
+	}
+	for _, d := range found {
+		rule := ""
+		if e := diag.ExtraOf(d); e != nil {
+			rule = e.Rule
+		}
+		sev := "warning"
+		switch {
+		case d.Severity == hcl.DiagError:
+			sev = "error"
+		case diag.IsNotice(d):
+			sev = "notice"
+		}
+		l := ReportLint{Rule: rule, Severity: sev, Message: d.Summary, Why: cmp.Or(lintWhy[rule], "platc's judgement of the imported platform")}
+		if d.Subject != nil {
+			l.At = at(*d.Subject)
+		}
+		r.Lint = append(r.Lint, l)
+	}
+	return r
+}
+
+func (im *importer) reportEdge(e *edge) ReportEdge {
+	re := ReportEdge{From: e.from.String(), To: e.to.String(), Kind: e.kind().String(), Confidence: e.confidence().String(),
+		Review: e.review(), Disabled: e.disabled, ImpliedBy: e.impliedBy}
+	for _, ev := range e.evidence {
+		text := ev.text
+		if ev.item != "" {
+			text += " of " + ev.item
+		}
+		re.Evidence = append(re.Evidence, ReportEvidence{Kind: ev.kind.String(), Confidence: ev.confidence.String(), At: at(ev.at), Text: text})
+	}
+	return re
+}

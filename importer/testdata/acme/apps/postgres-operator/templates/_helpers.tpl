@@ -1,0 +1,4 @@
+{{- define "postgres-operator.labels" -}}
+app.kubernetes.io/name: postgres-operator
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}

@@ -1,0 +1,245 @@
+package importer
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+	"github.com/zclconf/go-cty/cty"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/platc/platc/lint/manifest"
+)
+
+// Helm parameters are applied as Argo CD applies them: its
+// cleanSetParameters, then helm --set (or --set-string).
+func TestSetParameter(t *testing.T) {
+	for _, tc := range []struct {
+		name, value string
+		force       bool
+		want        map[string]any
+	}{
+		{"a.b", "1", false, map[string]any{"a": map[string]any{"b": int64(1)}}},
+		{"enabled", "true", false, map[string]any{"enabled": true}},
+		{"enabled", "true", true, map[string]any{"enabled": "true"}},
+		{"tag", "1.20", true, map[string]any{"tag": "1.20"}},
+		// A comma is part of the value, unless the value is a Helm list.
+		{"hosts", "a.example.com,b.example.com", false, map[string]any{"hosts": "a.example.com,b.example.com"}},
+		{"args", "{--a,--b}", false, map[string]any{"args": []any{"--a", "--b"}}},
+		// A comma escaped already stays escaped once, as in Argo CD.
+		{"csv", `x\,y`, false, map[string]any{"csv": "x,y"}},
+		{"empty", "null", false, map[string]any{"empty": nil}},
+	} {
+		t.Run(tc.name+"="+tc.value, func(t *testing.T) {
+			src := "name: " + quote(tc.name) + "\nvalue: " + quote(tc.value) + "\n"
+			if tc.force {
+				src += "forceString: true\n"
+			}
+			var n yaml.Node
+			if err := yaml.Unmarshal([]byte(src), &n); err != nil {
+				t.Fatal(err)
+			}
+			got := map[string]any{}
+			if err := setParameter(got, n.Content[0]); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// Values written into HCL come back as the same data, whatever they
+// hold: HCL template syntax in a string stays text.
+func TestValuesToHCL(t *testing.T) {
+	vals := map[string]any{
+		"template":      "${remote_addr} %{ if true }yes%{ endif } $${x}",
+		"quote":         `say "hi"\n`,
+		"non-ident.key": "v",
+		"n":             int64(9007199254740993),
+		"f":             0.25,
+		"list":          []any{"a", int64(1), true, nil, map[string]any{}},
+		"empty":         map[string]any{},
+	}
+	src := "v = " + string(hclwriteValue(vals))
+	f, diags := hclsyntax.ParseConfig([]byte(src), "v.hcl", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatalf("%s\n%s", diags, src)
+	}
+	attrs, _ := f.Body.JustAttributes()
+	got, diags := attrs["v"].Expr.Value(nil)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if !got.Equals(toCty(vals)).True() {
+		t.Errorf("HCL gives back %#v, want %#v\n%s", got, toCty(vals), src)
+	}
+	if s := got.GetAttr("template"); s.AsString() != vals["template"] {
+		t.Errorf("template = %q", s.AsString())
+	}
+	if str("${x}") != `"$${x}"` || str("%{x}") != `"%%{x}"` {
+		t.Errorf("str escapes: %s %s", str("${x}"), str("%{x}"))
+	}
+}
+
+func hclwriteValue(v any) []byte {
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(string(tokensFor(toCty(v)))))
+	return []byte(b.String())
+}
+
+func tokensFor(v cty.Value) []byte { return []byte(valueText(v)) }
+
+func TestHCLName(t *testing.T) {
+	for in, want := range map[string]string{
+		"metallb":               "metallb",
+		"shop.frontend":         "shop-frontend",
+		"2fa-service":           "app-2fa-service",
+		"Team_Payments":         "team-payments",
+		strings.Repeat("a", 70): strings.Repeat("a", 63),
+	} {
+		if got := hclName(in); got != want {
+			t.Errorf("hclName(%q) = %q, want %q", in, got, want)
+		}
+	}
+	used := map[string]bool{}
+	if a, b := unique("web", used), unique("web", used); a != "web" || b != "web-2" {
+		t.Errorf("unique: %q %q", a, b)
+	}
+	if got := stackName("storage-stack"); got != "storage" {
+		t.Errorf("stackName = %q", got)
+	}
+}
+
+// A rendered line maps to the template line that wrote it, ranges
+// included; lines an include wrote map to the line before.
+func TestMapLines(t *testing.T) {
+	tmpl := strings.Split(`{{- range .Values.apps }}
+---
+kind: Application
+metadata:
+  name: {{ .name }}
+  labels:
+    {{- include "labels" . | nindent 4 }}
+spec:
+  wave: {{ .wave | quote }}
+{{- end }}`, "\n")
+	out := strings.Split(`---
+kind: Application
+metadata:
+  name: a
+  labels:
+    x: y
+spec:
+  wave: "1"
+---
+kind: Application
+metadata:
+  name: b
+  labels:
+    x: y
+spec:
+  wave: "2"`, "\n")
+	want := []int{2, 3, 4, 5, 6, 6, 8, 9, 2, 3, 4, 5, 6, 6, 8, 9}
+	if diff := cmp.Diff(want, mapLines(tmpl, out)); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestSubstitute(t *testing.T) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("metadata:\n  name: 'team-{{ path.basename }}-{{missing}}'\nspec:\n  path: '{{path}}'\n  seg: '{{path[1]}}'\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	f := manifest.NewFile("set.yaml", nil)
+	params := map[string]any{"path": map[string]any{"path": "apps/teams/pay", "basename": "pay", "basenameNormalized": "pay", "segments": []string{"apps", "teams", "pay"}}}
+	n, err := substitute(f, doc.Content[0], params, false, false)
+	if err != nil {
+		t.Fatal(err.msg)
+	}
+	for path, want := range map[string]string{"metadata.name": "team-pay-{{missing}}", "spec.path": "apps/teams/pay", "spec.seg": "teams"} {
+		if got := manifest.Str(manifest.Lookup(n, strings.Split(path, ".")...)); got != want {
+			t.Errorf("%s = %q, want %q", path, got, want)
+		}
+	}
+	if err := yaml.Unmarshal([]byte("name: '{{ .nope }}'\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := substitute(f, doc.Content[0], params, true, true); err == nil {
+		t.Error("missingkey=error accepted an unknown key")
+	}
+	if err := yaml.Unmarshal([]byte("name: '{{ .path.basename | upper }}'\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	n, err = substitute(f, doc.Content[0], params, true, true)
+	if err != nil || manifest.Str(manifest.Lookup(n, "name")) != "PAY" {
+		t.Errorf("go template with sprig: %v %v", n, err)
+	}
+}
+
+func TestNodeValue(t *testing.T) {
+	for src, want := range map[string]any{
+		"a: 1":          map[string]any{"a": int64(1)},
+		"a: 2024-01-01": map[string]any{"a": "2024-01-01"},
+		// YAML 1.1, as kubectl, Argo CD and Helm read it.
+		"a: [1.5, ~, yes, off]":      map[string]any{"a": []any{1.5, nil, true, false}},
+		"1: x":                       map[string]any{"1": "x"},
+		"a: &x {b: 1}\nc:\n  <<: *x": map[string]any{"a": map[string]any{"b": int64(1)}, "c": map[string]any{"b": int64(1)}},
+	} {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+			t.Fatal(err)
+		}
+		got, err := nodeValue(doc.Content[0])
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", src, diff)
+		}
+	}
+	for _, src := range []string{"a: .inf"} {
+		var doc yaml.Node
+		if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := nodeValue(doc.Content[0]); err == nil {
+			t.Errorf("%q: no error", src)
+		}
+	}
+}
+
+// Jobs that only wait are deleted; one that also does its own work keeps
+// it and loses its waits.
+func TestWaitOnly(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) *manifest.Object {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, objs, d := manifest.Parse(p, []byte(src))
+		if d != nil || len(objs) != 1 {
+			t.Fatalf("%v", d)
+		}
+		return objs[0]
+	}
+	job := func(script string) string {
+		return "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: j\n  namespace: a\nspec:\n  template:\n    spec:\n      containers:\n        - name: c\n          image: postgres:16\n          command: [sh, -c]\n          args:\n            - |\n" + script
+	}
+	only := write("only.yaml", job("              set -e\n              until pg_isready -h db.data; do\n                echo waiting; sleep 2\n              done\n"))
+	mixed := write("mixed.yaml", job("              until pg_isready -h db.data; do sleep 2; done\n              psql -h db.data -f /seed.sql\n"))
+	for _, tc := range []struct {
+		o    *manifest.Object
+		want bool
+	}{{only, true}, {mixed, false}} {
+		if got := waitOnly(tc.o, waitsOf(tc.o)); got != tc.want {
+			t.Errorf("%s: waitOnly = %v, want %v", tc.o.File.Path, got, tc.want)
+		}
+	}
+}

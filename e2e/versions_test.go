@@ -49,9 +49,9 @@ func TestVersionsAligned(t *testing.T) {
 	}
 	argocd := required("argocd", "github.com/argoproj/argo-cd/v3")
 	for what, v := range map[string]string{
-		"Dockerfile ARGOCD_VERSION":          arg("ARGOCD_VERSION"),
+		"Dockerfile ARGOCD_VERSION":           arg("ARGOCD_VERSION"),
 		"emit/argo DefaultImageArgoCDVersion": argo.DefaultImageArgoCDVersion,
-		"examples' platform.argocd.version":  p.Platform.ArgoCD.Version,
+		"examples' platform.argocd.version":   p.Platform.ArgoCD.Version,
 	} {
 		if v != argocd {
 			t.Errorf("%s is %s; the e2e environment tests Argo CD %s", what, v, argocd)

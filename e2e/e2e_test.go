@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -207,4 +208,54 @@ func wantNone(t *testing.T, what string, list []string) {
 	if len(list) > 0 {
 		t.Errorf("%s:\n  %s", what, strings.Join(list, "\n  "))
 	}
+}
+
+// asDeployer grants the user "deployer" what platc's Phase 0 says the
+// executor needs once Argo CD and Argo Workflows are installed, for
+// deploy, validate and teardown (cluster-wide reads, Workflows in the
+// workflows namespace), and nothing else; it returns the environment
+// variable that runs the executor as that user. Phase 0 and every action
+// then prove the list is enough on the real API server.
+func (s *scenario) asDeployer() string {
+	s.t.Helper()
+	p := s.pl.Program.Platform
+	kc, err := s.env.DeployerKubeconfig()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	cluster := []rbacv1.PolicyRule{
+		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "persistentvolumeclaims"}},
+		{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
+		{Verbs: []string{"get"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
+		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"clusterworkflowtemplates"}},
+	}
+	namespaced := map[string][]rbacv1.PolicyRule{
+		"kube-system": {{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"pods"}}},
+		p.Workflows.Namespace: {
+			{Verbs: []string{"create", "get", "list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}},
+			{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflowtemplates"}},
+		},
+		p.ArgoCD.Namespace: {{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}}},
+	}
+	rbac := s.env.Kube.RbacV1()
+	subject := []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: "deployer"}}
+	meta := metav1.ObjectMeta{Name: "platc-deployer"}
+	if _, err := rbac.ClusterRoles().Create(s.ctx, &rbacv1.ClusterRole{ObjectMeta: meta, Rules: cluster}, metav1.CreateOptions{}); err != nil {
+		s.t.Fatal(err)
+	}
+	if _, err := rbac.ClusterRoleBindings().Create(s.ctx, &rbacv1.ClusterRoleBinding{ObjectMeta: meta, Subjects: subject,
+		RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: meta.Name}}, metav1.CreateOptions{}); err != nil {
+		s.t.Fatal(err)
+	}
+	for ns, rules := range namespaced {
+		m := metav1.ObjectMeta{Name: "platc-deployer", Namespace: ns}
+		if _, err := rbac.Roles(ns).Create(s.ctx, &rbacv1.Role{ObjectMeta: m, Rules: rules}, metav1.CreateOptions{}); err != nil {
+			s.t.Fatal(err)
+		}
+		if _, err := rbac.RoleBindings(ns).Create(s.ctx, &rbacv1.RoleBinding{ObjectMeta: m, Subjects: subject,
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: m.Name}}, metav1.CreateOptions{}); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+	return "KUBECONFIG_PATH=" + kc
 }

@@ -71,9 +71,13 @@ type Env struct {
 	mapper     *restmapper.DeferredDiscoveryRESTMapper
 }
 
-// The admin's static token (--token-auth-file); everything the
-// environment itself does (components, harness) authenticates with it.
-const adminToken = "platc-e2e-admin"
+// Static tokens (--token-auth-file). Everything the environment itself
+// does (components, harness) authenticates as the admin; the deployer
+// has no role until a scenario grants it one.
+const (
+	adminToken    = "platc-e2e-admin"
+	deployerToken = "platc-e2e-deployer"
+)
 
 func (e *Env) logf(format string, args ...any) {
 	if e.opts.Log != nil {
@@ -176,7 +180,7 @@ func (e *Env) startControlPlane(ctx context.Context) error {
 		return err
 	}
 	tokens := filepath.Join(dir, "tokens.csv")
-	if err := os.WriteFile(tokens, []byte(adminToken+`,admin,uid-admin,"system:masters"`+"\n"), 0o600); err != nil {
+	if err := os.WriteFile(tokens, []byte(adminToken+`,admin,uid-admin,"system:masters"`+"\n"+deployerToken+",deployer,uid-deployer\n"), 0o600); err != nil {
 		return err
 	}
 	port, _ := freePort()
@@ -273,7 +277,16 @@ func (e *Env) startControlPlane(ctx context.Context) error {
 
 // kubeconfig is an admin kubeconfig whose context has namespace ns (Argo
 // CD's components take their namespace from it).
-func (e *Env) kubeconfig(ns string) []byte {
+func (e *Env) kubeconfig(ns string) []byte { return e.kubeconfigFor(adminToken, ns) }
+
+// DeployerKubeconfig writes a kubeconfig for the user "deployer", who
+// may do only what Grant gives it, and returns its path.
+func (e *Env) DeployerKubeconfig() (string, error) {
+	p := filepath.Join(e.opts.Dir, "deployer.kubeconfig")
+	return p, os.WriteFile(p, e.kubeconfigFor(deployerToken, "default"), 0o600)
+}
+
+func (e *Env) kubeconfigFor(token, ns string) []byte {
 	return []byte(fmt.Sprintf(`apiVersion: v1
 kind: Config
 clusters:
@@ -282,14 +295,14 @@ clusters:
     server: %s
     certificate-authority-data: %s
 users:
-- name: admin
+- name: user
   user:
     token: %s
 contexts:
 - name: e2e
-  context: {cluster: e2e, user: admin, namespace: %s}
+  context: {cluster: e2e, user: user, namespace: %s}
 current-context: e2e
-`, e.URL, b64(e.apiCA), adminToken, ns))
+`, e.URL, b64(e.apiCA), token, ns))
 }
 
 // kubeconfigFile writes kubeconfig(ns) once and returns its path.

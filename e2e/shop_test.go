@@ -19,11 +19,15 @@ const shop = "testdata/shop"
 // again by itself, is left alone) and exits 0. Then a
 // teardown with PV_POLICY=snapshot, which inspects apps with and without
 // claims.
+//
+// Every action runs as a user with only the permissions Phase 0 lists,
+// not as an admin.
 func TestFailureThenResume(t *testing.T) {
 	s := start(t, shop, "database")
 	p := s.pl.Program
+	deployer := s.asDeployer()
 
-	r := s.run("deploy", ExitPartial)
+	r := s.run("deploy", ExitPartial, deployer)
 	if !strings.Contains(string(r.Report), "database") {
 		t.Errorf("the report does not name the failing app:\n%s", r.Report)
 	}
@@ -37,7 +41,7 @@ func TestFailureThenResume(t *testing.T) {
 	}
 
 	t.Run("validate reports the failure", func(t *testing.T) {
-		s.run("validate", ExitPartial)
+		s.run("validate", ExitPartial, deployer)
 	})
 
 	t.Run("resume", func(t *testing.T) {
@@ -45,7 +49,7 @@ func TestFailureThenResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		mark := s.pl.Timeline.Mark()
-		s.run("deploy", ExitOK)
+		s.run("deploy", ExitOK, deployer)
 		s.settle()
 		// database turned Healthy when its operator recovered, at the
 		// revision it was synced to: it needs no sync either.
@@ -56,7 +60,7 @@ func TestFailureThenResume(t *testing.T) {
 
 	t.Run("teardown with every volume snapshotted", func(t *testing.T) {
 		mark := s.pl.Timeline.Mark()
-		s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name, "PV_POLICY=snapshot")
+		s.run("teardown", ExitOK, deployer, "TEARDOWN_CONFIRM="+p.Platform.Name, "PV_POLICY=snapshot")
 		s.settle()
 		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(p, s.pl.Timeline.Since(mark)))
 		snapshot := ir.VolumesSnapshot

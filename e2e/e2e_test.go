@@ -180,14 +180,27 @@ func (s *scenario) started(evs []Event) []string {
 	return out
 }
 
-// workflows counts the Workflows in the platform's workflows namespace.
-func (s *scenario) workflows() int {
+// workflowList lists the Workflows in the platform's workflows namespace.
+func (s *scenario) workflowList() []unstructured.Unstructured {
 	s.t.Helper()
 	l, err := s.env.Dynamic.Resource(workflowGVR).Namespace(s.pl.Program.Platform.Workflows.Namespace).List(s.ctx, metav1.ListOptions{})
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	return len(l.Items)
+	return l.Items
+}
+
+// workflows counts them.
+func (s *scenario) workflows() int { return len(s.workflowList()) }
+
+// wantIn checks that text (a report or logs) says each of want.
+func wantIn(t *testing.T, what, text string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s does not say %q:\n%s", what, w, text)
+		}
+	}
 }
 
 // settle gives the Application watch a moment to deliver what happened
@@ -258,4 +271,27 @@ func (s *scenario) asDeployer() string {
 		}
 	}
 	return "KUBECONFIG_PATH=" + kc
+}
+
+// orphan creates an Application in the platform's project that the
+// platform does not declare, and returns a function that deletes it.
+func (s *scenario) orphan(name string) func() {
+	s.t.Helper()
+	p := s.pl.Program
+	ri := s.env.Dynamic.Resource(applicationGVR).Namespace(p.Platform.ArgoCD.Namespace)
+	app := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+		"metadata": map[string]any{"name": name, "namespace": p.Platform.ArgoCD.Namespace},
+		"spec": map[string]any{"project": p.Apps[0].Project,
+			"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "default"},
+			"source":      map[string]any{"repoURL": p.Platform.Git.RepoURL, "path": "legacy", "targetRevision": p.Platform.Git.Revision}},
+	}}
+	if _, err := ri.Create(s.ctx, app, metav1.CreateOptions{}); err != nil {
+		s.t.Fatal(err)
+	}
+	return func() {
+		if err := ri.Delete(s.ctx, name, metav1.DeleteOptions{}); err != nil {
+			s.t.Fatal(err)
+		}
+	}
 }

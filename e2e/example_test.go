@@ -19,9 +19,13 @@ func TestExample(t *testing.T) {
 	s := start(t, "../examples")
 	p := s.pl.Program
 
-	s.run("deploy", ExitOK)
+	r := s.run("deploy", ExitOK, "TRACE_ID=trace-e2e")
 	s.settle()
 	s.wantConverged()
+	wantIn(t, "logs", string(r.Logs), `"trace_id":"trace-e2e"`, `"component":"harbor","message":"succeeded in`, "progress: 43 of 43 apps done")
+	if wfs := s.workflowList(); len(wfs) != 1 || wfs[0].GetAnnotations()["platc.io/trace-id"] != "trace-e2e" {
+		t.Errorf("the deploy Workflow does not carry the trace id")
+	}
 	deployed := s.pl.Timeline.Events()
 	wantNone(t, "INV-1: dependency order", CheckDeployOrder(p, deployed))
 	if got := s.started(deployed); len(got) != len(p.Apps) {
@@ -32,7 +36,8 @@ func TestExample(t *testing.T) {
 		// INV-6: on a converged platform, deploy submits no Workflow and
 		// starts no sync operation.
 		mark, before := s.pl.Timeline.Mark(), s.workflows()
-		s.run("deploy", ExitOK)
+		r := s.run("deploy", ExitOK)
+		wantIn(t, "report", string(r.Report), "already Synced and Healthy; nothing changed")
 		s.settle()
 		if after := s.workflows(); after != before {
 			t.Errorf("deploy on a converged platform made %d new Workflows", after-before)
@@ -42,6 +47,20 @@ func TestExample(t *testing.T) {
 
 	t.Run("validate healthy", func(t *testing.T) {
 		s.run("validate", ExitOK)
+	})
+
+	t.Run("teardown refused without confirmation", func(t *testing.T) {
+		r := s.run("teardown", ExitInvalid)
+		wantIn(t, "logs", string(r.Logs), `confirm by setting TEARDOWN_CONFIRM to the platform name \"acme\"`)
+	})
+
+	t.Run("teardown dry run", func(t *testing.T) {
+		before := s.workflows()
+		r := s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name, "DRY_RUN=true")
+		wantIn(t, "report", string(r.Report), "remove, dependents first: ", "volumes of ceph-cluster: snapshot", "the API server accepted it in a server-side dry run")
+		if s.workflows() != before {
+			t.Error("a dry run submitted a Workflow")
+		}
 	})
 
 	t.Run("teardown", func(t *testing.T) {
@@ -66,7 +85,8 @@ func TestExample(t *testing.T) {
 
 	t.Run("validate after teardown", func(t *testing.T) {
 		// No Application at all is unhealthy.
-		s.run("validate", ExitFailure)
+		r := s.run("validate", ExitFailure)
+		wantIn(t, "report", string(r.Report), "the Application does not exist")
 	})
 }
 

@@ -12,7 +12,6 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
 
@@ -215,16 +214,7 @@ func TestStepScripts(t *testing.T) {
 	})
 
 	t.Run("orphan-report names Applications the platform does not declare", func(t *testing.T) {
-		orphan := &unstructured.Unstructured{Object: map[string]any{
-			"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
-			"metadata": map[string]any{"name": "left-behind", "namespace": p.Platform.ArgoCD.Namespace},
-			"spec": map[string]any{"project": project,
-				"destination": map[string]any{"server": "https://kubernetes.default.svc", "namespace": "default"},
-				"source":      map[string]any{"repoURL": p.Platform.Git.RepoURL, "path": "apps/web", "targetRevision": p.Platform.Git.Revision}},
-		}}
-		if _, err := s.env.Dynamic.Resource(applicationGVR).Namespace(p.Platform.ArgoCD.Namespace).Create(s.ctx, orphan, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		s.orphan("left-behind")
 		apps := fmt.Sprintf(`[%q,%q]`, "cache", "metrics") // already removed
 		r := s.step("orphan-report", map[string]string{"APPLICATIONS": apps, "PROJECTS": fmt.Sprintf("[%q]", project), "IGNORE": "[]", "KEEP": "[]"})
 		if r.code != 2 || !strings.Contains(r.outputs["orphans"], "left-behind") {

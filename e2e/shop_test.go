@@ -28,9 +28,7 @@ func TestFailureThenResume(t *testing.T) {
 	deployer := s.asDeployer()
 
 	r := s.run("deploy", ExitPartial, deployer)
-	if !strings.Contains(string(r.Report), "database") {
-		t.Errorf("the report does not name the failing app:\n%s", r.Report)
-	}
+	wantIn(t, "report", string(r.Report), `"app":"database"`, "(after 2 attempts)", "not run: database did not succeed")
 	s.settle()
 	first := s.pl.Timeline.Events()
 	wantNone(t, "INV-1: dependency order", CheckDeployOrder(p, first))
@@ -41,7 +39,8 @@ func TestFailureThenResume(t *testing.T) {
 	}
 
 	t.Run("validate reports the failure", func(t *testing.T) {
-		s.run("validate", ExitPartial, deployer)
+		r := s.run("validate", ExitPartial, deployer)
+		wantIn(t, "report", string(r.Report), `"app":"database"`, "Degraded")
 	})
 
 	t.Run("resume", func(t *testing.T) {
@@ -71,7 +70,9 @@ func TestFailureThenResume(t *testing.T) {
 // A teardown of a platform that never finished deploying: cache's pods
 // never start, so metrics was never synced and its claim, which its
 // retain policy would protect, does not exist. The teardown removes
-// everything anyway, and a second one finds nothing to do.
+// every platform app anyway; an Application the platform does not
+// declare, left in its project, makes it exit 2 (orphans remain). Once
+// that is gone, a second teardown finds nothing to do.
 func TestTeardownPartlyDeployed(t *testing.T) {
 	s := start(t, shop, "cache")
 	p := s.pl.Program
@@ -79,14 +80,18 @@ func TestTeardownPartlyDeployed(t *testing.T) {
 	s.settle()
 	wantSame(t, "apps synced", s.started(s.pl.Timeline.Events()), []string{"api", "cache", "database", "network", "web"})
 
+	orphan := s.orphan("legacy-ui")
 	mark := s.pl.Timeline.Mark()
-	s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name)
+	r := s.run("teardown", ExitPartial, "TEARDOWN_CONFIRM="+p.Platform.Name)
+	wantIn(t, "report", string(r.Report), `"name":"legacy-ui","reason":"left in project shop; the platform does not declare it"`)
 	s.settle()
 	wantNone(t, "INV-5: reverse order", CheckTeardownOrder(p, s.pl.Timeline.Since(mark)))
 	if left := s.apps(); len(left) > 0 {
 		t.Errorf("%d Applications left after teardown", len(left))
 	}
-	s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name)
+	orphan()
+	r = s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name)
+	wantIn(t, "report", string(r.Report), "already removed")
 }
 
 // TARGET_SCOPE: a stack whose outside dependency is not Healthy is
@@ -122,7 +127,8 @@ func TestScopedRuns(t *testing.T) {
 
 	t.Run("dependency not healthy", func(t *testing.T) {
 		mark := s.pl.Timeline.Mark()
-		s.run("deploy", ExitFailure, "TARGET_SCOPE=stack:services")
+		r := s.run("deploy", ExitFailure, "TARGET_SCOPE=stack:services")
+		wantIn(t, "report", string(r.Report), "A failed check of a dependency outside TARGET_SCOPE means that app is not Healthy")
 		s.settle()
 		wantNone(t, "apps synced by a refused scope", s.started(s.pl.Timeline.Since(mark)))
 	})

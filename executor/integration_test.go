@@ -6,6 +6,16 @@ package executor_test
 // and pod status, WorkflowTemplates, Workflow status and nodes,
 // Application status) is written by the tests through testenv's fixture
 // helpers, each object labelled platc.io/test-fixture.
+//
+// Deploy, resume, validate, scoped runs and teardown run on the real
+// Argo Workflows controller and Argo CD in e2e/ (make e2e). What stays
+// here are the states the real system cannot be driven into on demand:
+// a workflow the controller has not picked up, a workflow that ran past
+// its own deadline, a run the Argo Events sensor started (no Argo Events
+// controller runs in e2e), a platform source edited without a rebuild,
+// an Application whose target moved before Argo CD compared it again;
+// and the checks that need no controller at all (Phase 0, dry runs, the
+// bootstrap decision, the environment file).
 
 import (
 	"bytes"
@@ -304,6 +314,9 @@ func grantDeployer(t *testing.T, s *testenv.Server) {
 	})
 }
 
+// The happy path runs for real in e2e (TestExample, and every action as
+// the least-privileged deployer in TestFailureThenResume); this test keeps
+// it only to reach what follows it: drift and a stale comparison.
 func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
 	f := newFixture(t, "ok")
 	f.primitives(t)
@@ -380,50 +393,6 @@ func unstructuredString(obj map[string]any, path ...string) (string, bool, error
 	}
 	s, ok := cur.(string)
 	return s, ok, nil
-}
-
-func TestDeployPartialThenResume(t *testing.T) {
-	f := newFixture(t, "partial")
-	f.primitives(t)
-	ch := f.async(t, config.Deploy, testenv.AdminToken, nil)
-	wf := f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
-	f.s.Application(t, f.argocd, "db", "Healthy", "Synced")
-	f.s.Application(t, f.argocd, "cache", "Degraded", "Synced")
-	f.s.WorkflowStatus(t, wf, "Failed", "child 'cache' failed",
-		testenv.Node{Task: "db", Phase: "Succeeded"},
-		testenv.Node{Task: "cache", Phase: "Failed", Message: "Error (exit code 20)", Attempts: 3},
-		testenv.Node{Task: "api", Phase: "Omitted"},
-		testenv.Node{Task: "orphan-report", Phase: "Error", Message: "pod deleted"})
-	r := wait(t, ch)
-	expect(t, r, executor.ExitPartial, "partial")
-	fails := r.report["failures"].([]any)
-	contains(t, "report", r.out, `{"step":"orphan-report","node":"`, "Step orphan-report failed")
-	if len(fails) != 2 || fails[0].(map[string]any)["app"] != "cache" || !strings.Contains(fails[0].(map[string]any)["message"].(string), "Error (exit code 20) (after 3 attempts)") {
-		t.Errorf("failures: %v", fails)
-	}
-	contains(t, "report", r.out, `"message":"not run: cache did not succeed"`, "finished apps are skipped")
-	contains(t, "logs", r.logs, `"level":"error","action":"deploy","phase":"orchestration","component":"cache"`, `"component":"api","message":"not run: a dependency did not succeed (node Omitted)"`)
-
-	// Re-run after fixing cache: a new workflow (the failed one is done),
-	// whose steps skip db.
-	ch = f.async(t, config.Deploy, testenv.AdminToken, nil)
-	deadline := time.Now().Add(30 * time.Second)
-	for f.countWorkflows(t) < 2 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if n := f.countWorkflows(t); n != 2 {
-		t.Fatalf("re-run: %d workflows, want 2", n)
-	}
-	_, dc := f.s.Clients(t)
-	l, _ := dc.Resource(testenv.WorkflowGVR).Namespace(f.wf).List(context.Background(), metav1.ListOptions{})
-	for i := range l.Items {
-		if l.Items[i].GetName() != wf.GetName() {
-			f.healthy(t)
-			f.s.WorkflowStatus(t, &l.Items[i], "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
-		}
-	}
-	r = wait(t, ch)
-	expect(t, r, executor.ExitOK, "succeeded")
 }
 
 func TestDeployTimeouts(t *testing.T) {
@@ -575,128 +544,6 @@ func closedPort(t *testing.T) int {
 	return p
 }
 
-func TestValidate(t *testing.T) {
-	f := newFixture(t, "val")
-	f.primitives(t)
-	// viewer may read Applications and do Phase 0's reads, nothing else:
-	// validate needs no write permission at all.
-	f.s.Grant(t, "deployer", "platc-test-viewer", []rbacv1.PolicyRule{
-		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "pods"}},
-		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
-		{Verbs: []string{"get"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
-		{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}},
-	})
-
-	// No Application yet: unhealthy.
-	r := f.run(t, config.Validate, testenv.DeployerToken, nil)
-	expect(t, r, executor.ExitFailure, "unhealthy")
-	contains(t, "report", r.out, "the Application does not exist")
-
-	f.healthy(t)
-	r = f.run(t, config.Validate, testenv.DeployerToken, nil)
-	expect(t, r, executor.ExitOK, "healthy")
-
-	f.s.Application(t, f.argocd, "cache", "Progressing", "Synced")
-	f.s.Application(t, f.argocd, "db", "Healthy", "OutOfSync")
-	r = f.run(t, config.Validate, testenv.DeployerToken, nil)
-	expect(t, r, executor.ExitPartial, "degraded")
-	contains(t, "report", r.out, "health is Progressing: cache is Progressing", "Healthy but OutOfSync")
-
-	f.s.Application(t, f.argocd, "api", "Unknown", "Unknown")
-	r = f.run(t, config.Validate, testenv.DeployerToken, nil)
-	expect(t, r, executor.ExitFailure, "unhealthy")
-
-	// Scope: only the data stack, which is degraded.
-	r = f.run(t, config.Validate, testenv.DeployerToken, func(in *config.Input) { in.TargetScope = "stack:data" })
-	expect(t, r, executor.ExitPartial, "degraded")
-	if n := len(r.report["components"].([]any)); n != 2 {
-		t.Errorf("stack:data has %d components, want 2", n)
-	}
-	if f.countWorkflows(t) != 0 {
-		t.Error("validate created a workflow")
-	}
-}
-
-func TestTeardown(t *testing.T) {
-	f := newFixture(t, "down")
-	f.primitives(t)
-
-	// Already removed: nothing to do, nothing submitted.
-	r := f.run(t, config.Teardown, testenv.AdminToken, nil)
-	expect(t, r, executor.ExitOK, "clean")
-	contains(t, "summary", fmt.Sprint(r.report["summary"]), "already removed")
-	if f.countWorkflows(t) != 0 {
-		t.Error("teardown of a removed platform submitted a workflow")
-	}
-
-	// Without confirmation: refused before anything else.
-	r = f.run(t, config.Teardown, testenv.AdminToken, func(in *config.Input) { in.TeardownConfirm = "" })
-	if r.code != executor.ExitInvalid || !strings.Contains(r.logs, `confirm by setting TEARDOWN_CONFIRM to the platform name "down"`) {
-		t.Errorf("unconfirmed teardown: exit %d, %s", r.code, r.logs)
-	}
-
-	// A dry run names what would go, dependents first, and each app's
-	// volume policy; it submits nothing.
-	f.healthy(t)
-	r = f.run(t, config.Teardown, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
-	expect(t, r, executor.ExitOK, "dry-run")
-	contains(t, "report", r.out, "remove, dependents first: api, ", "volumes of db: retain", "the API server accepted it in a server-side dry run")
-	if f.countWorkflows(t) != 0 {
-		t.Error("teardown dry run submitted a workflow")
-	}
-
-	// A real teardown that leaves one Application behind: orphans, exit 2.
-	ch := f.async(t, config.Teardown, testenv.AdminToken, func(in *config.Input) { in.PVPolicy = "delete" })
-	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
-	params, _ := json.Marshal(wf.Object["spec"].(map[string]any)["arguments"])
-	contains(t, "workflow arguments", string(params), `{"name":"confirm","value":"down"}`, `{"name":"volumes","value":"delete"}`)
-	f.s.DeleteApplication(t, f.argocd, "api")
-	f.s.DeleteApplication(t, f.argocd, "cache")
-	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "api", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "db", Phase: "Succeeded"})
-	r = wait(t, ch)
-	expect(t, r, executor.ExitPartial, "orphans")
-	contains(t, "report", r.out, `"orphans":[{"kind":"Application","namespace":"argocd-down","name":"db","reason":"still exists"}]`, "Application argocd-down/api (api)")
-
-	// The rest goes on the next run.
-	ch = f.async(t, config.Teardown, testenv.AdminToken, nil)
-	deadline := time.Now().Add(30 * time.Second)
-	for f.countWorkflows(t) < 2 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	_, dc := f.s.Clients(t)
-	l, _ := dc.Resource(testenv.WorkflowGVR).Namespace(f.wf).List(context.Background(), metav1.ListOptions{})
-	for i := range l.Items {
-		if l.Items[i].GetName() != wf.GetName() {
-			f.s.DeleteApplication(t, f.argocd, "db")
-			f.s.WorkflowStatus(t, &l.Items[i], "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"})
-		}
-	}
-	r = wait(t, ch)
-	expect(t, r, executor.ExitOK, "clean")
-
-	// The teardown workflow's own orphan report exits 2 when Applications
-	// the platform does not declare are left in its projects: the workflow
-	// fails, but the run is "orphans remain", not a failure.
-	f.s.Application(t, f.argocd, "db", "Healthy", "Synced")
-	ch = f.async(t, config.Teardown, testenv.AdminToken, nil)
-	deadline = time.Now().Add(30 * time.Second)
-	for f.countWorkflows(t) < 3 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	l, _ = dc.Resource(testenv.WorkflowGVR).Namespace(f.wf).List(context.Background(), metav1.ListOptions{})
-	for i := range l.Items {
-		if _, done := l.Items[i].Object["status"]; !done {
-			f.s.DeleteApplication(t, f.argocd, "db")
-			f.s.WorkflowStatus(t, &l.Items[i], "Failed", "child 'orphan-report' failed", testenv.Node{Task: "db", Phase: "Succeeded"},
-				testenv.Node{Task: "orphan-report", Phase: "Failed", Message: "Error (exit code 2)",
-					Outputs: map[string]string{"orphans": `[{"project":"platform","application":"legacy-ui","platform":false}]`}})
-		}
-	}
-	r = wait(t, ch)
-	expect(t, r, executor.ExitPartial, "orphans")
-	contains(t, "report", r.out, `{"kind":"Application","namespace":"argocd-down","name":"legacy-ui","reason":"left in project platform; the platform does not declare it"}`, `"failures":[]`)
-}
-
 // TestDeployNeedsBootstrap: with the Argo namespaces and templates absent,
 // deploy must bootstrap, which needs cluster-admin; a deployer without it
 // is told so before anything runs.
@@ -762,60 +609,3 @@ spec:
 	}
 }
 
-// TestScopedDeploy: a stack or app scope runs a workflow compiled on the
-// spot (not the deploy template): it checks the dependencies outside the
-// scope are Healthy, then deploys only the scope.
-func TestScopedDeploy(t *testing.T) {
-	f := newFixture(t, "scoped")
-	f.primitives(t)
-
-	// app:api depends on db and cache, outside the scope. The check of
-	// cache fails: nothing in scope is deployed, exit 1, and the report
-	// names the failed check.
-	ch := f.async(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.TargetScope = "app:api" })
-	wf := f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
-	if wf.GetLabels()[executor.LabelScope] != "app.api" || !strings.HasPrefix(wf.GetName(), "deploy-api-") {
-		t.Errorf("scoped workflow %s labels %v", wf.GetName(), wf.GetLabels())
-	}
-	spec, _ := json.Marshal(wf.Object["spec"])
-	contains(t, "scoped workflow", string(spec), `"name":"check-healthy"`, `"name":"sync-and-wait"`)
-	if strings.Contains(string(spec), "workflowTemplateRef") {
-		t.Error("a scoped workflow must be compiled, not run from the deploy template")
-	}
-	f.s.WorkflowStatus(t, wf, "Failed", "child 'checks' failed",
-		testenv.Node{Task: "db", Phase: "Succeeded"},
-		testenv.Node{Task: "cache", Phase: "Failed", Message: "Error (exit code 1)"},
-		testenv.Node{Task: "api", Phase: "Omitted"})
-	r := wait(t, ch)
-	expect(t, r, executor.ExitFailure, "failed")
-	contains(t, "report", r.out, `"step":"cache"`, "A failed check of a dependency outside TARGET_SCOPE means that app is not Healthy")
-	if n := len(r.report["components"].([]any)); n != 1 {
-		t.Errorf("app:api reports %d components, want 1", n)
-	}
-
-	// stack:data has no dependency outside it.
-	ch = f.async(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.TargetScope = "stack:data" })
-	wf = f.s.WaitWorkflow(t, f.wf, f.selector("deploy")+","+executor.LabelScope+"=stack.data", 30*time.Second)
-	f.s.Application(t, f.argocd, "db", "Healthy", "Synced")
-	f.s.Application(t, f.argocd, "cache", "Healthy", "Synced")
-	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"})
-	r = wait(t, ch)
-	expect(t, r, executor.ExitOK, "succeeded")
-}
-
-// TestScopedTeardown: removing app:db first checks its dependents outside
-// the scope are gone; the workflow carries the confirmation and the
-// volume policy.
-func TestScopedTeardown(t *testing.T) {
-	f := newFixture(t, "scopedown")
-	f.primitives(t)
-	f.healthy(t)
-	ch := f.async(t, config.Teardown, testenv.AdminToken, func(in *config.Input) { in.TargetScope = "app:db"; in.PVPolicy = "snapshot" })
-	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
-	args, _ := json.Marshal(wf.Object["spec"].(map[string]any)["arguments"])
-	contains(t, "workflow arguments", string(args), `"name":"confirm","value":"scopedown"`, `"name":"volumes","value":"snapshot"`)
-	f.s.WorkflowStatus(t, wf, "Failed", "", testenv.Node{Task: "api", Phase: "Failed", Message: "Error (exit code 1)"}, testenv.Node{Task: "db", Phase: "Omitted"})
-	r := wait(t, ch)
-	expect(t, r, executor.ExitFailure, "failed")
-	contains(t, "report", r.out, `"step":"api"`, `"orphans":[{"kind":"Application","namespace":"argocd-scopedown","name":"db","reason":"still exists"}]`)
-}

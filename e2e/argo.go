@@ -40,21 +40,36 @@ func (e *Env) applyCRDFiles(ctx context.Context, glob string) error {
 		if strings.HasSuffix(f, "kustomization.yaml") {
 			continue
 		}
-		b, err := os.ReadFile(f)
+		docs, err := readObjects(f)
 		if err != nil {
 			return err
 		}
-		for _, doc := range bytes.Split(b, []byte("\n---")) {
-			var obj map[string]any
-			if err := yaml.Unmarshal(doc, &obj); err != nil {
-				return fmt.Errorf("%s: %w", f, err)
-			}
+		for _, obj := range docs {
 			if obj["kind"] == "CustomResourceDefinition" {
 				objs = append(objs, obj)
 			}
 		}
 	}
 	return e.applyCRDs(ctx, objs)
+}
+
+// readObjects reads every object of a multi-document YAML file.
+func readObjects(file string) ([]map[string]any, error) {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	var objs []map[string]any
+	for _, doc := range bytes.Split(b, []byte("\n---")) {
+		var obj map[string]any
+		if err := yaml.Unmarshal(doc, &obj); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		if obj != nil {
+			objs = append(objs, obj)
+		}
+	}
+	return objs, nil
 }
 
 func (e *Env) applyCRDs(ctx context.Context, objs []map[string]any) error {

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io/fs"
@@ -17,7 +16,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
@@ -388,18 +386,11 @@ func (pl *Platform) waitDelivered(ctx context.Context) error {
 // applyFile creates or updates every object in a YAML file, as the
 // admin.
 func (e *Env) applyFile(ctx context.Context, file string) error {
-	b, err := os.ReadFile(file)
+	objs, err := readObjects(file)
 	if err != nil {
 		return err
 	}
-	for _, doc := range bytes.Split(b, []byte("\n---")) {
-		var obj map[string]any
-		if err := yaml.Unmarshal(doc, &obj); err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		if obj == nil {
-			continue
-		}
+	for _, obj := range objs {
 		u := &unstructured.Unstructured{Object: obj}
 		m, err := e.resourceFor(u)
 		if err != nil {

@@ -362,10 +362,18 @@ func (pl *Platform) waitDelivered(ctx context.Context) error {
 	e, p := pl.Env, pl.Program
 	wfns := p.Platform.Workflows.Namespace
 	want := []string{"deploy", "teardown", "validate"}
-	return waitFor(ctx, nil, "the root Application's delivery", 5*time.Minute, func(ctx context.Context) error {
+	return waitFor(ctx, nil, "the root Application's delivery", 15*time.Minute, func(ctx context.Context) error {
+		list, err := e.Dynamic.Resource(applicationGVR).Namespace(p.Platform.ArgoCD.Namespace).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return err
+		}
+		have := map[string]bool{}
+		for _, u := range list.Items {
+			have[u.GetName()] = true
+		}
 		for _, a := range p.Apps {
-			if _, err := e.Dynamic.Resource(applicationGVR).Namespace(p.Platform.ArgoCD.Namespace).Get(ctx, a.Application, metav1.GetOptions{}); err != nil {
-				return fmt.Errorf("Application %s: %v", a.Application, err)
+			if !have[a.Application] {
+				return fmt.Errorf("no Application %s yet", a.Application)
 			}
 		}
 		for _, t := range want {

@@ -185,6 +185,10 @@ func ParseSources(srcs []SourceFile) (*Module, hcl.Diagnostics) {
 		m.FileNames = append(m.FileNames, s.Name)
 		m.Files[s.Name] = f
 		if f != nil && !ds.HasErrors() {
+			if ds := checkText(s.Name, f); ds.HasErrors() {
+				diags = append(diags, ds...)
+				continue
+			}
 			bodies = append(bodies, f)
 		}
 	}

@@ -81,6 +81,7 @@ type compilation struct {
 	eval       *evaluator
 	classes    map[string]*class
 	classNames []string
+	classSug   *diag.Suggester
 	health     map[string]*lang.Health
 	hs         *healthState
 	diags      hcl.Diagnostics

@@ -38,6 +38,18 @@ var functions = map[string]function.Function{
 type evaluator struct {
 	ctx   *hcl.EvalContext
 	diags hcl.Diagnostics
+	// envAttrs and envSug serve "did you mean" for unknown env.*
+	// attributes; made on the first one.
+	envAttrs []string
+	envSug   *diag.Suggester
+}
+
+// listShort joins names for a message, the first 20 of them.
+func listShort(names []string) string {
+	if len(names) <= 20 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:20], ", "), len(names)-20)
 }
 
 func newEvaluator(vars map[string]cty.Value) *evaluator {
@@ -327,17 +339,19 @@ func (e *evaluator) explain(ds hcl.Diagnostics) hcl.Diagnostics {
 			if root, ok := traversalRoot(d.Expression); ok && root == "env" {
 				d.Detail += " Every environment block must declare the attributes that expressions read through env.*."
 				if env, ok := e.ctx.Variables["env"]; ok && env.Type().IsObjectType() {
-					var attrs []string
-					for n := range env.Type().AttributeTypes() {
-						attrs = append(attrs, n)
+					if e.envAttrs == nil {
+						for n := range env.Type().AttributeTypes() {
+							e.envAttrs = append(e.envAttrs, n)
+						}
+						slices.Sort(e.envAttrs)
+						e.envSug = diag.NewSuggester(e.envAttrs, suggestBudget)
 					}
-					slices.Sort(attrs)
 					if name := missingAttr(d); name != "" {
-						if sug := diag.Suggest(name, attrs); sug != "" {
+						if sug := e.envSug.Suggest(name); sug != "" {
 							d.Detail += fmt.Sprintf(" Did you mean env.%s?", sug)
 						}
 					}
-					d.Detail += fmt.Sprintf(" This environment has: %s.", strings.Join(attrs, ", "))
+					d.Detail += fmt.Sprintf(" This environment has: %s.", listShort(e.envAttrs))
 				}
 			}
 		}

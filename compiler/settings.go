@@ -203,7 +203,10 @@ func (c *compilation) lookupClass(a *hcl.Attribute) (*class, string) {
 		return cl, name
 	}
 	detail := fmt.Sprintf("No class %q exists. The built-in classes are database-cluster, operator, simple, storage-cluster and vault; declare a class block to add one.", name)
-	if sug := diag.Suggest(name, c.classNames); sug != "" {
+	if c.classSug == nil {
+		c.classSug = diag.NewSuggester(c.classNames, suggestBudget)
+	}
+	if sug := c.classSug.Suggest(name); sug != "" {
 		detail = fmt.Sprintf("No class %q exists. Did you mean %q?", name, sug)
 	}
 	c.diags = append(c.diags, diag.Error(a.Expr.Range(), "Unknown class", detail))

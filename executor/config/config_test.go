@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -136,6 +137,33 @@ func TestParseScope(t *testing.T) {
 	for in, want := range map[string]string{"platfrom": `Did you mean "platform"?`, "apps:web": `Did you mean "app:web"?`, "stack:": "is not a scope", "app:a:b": "is not a scope"} {
 		if _, err := ParseScope(in); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseScope(%q) error %v, want %q", in, err, want)
+		}
+	}
+}
+
+// TestSpecialFiles: KUBECONFIG_PATH and the environment file are read
+// only from regular files, bounded: /dev/zero exhausted memory and a FIFO
+// hung (issue 13). Each gives a problem at once.
+func TestSpecialFiles(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		set  func(*Input)
+		want string
+	}{
+		{"kubeconfig /dev/zero", func(in *Input) { in.KubeconfigPath = "/dev/zero" }, "character device, not a regular file"},
+		{"kubeconfig FIFO", func(in *Input) { in.KubeconfigPath = fifo }, "named pipe (FIFO), not a regular file"},
+		{"env file /dev/zero", func(in *Input) { in.EnvFile = "/dev/zero" }, "character device, not a regular file"},
+		{"env file FIFO", func(in *Input) { in.EnvFile = fifo }, "named pipe (FIFO), not a regular file"},
+	} {
+		in := setup(t, "")
+		c.set(&in)
+		_, p := Load(in)
+		if got := strings.Join(p.Errors, "\n"); !strings.Contains(got, c.want) {
+			t.Errorf("%s: problems %q, want %q", c.name, got, c.want)
 		}
 	}
 }

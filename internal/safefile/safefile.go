@@ -159,7 +159,13 @@ func Within(root, path string) bool {
 	return within(realRoot, real)
 }
 
+// within compares two resolved paths, relative or absolute.
 func within(root, path string) bool {
+	root, err1 := filepath.Abs(root)
+	path, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return false
+	}
 	rel, err := filepath.Rel(root, path)
 	return err == nil && (rel == "." || filepath.IsLocal(rel))
 }

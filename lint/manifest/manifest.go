@@ -18,7 +18,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/safefile"
 )
+
+// MaxFileSize is the largest manifest file platc reads. Files are read
+// only when they are regular files: a kustomization entry naming a
+// device or a FIFO is reported, not read.
+const MaxFileSize = 16 << 20
 
 // A File is one YAML file that was read, with its bytes kept for source
 // snippets and position conversion.
@@ -88,7 +94,7 @@ func Load(dir string) (*Set, hcl.Diagnostics) {
 			Detail:   fmt.Sprintf("%s is a file. Pass --scan a directory; every *.yaml and *.yml file under it is read.", dir),
 		}}
 	}
-	l := &loader{seen: map[string]bool{}, kustomizations: map[string]bool{}}
+	l := &loader{seen: map[string]bool{}, kustomizations: map[string]bool{}, root: repoRoot(dir)}
 	var kusts []string
 	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -135,7 +141,28 @@ func Load(dir string) (*Set, hcl.Diagnostics) {
 	return &l.set, diag.Sort(l.diags)
 }
 
+// repoRoot is the Git work tree that holds dir (the nearest directory at
+// or above it with a .git), or dir itself outside one.
+func repoRoot(dir string) string {
+	start, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	for d := start; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			return start
+		}
+		d = up
+	}
+}
+
 type loader struct {
+	// root is the directory files listed by kustomizations must be in.
+	root           string
 	set            Set
 	objects        map[*File][]*Object
 	seen           map[string]bool // absolute paths of files read
@@ -176,7 +203,7 @@ func (l *loader) file(path, via string) {
 		return
 	}
 	l.seen[k] = true
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, MaxFileSize)
 	if err != nil {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagWarning,
@@ -285,7 +312,7 @@ func (l *loader) kustomization(path string) {
 		return
 	}
 	l.kustomizations[k] = true
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, MaxFileSize)
 	if err != nil {
 		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Cannot read kustomization",
 			Detail: fmt.Sprintf("Reading %s failed: %s. What it lists was not scanned.", path, unwrap(err))})
@@ -331,6 +358,15 @@ func (l *loader) kustomization(path string) {
 			continue
 		}
 		if !info.IsDir() {
+			// Overlays list files of their bases (../../base/x.yaml), but
+			// nothing outside the repository that holds the scanned
+			// directory is read: an entry such as /proc/self/environ would
+			// otherwise be read and quoted in a "not valid YAML" warning.
+			if !safefile.Within(l.root, target) {
+				l.diags = append(l.diags, diag.Warning(f.Range(e), "Kustomization entry outside the repository",
+					fmt.Sprintf("%s lists %q, a file outside %s, which platc does not read. List files of the repository only.", path, ref, l.root)))
+				continue
+			}
 			l.file(target, path)
 			continue
 		}

@@ -73,9 +73,18 @@ func compileForBuild(c *cli.Context, path string) ([]*ir.Program, error) {
 		}
 		diags = append(diags, cdiags...)
 	}
+	var secrets hcl.Diagnostics
+	if !diags.HasErrors() {
+		secrets = secretFindings(mod, progs, c.App.ErrWriter)
+		diags = append(diags, secrets...)
+	}
 	diags = diag.Sort(diags)
 	printDiags(c, mod, diags, "text")
-	if diags.HasErrors() {
+	switch {
+	case secrets.HasErrors():
+		fmt.Fprintln(c.App.ErrWriter, "platc: the platform holds credentials, and its output is committed; nothing was written.")
+		return nil, exitWith(exitFailure)
+	case diags.HasErrors():
 		return nil, exitWith(exitInvalid)
 	}
 	return progs, nil
@@ -138,11 +147,8 @@ func outDir(flag, platformPath string, p *ir.Program) (string, error) {
 	if flag != "" {
 		return filepath.Join(flag, p.Env.Name), nil
 	}
-	rel := filepath.FromSlash(p.Platform.Git.Path)
-	if !filepath.IsLocal(rel) {
-		return "", usagef("platform.git.path %q must be a relative path inside the repository, such as \"generated\"; or pass --out DIR.", p.Platform.Git.Path)
-	}
-	return filepath.Join(repoRoot(platformPath), rel, p.Env.Name), nil
+	// The compiler keeps git.path a clean relative path (grammar.go).
+	return filepath.Join(repoRoot(platformPath), filepath.FromSlash(p.Platform.Git.Path), p.Env.Name), nil
 }
 
 // repoRoot is the nearest directory at or above the platform that holds

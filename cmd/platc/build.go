@@ -245,7 +245,8 @@ func writeOutputs(stdout, stderr io.Writer, outs []output) error {
 // failed (exit 1), and the previous output is as it was.
 func writeError(stderr io.Writer, err error) error {
 	var conflict *write.ConflictError
-	if errors.As(err, &conflict) {
+	var busy *write.BusyError
+	if errors.As(err, &conflict) || errors.As(err, &busy) {
 		fmt.Fprintf(stderr, "platc: %v.\n", err)
 	} else {
 		fmt.Fprintf(stderr, "platc: writing the output failed: %v. The previous output is unchanged.\n", err)

@@ -82,19 +82,20 @@ type compilation struct {
 	classes    map[string]*class
 	classNames []string
 	classSug   *diag.Suggester
+	budget     *budget
 	health     map[string]*lang.Health
 	hs         *healthState
 	diags      hcl.Diagnostics
 }
 
 func lower(m *lang.Module, s *structure, envName string) (*ir.Program, hcl.Diagnostics) {
-	c := &compilation{m: m, s: s, prog: &ir.Program{}}
+	c := &compilation{m: m, s: s, prog: &ir.Program{}, budget: newBudget()}
 	envVal, ok := c.environment(envName)
 	if !ok {
 		return nil, c.diags
 	}
 	platformVal := c.platform(envVal)
-	c.eval = newEvaluator(map[string]cty.Value{"env": envVal, "platform": platformVal})
+	c.eval = newEvaluator(map[string]cty.Value{"env": envVal, "platform": platformVal}, c.budget)
 	c.resolveClasses()
 	c.healthRules()
 	c.apps()
@@ -139,7 +140,7 @@ func (c *compilation) environment(name string) (cty.Value, bool) {
 	c.prog.Env.Name = chosen.Name
 	// Environment values are literals: they may call functions but not
 	// refer to env or platform, which are built from them.
-	e := newEvaluator(nil)
+	e := newEvaluator(nil, c.budget)
 	vals := map[string]cty.Value{"name": cty.StringVal(chosen.Name)}
 	names := make([]string, 0, len(chosen.Attrs))
 	for n := range chosen.Attrs {
@@ -190,7 +191,7 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 	if lp == nil {
 		return cty.EmptyObjectVal
 	}
-	e := newEvaluator(map[string]cty.Value{"env": envVal})
+	e := newEvaluator(map[string]cty.Value{"env": envVal}, c.budget)
 	defer func() { c.diags = append(c.diags, e.diags...) }()
 	p.Name = lp.Name
 	p.DeclRange = lp.DeclRange

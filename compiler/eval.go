@@ -24,7 +24,7 @@ import (
 var functions = map[string]function.Function{
 	"coalesce":   stdlib.CoalesceFunc,
 	"concat":     stdlib.ConcatFunc,
-	"format":     stdlib.FormatFunc,
+	"format":     formatFunc,
 	"join":       stdlib.JoinFunc,
 	"jsonencode": stdlib.JSONEncodeFunc,
 	"lower":      stdlib.LowerFunc,
@@ -38,6 +38,8 @@ var functions = map[string]function.Function{
 type evaluator struct {
 	ctx   *hcl.EvalContext
 	diags hcl.Diagnostics
+	// budget is shared by the evaluators of one compilation.
+	budget *budget
 	// envAttrs and envSug serve "did you mean" for unknown env.*
 	// attributes; made on the first one.
 	envAttrs []string
@@ -52,14 +54,14 @@ func listShort(names []string) string {
 	return fmt.Sprintf("%s and %d more", strings.Join(names[:20], ", "), len(names)-20)
 }
 
-func newEvaluator(vars map[string]cty.Value) *evaluator {
-	return &evaluator{ctx: &hcl.EvalContext{Variables: vars, Functions: functions}}
+func newEvaluator(vars map[string]cty.Value, b *budget) *evaluator {
+	return &evaluator{ctx: &hcl.EvalContext{Variables: vars, Functions: functions}, budget: b}
 }
 
 // value evaluates a and converts it to typ; ok is false when a is unset,
 // null or wrong (and then a diagnostic was recorded for the wrong case).
 func (e *evaluator) value(a *hcl.Attribute, typ cty.Type, want string) (cty.Value, bool) {
-	if a == nil {
+	if a == nil || !e.afford(a.Expr) {
 		return cty.NilVal, false
 	}
 	v, ds := a.Expr.Value(e.ctx)
@@ -196,6 +198,9 @@ func (e *evaluator) duration(a *hcl.Attribute, r durationRange) (time.Duration, 
 func (e *evaluator) present(a *hcl.Attribute) bool {
 	if a == nil {
 		return false
+	}
+	if !e.afford(a.Expr) {
+		return true // refused, and reported
 	}
 	v, ds := a.Expr.Value(e.ctx)
 	return ds.HasErrors() || !v.IsNull()

@@ -215,7 +215,7 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 	if ts := a.TokenSecret; ts != nil {
 		e.require(ts.Name, "name", "token_secret", ts.DeclRange)
 		e.require(ts.Key, "key", "token_secret", ts.DeclRange)
-		p.ArgoCD.TokenSecret = ir.SecretRef{Name: e.typedOr(ts.Name, gObjectName, ""), Key: e.typedOr(ts.Key, gSecretKey, "")}
+		p.ArgoCD.TokenSecret = ir.SecretRef{Name: e.typedOr(ts.Name, gSecretName, ""), Key: e.typedOr(ts.Key, gSecretKey, "")}
 	}
 	w := lp.Workflows
 	if w == nil {
@@ -223,7 +223,7 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 	}
 	p.Workflows = ir.Workflows{
 		Namespace:      e.typedOr(w.Namespace, gNamespace, "argo"),
-		ServiceAccount: e.typedOr(w.ServiceAccount, gObjectName, "platc-orchestrator"),
+		ServiceAccount: e.typedOr(w.ServiceAccount, gServiceAccount, "platc-orchestrator"),
 		Parallelism:    10,
 		Image:          e.typedOr(w.Image, gImage, ""),
 	}
@@ -341,7 +341,7 @@ func (c *compilation) events() {
 	if le.Secret != nil {
 		e.require(le.Secret.Name, "name", "secret", le.Secret.DeclRange)
 		e.require(le.Secret.Key, "key", "secret", le.Secret.DeclRange)
-		ev.Secret = &ir.SecretRef{Name: e.typedOr(le.Secret.Name, gObjectName, ""), Key: e.typedOr(le.Secret.Key, gSecretKey, "")}
+		ev.Secret = &ir.SecretRef{Name: e.typedOr(le.Secret.Name, gSecretName, ""), Key: e.typedOr(le.Secret.Key, gSecretKey, "")}
 	}
 	if ev.Type == "github" && !e.present(le.Repository) {
 		c.diags = append(c.diags, diag.Error(le.DeclRange, "Missing repository",

@@ -170,7 +170,7 @@ func (e *evaluator) duration(a *hcl.Attribute, r durationRange) (time.Duration, 
 	why := ""
 	switch {
 	case err != nil:
-		why = "is not a duration. Write a number followed by a unit, such as \"90s\", \"5m\" or \"1h30m\""
+		why = "is not a duration"
 	case d <= 0:
 		why = "is not a positive duration"
 	case d%time.Second != 0:
@@ -182,7 +182,7 @@ func (e *evaluator) duration(a *hcl.Attribute, r durationRange) (time.Duration, 
 		e.diags = append(e.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid duration",
-			Detail:   fmt.Sprintf("%q %s.", s, why),
+			Detail:   fmt.Sprintf("%q %s. Write a whole number of seconds, minutes or hours and its unit, such as \"90s\", \"5m\" or \"1h30m\".", s, why),
 			Subject:  a.Expr.Range().Ptr(),
 		})
 		return 0, false

@@ -42,6 +42,13 @@ type grammar struct {
 	hint string
 }
 
+// as is g under another name, for a message that says which name it is.
+func (g *grammar) as(what string) *grammar {
+	c := *g
+	c.what = what
+	return &c
+}
+
 // validate returns why s breaks g, or "".
 func (g *grammar) validate(s string) string {
 	switch {
@@ -96,9 +103,11 @@ var (
 	gObjectName = &grammar{
 		what: "name", max: 253,
 		check: matcher(dns1123Subdomain, "is not a DNS-1123 subdomain"),
-		hint:  "A Kubernetes object name is lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters, such as \"platc-argocd-token\".",
+		hint:  "A Kubernetes object name is lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters.",
 	}
-	gApplication = &grammar{
+	gServiceAccount = gObjectName.as("service account name")
+	gSecretName     = gObjectName.as("secret name")
+	gApplication    = &grammar{
 		what: "application name", max: 253,
 		check: matcher(dns1123Subdomain, "is not a valid Kubernetes object name"),
 		hint:  "An Argo CD Application name is lower-case letters, digits, '-' and '.', starting and ending with a letter or digit.",

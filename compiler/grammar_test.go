@@ -78,7 +78,7 @@ func TestGrammars(t *testing.T) {
 		{"server port out of range", p(`server = "argocd:70000"`, "", "", ""), "Invalid server"},
 		{"Jinja in the Argo CD version", p(`version = "v3.5.1{{ lookup('pipe', 'id') }}"`, "", "", ""), "Invalid version"},
 		{"Argo template in the image", p("", `image = "alpine:{{workflow.name}}"`, "", ""), "Invalid image"},
-		{"service account with a slash", p("", `service_account = "a/b"`, "", ""), "Invalid name"},
+		{"service account with a slash", p("", `service_account = "a/b"`, "", ""), "Invalid service account name"},
 		{"Jinja in the git repo_url", strings.Replace(p("", "", "", ""), `repo_url = "https://git.example.com/platform.git"`, `repo_url = "https://git.example.com/p.git{{ lookup('pipe', 'id > /tmp/x') }}"`, 1), "Invalid Git repository URL"},
 		{"Jinja in a chart repo_url", strings.Replace(p("", "", "", ""), `repo_url = "https://charts.example.com"`, `repo_url = "https://charts.example.com/{{ x }}"`, 1), "Invalid chart repository URL"},
 		{"absolute git path", p("", "", `path = "/etc"`, ""), "Invalid path"},

@@ -142,7 +142,8 @@ func Load(dir string) (*Set, hcl.Diagnostics) {
 }
 
 // repoRoot is the Git work tree that holds dir (the nearest directory at
-// or above it with a .git), or dir itself outside one.
+// or above it with a .git). Outside one (an exported tree), it is the
+// working directory when dir is inside it, else dir itself.
 func repoRoot(dir string) string {
 	start, err := filepath.Abs(dir)
 	if err != nil {
@@ -154,10 +155,14 @@ func repoRoot(dir string) string {
 		}
 		up := filepath.Dir(d)
 		if up == d {
-			return start
+			break
 		}
 		d = up
 	}
+	if wd, err := os.Getwd(); err == nil && safefile.Within(wd, start) {
+		return wd
+	}
+	return start
 }
 
 type loader struct {

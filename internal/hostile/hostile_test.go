@@ -286,8 +286,14 @@ func check(t *testing.T, name string, files map[string][]byte, base *facts, beni
 				}
 				// Argo's own template scanner finds every {{...}} Argo will
 				// substitute.
-				if err := template.Validate(string(j), func(tag string) error { f.tags[tag] = true; return nil }); err != nil {
+				tags := map[string]any{}
+				if err := template.Validate(string(j), func(tag string) error { f.tags[tag], tags[tag] = true, "v"; return nil }); err != nil {
 					t.Errorf("%s: Argo cannot read the templates of object %d: %v", p, i, err)
+				}
+				// And Argo's substitution itself, every tag given a value:
+				// the object stays valid JSON.
+				if out, err := template.Replace(string(j), tags, true); err != nil || !json.Valid([]byte(out)) {
+					t.Errorf("%s: Argo's substitution fails on object %d: %v", p, i, err)
 				}
 				switch x := r.Object.(type) {
 				case *wfv1.WorkflowTemplate:

@@ -41,12 +41,13 @@ lint: build
 	./$(BIN) lint --scan examples/apps examples/platform.hcl
 	./$(BIN) fmt --check examples
 
-# A short fuzzing run of the parser and compiler, of the health
-# language (Lua and Go agree; the health compiler never emits bad Lua),
-# and of platc import (no panic, and its result compiles);
-# FUZZTIME=10m for longer.
+# A short fuzzing run of the parser's nesting check, the parser and
+# compiler, of the health language (Lua and Go agree; the health compiler
+# never emits bad Lua), and of platc import (no panic, and its result
+# compiles); FUZZTIME=10m for longer.
 FUZZTIME ?= 30s
 fuzz:
+	$(GO) test ./lang -run '^$$' -fuzz FuzzNesting -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./compiler -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./health -run '^$$' -fuzz FuzzAgreement -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./health -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZTIME) -fuzzminimizetime 5s

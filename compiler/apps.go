@@ -2,7 +2,6 @@ package compiler
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -13,13 +12,6 @@ import (
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lang"
 )
-
-// k8sLabel is a DNS-1123 label, what Kubernetes requires of namespaces.
-var k8sLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-
-// k8sName is a DNS-1123 subdomain, what Kubernetes requires of most object
-// names (Argo CD Applications among them).
-var k8sName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 
 // hookPhases are the Argo CD hook phases a declared hook may use.
 var hookPhases = []string{"PreSync", "Sync", "PostSync", "SyncFail", "PreDelete", "PostDelete"}
@@ -143,24 +135,14 @@ func (c *compilation) apps() {
 // appFields evaluates an app's own attributes and blocks.
 func (c *compilation) appFields(la *lang.App, a *ir.App) {
 	e := c.eval
-	if ns, ok := c.checkLabel(e, la.Namespace, "namespace"); ok {
-		a.Namespace = ns
-	}
-	a.Project = e.strOr(la.Project, c.prog.Platform.ArgoCD.Project)
-	a.Application = a.Name
-	if name, ok := e.str(la.Application); ok {
-		if len(name) > 253 || !k8sName.MatchString(name) {
-			c.diags = append(c.diags, diag.Error(la.Application.Expr.Range(), "Invalid application name",
-				fmt.Sprintf("%q is not a valid Kubernetes object name: use lower-case letters, digits, '-' and '.', starting and ending with a letter or digit.", name)))
-		} else {
-			a.Application = name
-		}
-	}
+	a.Namespace = e.typedOr(la.Namespace, gNamespace, "")
+	a.Project = e.typedOr(la.Project, gProject, c.prog.Platform.ArgoCD.Project)
+	a.Application = e.typedOr(la.Application, gApplication, a.Name)
 	c.checkReserved(la, a)
 	if la.Source != nil {
 		a.Source = c.source(la.Source)
-		if la.Namespace == nil {
-			c.diags = append(c.diags, diag.Error(la.NameRange, "Missing namespace",
+		if !e.present(la.Namespace) {
+			c.diags = append(c.diags, diag.Error(attrRange(la.Namespace, la.NameRange), "Missing namespace",
 				fmt.Sprintf("app %q has a source, so platc generates its Application, which needs a destination namespace. Add namespace = \"...\" to the app.", la.Name)))
 		}
 	}
@@ -168,17 +150,35 @@ func (c *compilation) appFields(la *lang.App, a *ir.App) {
 		a.Sync.Automated, _ = e.boolean(sy.Automated)
 		a.Sync.SelfHeal, _ = e.boolean(sy.SelfHeal)
 		a.Sync.Prune, _ = e.boolean(sy.Prune)
-		a.Sync.Options, _ = e.strList(sy.Options)
-		if (a.Sync.SelfHeal || a.Sync.Prune) && !a.Sync.Automated && sy.Automated != nil {
+		a.Sync.Options = c.typedList(sy.Options, gSyncOption)
+		if (a.Sync.SelfHeal || a.Sync.Prune) && !a.Sync.Automated && e.present(sy.Automated) {
 			c.diags = append(c.diags, diag.Error(sy.Automated.Expr.Range(), "Self-heal without automated sync",
 				"self_heal and prune only take effect with automated sync. Set automated = true, or remove self_heal and prune."))
 		}
-		if sy.Automated == nil && (a.Sync.SelfHeal || a.Sync.Prune) {
+		if !e.present(sy.Automated) && (a.Sync.SelfHeal || a.Sync.Prune) {
 			a.Sync.Automated = true
 		}
 	}
 	c.hooks(la, a)
 	c.customResources(la, a)
+}
+
+// typedList evaluates a as a list of strings of grammar g, reporting each
+// element that breaks it at the list.
+func (c *compilation) typedList(a *hcl.Attribute, g *grammar) []string {
+	list, ok := c.eval.strList(a)
+	if !ok {
+		return nil
+	}
+	out := list[:0]
+	for _, s := range list {
+		if why := g.validate(s); why != "" {
+			c.diags = append(c.diags, g.diagnose(s, why, a.Expr.Range()))
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 // reservedApplications are the names of the Applications platc generates
@@ -220,47 +220,58 @@ func attrRange(a *hcl.Attribute, def hcl.Range) hcl.Range {
 }
 
 // source lowers a source block: a Helm chart from a chart repository, or
-// a path in a Git repository (the platform's own by default).
+// a path in a Git repository (the platform's own by default). Presence is
+// what matters for its invariants, and null is absence: version = null is
+// an unpinned chart, target_revision = null a foreign repository at HEAD.
 func (c *compilation) source(ls *lang.Source) *ir.Source {
 	e := c.eval
 	s := &ir.Source{DeclRange: ls.DeclRange}
-	s.Chart, _ = e.str(ls.Chart)
-	s.Path, _ = e.str(ls.Path)
-	s.RepoURL, _ = e.str(ls.RepoURL)
-	s.Version, _ = e.str(ls.Version)
-	s.TargetRevision, _ = e.str(ls.TargetRevision)
+	hasChart, hasPath := e.present(ls.Chart), e.present(ls.Path)
+	hasRepo, hasVersion, hasRev := e.present(ls.RepoURL), e.present(ls.Version), e.present(ls.TargetRevision)
+	s.Chart, _ = e.typed(ls.Chart, gChartName)
+	s.Path, _ = e.typed(ls.Path, gRepoPath)
+	repo := gSourceRepo
 	switch {
-	case ls.Chart != nil && ls.Path != nil:
+	case hasChart && !hasPath:
+		repo = gHelmRepo
+	case hasPath && !hasChart:
+		repo = gGitRepo
+	}
+	s.RepoURL, _ = e.typed(ls.RepoURL, repo)
+	s.Version, _ = e.typed(ls.Version, gChartVersion)
+	s.TargetRevision, _ = e.typed(ls.TargetRevision, gGitRef)
+	switch {
+	case hasChart && hasPath:
 		c.diags = append(c.diags, diag.Error(ls.Path.NameRange, "Conflicting source",
 			"A source is either a Helm chart (chart, repo_url, version) or a Git path (path, optional repo_url and target_revision), not both. Remove chart or path."))
-	case ls.Chart != nil:
-		if ls.RepoURL == nil {
-			c.diags = append(c.diags, diag.Error(ls.DeclRange, "Missing chart repository",
+	case hasChart:
+		if !hasRepo {
+			c.diags = append(c.diags, diag.Error(attrRange(ls.RepoURL, ls.DeclRange), "Missing chart repository",
 				"A chart source needs repo_url, the Helm repository to pull the chart from, such as \"https://charts.jetstack.io\"."))
 		}
-		if ls.Version == nil {
-			c.diags = append(c.diags, diag.Error(ls.DeclRange, "Missing chart version",
+		if !hasVersion {
+			c.diags = append(c.diags, diag.Error(attrRange(ls.Version, ls.DeclRange), "Missing chart version",
 				"A chart source needs a pinned version, such as version = \"1.16.1\" (RFC 6.2.1 forbids unversioned charts)."))
 		}
 		if ls.TargetRevision != nil {
 			c.diags = append(c.diags, diag.Error(ls.TargetRevision.NameRange, "Target revision on a chart source",
 				"target_revision applies to Git path sources. For a Helm chart, pin the chart with version instead."))
 		}
-	case ls.Path != nil:
+	case hasPath:
 		if ls.Version != nil {
 			c.diags = append(c.diags, diag.Error(ls.Version.NameRange, "Version on a Git path source",
 				"version pins a Helm chart. For a Git path, pin the revision with target_revision instead."))
 		}
-		if ls.RepoURL == nil {
+		if !hasRepo {
 			s.RepoURL = c.prog.Platform.Git.RepoURL
 		}
-		if ls.TargetRevision == nil {
+		if !hasRev {
 			s.TargetRevision = c.prog.Platform.Git.Revision
 			// The platform's revision names a commit of the platform's
 			// repository; in another repository it means nothing, or worse,
 			// something else.
 			if s.RepoURL != c.prog.Platform.Git.RepoURL {
-				c.diags = append(c.diags, diag.Error(ls.RepoURL.Expr.Range(), "Missing target revision",
+				c.diags = append(c.diags, diag.Error(attrRange(ls.TargetRevision, attrRange(ls.RepoURL, ls.DeclRange)), "Missing target revision",
 					fmt.Sprintf("This path source reads %s, not the platform repository, so the platform's revision %q does not apply to it. Add target_revision with a tag or commit of that repository.", s.RepoURL, c.prog.Platform.Git.Revision)))
 			}
 		}
@@ -274,20 +285,21 @@ func (c *compilation) source(ls *lang.Source) *ir.Source {
 			if !v.Type().IsObjectType() && !v.Type().IsMapType() {
 				c.diags = append(c.diags, diag.Error(h.Values.Expr.Range(), "Incorrect attribute value type",
 					fmt.Sprintf("values must be an object, such as { replicas = 2 }; got %s.", v.Type().FriendlyName())))
-			} else if jv, err := jsonValue(v); err != nil {
-				c.diags = append(c.diags, diag.Error(h.Values.Expr.Range(), "Unsupported value", fmt.Sprintf("values cannot be represented as YAML: %s.", err)))
-			} else if m, ok := jv.(map[string]any); ok {
-				s.Helm.Values = m
+			} else if jv, ok := c.dataValue(v, h.Values.Expr.Range()); ok {
+				if m, ok := jv.(map[string]any); ok {
+					s.Helm.Values = m
+				}
 			}
 		}
-		s.Helm.ValueFiles, _ = e.strList(h.ValueFiles)
-		s.Helm.ReleaseName, _ = e.str(h.ReleaseName)
+		s.Helm.ValueFiles = c.typedList(h.ValueFiles, gValueFile)
+		s.Helm.ReleaseName, _ = e.typed(h.ReleaseName, gReleaseName)
 	}
 	return s
 }
 
 // hooks checks declared hooks against INV-8: only application-internal
-// purposes are allowed.
+// purposes are allowed. Each attribute is checked on its own, so a hook
+// without a manifest and with a forbidden purpose reports both.
 func (c *compilation) hooks(la *lang.App, a *ir.App) {
 	e := c.eval
 	seen := map[string]hcl.Range{}
@@ -301,8 +313,11 @@ func (c *compilation) hooks(la *lang.App, a *ir.App) {
 		}
 		seen[h.Name] = h.NameRange
 		hk := ir.Hook{Name: h.Name, Dir: dirOf(h.DeclRange), DeclRange: h.DeclRange}
+		e.require(h.Phase, "phase", "hook", h.DeclRange)
+		e.require(h.Purpose, "purpose", "hook", h.DeclRange)
+		e.require(h.Manifest, "manifest", "hook", h.DeclRange)
 		hk.Phase, _ = e.oneOf(h.Phase, hookPhases...)
-		hk.Manifest, _ = e.str(h.Manifest)
+		hk.Manifest, _ = c.localPath(h.Manifest, h.DeclRange)
 		if purpose, ok := e.str(h.Purpose); ok {
 			if slices.Contains(hookPurposes, purpose) {
 				hk.Purpose = purpose

@@ -81,6 +81,8 @@ type compilation struct {
 	eval       *evaluator
 	classes    map[string]*class
 	classNames []string
+	classSug   *diag.Suggester
+	budget     *budget
 	health     map[string]*lang.Health
 	hs         *healthState
 	diags      hcl.Diagnostics
@@ -89,13 +91,13 @@ type compilation struct {
 }
 
 func lower(m *lang.Module, s *structure, envName string) (*ir.Program, hcl.Diagnostics) {
-	c := &compilation{m: m, s: s, prog: &ir.Program{}}
+	c := &compilation{m: m, s: s, prog: &ir.Program{}, budget: newBudget()}
 	envVal, ok := c.environment(envName)
 	if !ok {
 		return nil, c.diags
 	}
 	platformVal := c.platform(envVal)
-	c.eval = newEvaluator(map[string]cty.Value{"env": envVal, "platform": platformVal})
+	c.eval = newEvaluator(map[string]cty.Value{"env": envVal, "platform": platformVal}, c.budget)
 	c.eval.env = c.envInfo
 	c.resolveClasses()
 	c.healthRules()
@@ -149,7 +151,7 @@ func (c *compilation) environment(name string) (cty.Value, bool) {
 	}
 	// Environment values are literals: they may call functions but not
 	// refer to env or platform, which are built from them.
-	e := newEvaluator(nil)
+	e := newEvaluator(nil, c.budget)
 	vals := map[string]cty.Value{"name": cty.StringVal(chosen.Name)}
 	names := make([]string, 0, len(chosen.Attrs))
 	for n := range chosen.Attrs {
@@ -172,9 +174,8 @@ func (c *compilation) environment(name string) (cty.Value, bool) {
 			continue
 		}
 		vals[n] = v
-		jv, err := jsonValue(v)
-		if err != nil {
-			c.diags = append(c.diags, diag.Error(a.Expr.Range(), "Unsupported value", fmt.Sprintf("The value of %q cannot be represented as JSON: %s.", n, err)))
+		jv, ok := c.dataValue(v, a.Expr.Range())
+		if !ok {
 			continue
 		}
 		c.prog.Env.Vars = append(c.prog.Env.Vars, ir.Var{Name: n, Value: jv})
@@ -201,7 +202,7 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 	if lp == nil {
 		return cty.EmptyObjectVal
 	}
-	e := newEvaluator(map[string]cty.Value{"env": envVal})
+	e := newEvaluator(map[string]cty.Value{"env": envVal}, c.budget)
 	e.env = c.envInfo
 	defer func() { c.diags = append(c.diags, e.diags...) }()
 	p.Name = lp.Name
@@ -214,44 +215,42 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 		a = &lang.ArgoCD{}
 	}
 	p.ArgoCD = ir.ArgoCD{
-		Namespace:   e.strOr(a.Namespace, "argocd"),
-		Project:     e.strOr(a.Project, "default"),
-		Version:     e.strOr(a.Version, ""),
+		Namespace:   e.typedOr(a.Namespace, gNamespace, "argocd"),
+		Project:     e.typedOr(a.Project, gProject, "default"),
+		Version:     e.typedOr(a.Version, gSemver, ""),
 		TokenSecret: ir.SecretRef{Name: "platc-argocd-token", Key: "token"},
 	}
-	p.ArgoCD.Server = e.strOr(a.Server, "argocd-server."+p.ArgoCD.Namespace+".svc:443")
+	p.ArgoCD.Server = e.typedOr(a.Server, gHostPort, "argocd-server."+p.ArgoCD.Namespace+".svc:443")
 	p.ArgoCD.Insecure, _ = e.boolean(a.Insecure)
 	p.ArgoCD.PlainText, _ = e.boolean(a.PlainText)
 	p.ArgoCD.GRPCWeb, _ = e.boolean(a.GRPCWeb)
 	if ts := a.TokenSecret; ts != nil {
-		p.ArgoCD.TokenSecret = ir.SecretRef{Name: e.strOr(ts.Name, ""), Key: e.strOr(ts.Key, "")}
-		c.checkObjectName(e, ts.Name, "secret name")
-		c.checkSecretKey(e, ts.Key)
+		e.require(ts.Name, "name", "token_secret", ts.DeclRange)
+		e.require(ts.Key, "key", "token_secret", ts.DeclRange)
+		p.ArgoCD.TokenSecret = ir.SecretRef{Name: e.typedOr(ts.Name, gSecretName, ""), Key: e.typedOr(ts.Key, gSecretKey, "")}
 	}
-	c.checkLabel(e, a.Namespace, "namespace")
 	w := lp.Workflows
 	if w == nil {
 		w = &lang.Workflows{}
 	}
 	p.Workflows = ir.Workflows{
-		Namespace:      e.strOr(w.Namespace, "argo"),
-		ServiceAccount: e.strOr(w.ServiceAccount, "platc-orchestrator"),
+		Namespace:      e.typedOr(w.Namespace, gNamespace, "argo"),
+		ServiceAccount: e.typedOr(w.ServiceAccount, gServiceAccount, "platc-orchestrator"),
 		Parallelism:    10,
-		Image:          e.strOr(w.Image, ""),
+		Image:          e.typedOr(w.Image, gImage, ""),
 	}
-	c.checkLabel(e, w.Namespace, "namespace")
-	c.checkObjectName(e, w.ServiceAccount, "service account name")
-	if n, ok := e.integer(w.Parallelism, 1); ok {
+	if n, ok := e.integer(w.Parallelism, 1, maxParallelism); ok {
 		p.Workflows.Parallelism = n
 	}
-	if d, ok := e.duration(w.Timeout); ok {
+	if d, ok := e.duration(w.Timeout, runDuration); ok {
 		p.Workflows.Timeout = d
 	}
 	if g := lp.Git; g != nil {
+		e.require(g.RepoURL, "repo_url", "git", g.DeclRange)
 		p.Git = ir.Git{
-			RepoURL:  e.strOr(g.RepoURL, ""),
-			Revision: e.strOr(g.Revision, "HEAD"),
-			Path:     e.strOr(g.Path, "generated"),
+			RepoURL:  e.typedOr(g.RepoURL, gGitRepo, ""),
+			Revision: e.typedOr(g.Revision, gGitRef, "HEAD"),
+			Path:     e.typedOr(g.Path, gRepoPath, "generated"),
 		}
 	} else {
 		c.diags = append(c.diags, diag.Error(lp.DeclRange, "Missing git block",
@@ -259,13 +258,13 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 	}
 	if b := lp.Bootstrap; b != nil {
 		p.Bootstrap = ir.Bootstrap{
-			ArgoCDChart:        e.strOr(b.ArgoCDChart, ""),
-			WorkflowsChart:     e.strOr(b.WorkflowsChart, ""),
-			EventsChart:        e.strOr(b.EventsChart, ""),
-			SealedSecretsChart: e.strOr(b.SealedSecretsChart, ""),
-			ArgoRepo:           e.strOr(b.ArgoRepo, ""),
-			SealedSecretsRepo:  e.strOr(b.SealedSecretsRepo, ""),
-			ArgoCDAppsChart:    e.strOr(b.ArgoCDAppsChart, ""),
+			ArgoCDChart:        e.typedOr(b.ArgoCDChart, gChartVersion, ""),
+			WorkflowsChart:     e.typedOr(b.WorkflowsChart, gChartVersion, ""),
+			EventsChart:        e.typedOr(b.EventsChart, gChartVersion, ""),
+			SealedSecretsChart: e.typedOr(b.SealedSecretsChart, gChartVersion, ""),
+			ArgoRepo:           e.typedOr(b.ArgoRepo, gHelmRepo, ""),
+			SealedSecretsRepo:  e.typedOr(b.SealedSecretsRepo, gHelmRepo, ""),
+			ArgoCDAppsChart:    e.typedOr(b.ArgoCDAppsChart, gChartVersion, ""),
 		}
 	}
 	bootstrapVersions(&p.Bootstrap)
@@ -324,20 +323,12 @@ func bootstrapVersions(b *ir.Bootstrap) {
 	}
 }
 
-// checkLabel reports a namespace-like attribute that is not a DNS-1123
-// label (Kubernetes namespaces may start with a digit).
-func (c *compilation) checkLabel(e *evaluator, a *hcl.Attribute, what string) (string, bool) {
-	s, ok := e.str(a)
-	if !ok {
-		return "", false
-	}
-	if len(s) > 63 || !k8sLabel.MatchString(s) {
-		c.diags = append(c.diags, diag.Error(a.Expr.Range(), "Invalid "+what,
-			fmt.Sprintf("%q is not a valid Kubernetes %s: use at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit.", s, what)))
-		return "", false
-	}
-	return s, true
-}
+// Bounds of the numbers a platform sets.
+const (
+	maxParallelism = 1000
+	maxRetryLimit  = 100
+	maxRetryFactor = 10
+)
 
 // events lowers the events block, if any.
 func (c *compilation) events() {
@@ -348,24 +339,23 @@ func (c *compilation) events() {
 	e := c.eval
 	ev := &ir.Events{Port: 12000, Endpoint: "/push"}
 	ev.Type, _ = e.oneOf(le.Type, "webhook", "github")
-	if le.Type == nil {
+	if !e.present(le.Type) {
 		ev.Type = "webhook"
 	}
-	ev.Namespace = c.prog.Platform.Workflows.Namespace
-	if ns, ok := c.checkLabel(e, le.Namespace, "namespace"); ok {
-		ev.Namespace = ns
-	}
-	if p, ok := e.integer(le.Port, 1); ok {
+	ev.Namespace = e.typedOr(le.Namespace, gNamespace, c.prog.Platform.Workflows.Namespace)
+	if p, ok := e.integer(le.Port, 1, 65535); ok {
 		ev.Port = p
 	}
-	ev.Endpoint = e.strOr(le.Endpoint, ev.Endpoint)
-	ev.Branch = e.strOr(le.Branch, c.prog.Platform.Git.Revision)
-	ev.Repository = e.strOr(le.Repository, "")
-	ev.URL = e.strOr(le.URL, "")
+	ev.Endpoint = e.typedOr(le.Endpoint, gEndpoint, ev.Endpoint)
+	ev.Branch = e.typedOr(le.Branch, gGitRef, c.prog.Platform.Git.Revision)
+	ev.Repository = e.typedOr(le.Repository, gGitHubRepo, "")
+	ev.URL = e.typedOr(le.URL, gWebhookURL, "")
 	if le.Secret != nil {
-		ev.Secret = &ir.SecretRef{Name: e.strOr(le.Secret.Name, ""), Key: e.strOr(le.Secret.Key, "")}
+		e.require(le.Secret.Name, "name", "secret", le.Secret.DeclRange)
+		e.require(le.Secret.Key, "key", "secret", le.Secret.DeclRange)
+		ev.Secret = &ir.SecretRef{Name: e.typedOr(le.Secret.Name, gSecretName, ""), Key: e.typedOr(le.Secret.Key, gSecretKey, "")}
 	}
-	if ev.Type == "github" && ev.Repository == "" {
+	if ev.Type == "github" && !e.present(le.Repository) {
 		c.diags = append(c.diags, diag.Error(le.DeclRange, "Missing repository",
 			"A github events block needs repository = \"OWNER/NAME\", the repository whose pushes trigger a deploy."))
 	}

@@ -6,6 +6,13 @@
 // stack > defaults > built-in, hooks have an allowed purpose (INV-8) and
 // every custom resource kind has a health rule (INV-7).
 //
+// It is also the one place where every string bound for generated output
+// is typed by where it goes (grammar.go: Kubernetes names, Argo CD
+// projects, chart versions, URLs, Git refs, paths inside the repository)
+// and every number bounded (retries, ports, durations), so emitters read
+// only values that fit their target. null is the same as an attribute
+// left out, for required and invariant-bearing attributes alike.
+//
 // All errors are collected; the compiler never stops at the first. It
 // returns a Program only when there are none.
 //

@@ -15,6 +15,7 @@ import (
 	"github.com/zclconf/go-cty/cty/function/stdlib"
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 
+	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lang"
 )
@@ -24,7 +25,7 @@ import (
 var functions = map[string]function.Function{
 	"coalesce":   stdlib.CoalesceFunc,
 	"concat":     stdlib.ConcatFunc,
-	"format":     stdlib.FormatFunc,
+	"format":     formatFunc,
 	"join":       stdlib.JoinFunc,
 	"jsonencode": stdlib.JSONEncodeFunc,
 	"lower":      stdlib.LowerFunc,
@@ -40,16 +41,26 @@ type evaluator struct {
 	diags hcl.Diagnostics
 	// env describes env.* for messages; nil where env is not in scope.
 	env *envInfo
+	// budget is shared by the evaluators of one compilation.
+	budget *budget
 }
 
-func newEvaluator(vars map[string]cty.Value) *evaluator {
-	return &evaluator{ctx: &hcl.EvalContext{Variables: vars, Functions: functions}}
+// listShort joins names for a message, the first 20 of them.
+func listShort(names []string) string {
+	if len(names) <= 20 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:20], ", "), len(names)-20)
+}
+
+func newEvaluator(vars map[string]cty.Value, b *budget) *evaluator {
+	return &evaluator{ctx: &hcl.EvalContext{Variables: vars, Functions: functions}, budget: b}
 }
 
 // value evaluates a and converts it to typ; ok is false when a is unset,
 // null or wrong (and then a diagnostic was recorded for the wrong case).
 func (e *evaluator) value(a *hcl.Attribute, typ cty.Type, want string) (cty.Value, bool) {
-	if a == nil {
+	if a == nil || !e.afford(a.Expr) {
 		return cty.NilVal, false
 	}
 	v, ds := a.Expr.Value(e.ctx)
@@ -102,19 +113,19 @@ func (e *evaluator) boolean(a *hcl.Attribute) (bool, bool) {
 	return v.True(), true
 }
 
-// integer evaluates a as a whole number no smaller than min.
-func (e *evaluator) integer(a *hcl.Attribute, min int) (int, bool) {
+// integer evaluates a as a whole number between lo and hi.
+func (e *evaluator) integer(a *hcl.Attribute, lo, hi int) (int, bool) {
 	v, ok := e.value(a, cty.Number, "a whole number")
 	if !ok {
 		return 0, false
 	}
 	bf := v.AsBigFloat()
 	i, acc := bf.Int64()
-	if !bf.IsInt() || acc != 0 || i < int64(min) || i > 1<<31 {
+	if !bf.IsInt() || acc != 0 || i < int64(lo) || i > int64(hi) {
 		e.diags = append(e.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid number",
-			Detail:   fmt.Sprintf("%q must be a whole number between %d and %d; got %s.", a.Name, min, 1<<31, shortNumber(bf)),
+			Detail:   fmt.Sprintf("%q must be a whole number from %d to %d; got %s.", a.Name, lo, hi, shortNumber(bf)),
 			Subject:  a.Expr.Range().Ptr(),
 		})
 		return 0, false
@@ -135,27 +146,107 @@ func shortNumber(n *big.Float) string {
 	return n.Text('g', 6)
 }
 
-// duration evaluates a as a positive Go duration string such as "90s".
-func (e *evaluator) duration(a *hcl.Attribute) (time.Duration, bool) {
+// durationRange is what a duration setting may be: whole seconds (Argo
+// and the argocd CLI count in seconds, so "1ns" would silently become a
+// second), from min to max, so that deadlines computed from them stay
+// far from overflowing.
+type durationRange struct{ min, max time.Duration }
+
+var (
+	// stepDuration bounds timeouts, backoffs and expected durations.
+	stepDuration = durationRange{time.Second, 24 * time.Hour}
+	// runDuration bounds a whole workflow run.
+	runDuration = durationRange{time.Minute, 7 * 24 * time.Hour}
+)
+
+// duration evaluates a as a Go duration string such as "90s" in r.
+func (e *evaluator) duration(a *hcl.Attribute, r durationRange) (time.Duration, bool) {
 	s, ok := e.str(a)
 	if !ok {
 		return 0, false
 	}
 	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		why := "is not a duration"
-		if err == nil {
-			why = "is not a positive duration"
-		}
+	why := ""
+	switch {
+	case err != nil:
+		why = "is not a duration"
+	case d <= 0:
+		why = "is not a positive duration"
+	case d%time.Second != 0:
+		why = "is not a whole number of seconds; Argo and the argocd CLI count time in seconds"
+	case d < r.min || d > r.max:
+		why = fmt.Sprintf("is outside the range platc accepts here, %s to %s", ir.FormatDuration(r.min), ir.FormatDuration(r.max))
+	}
+	if why != "" {
 		e.diags = append(e.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid duration",
-			Detail:   fmt.Sprintf("%q %s. Write a number followed by a unit, such as \"90s\", \"5m\" or \"1h30m\".", s, why),
+			Detail:   fmt.Sprintf("%q %s. Write a whole number of seconds, minutes or hours and its unit, such as \"90s\", \"5m\" or \"1h30m\".", s, why),
 			Subject:  a.Expr.Range().Ptr(),
 		})
 		return 0, false
 	}
 	return d, true
+}
+
+// present reports whether a is written and not null. null is the same as
+// leaving an attribute out, so a required or invariant-bearing attribute
+// set to null is as missing as one never written. An attribute whose
+// value fails to evaluate counts as present: its error is reported, and
+// a second one saying it is missing would only confuse.
+func (e *evaluator) present(a *hcl.Attribute) bool {
+	if a == nil {
+		return false
+	}
+	if !e.afford(a.Expr) {
+		return true // refused, and reported
+	}
+	v, ds := a.Expr.Value(e.ctx)
+	return ds.HasErrors() || !v.IsNull()
+}
+
+// require reports a required attribute that is missing or null, with the
+// same message either way (HCL's own wording): the subject is the
+// attribute set to null, or the block that lacks it.
+func (e *evaluator) require(a *hcl.Attribute, name, block string, blockRange hcl.Range) {
+	if e.present(a) {
+		return
+	}
+	detail := fmt.Sprintf("The argument %q is required, but no definition was found. Add it to the %s block.", name, block)
+	subject := blockRange
+	if a != nil {
+		detail = fmt.Sprintf("The argument %q is required, but it is set to null. Give it a value in the %s block.", name, block)
+		subject = a.Expr.Range()
+	}
+	e.diags = append(e.diags, &hcl.Diagnostic{
+		Severity: hcl.DiagError,
+		Summary:  "Missing required argument",
+		Detail:   detail,
+		Subject:  subject.Ptr(),
+	})
+}
+
+// typed evaluates a as a string of grammar g. ok is false when a is
+// unset or null, or its value is wrong (which is reported).
+func (e *evaluator) typed(a *hcl.Attribute, g *grammar) (string, bool) {
+	s, ok := e.str(a)
+	if !ok {
+		return "", false
+	}
+	if why := g.validate(s); why != "" {
+		e.diags = append(e.diags, g.diagnose(s, why, a.Expr.Range()))
+		return "", false
+	}
+	return s, true
+}
+
+// typedOr is typed with a default for an unset or null attribute. A
+// wrong value also yields def, after its diagnostic.
+func (e *evaluator) typedOr(a *hcl.Attribute, g *grammar, def string) string {
+	if s, ok := e.typed(a, g); ok {
+		return s
+	}
+	return def
 }
 
 func (e *evaluator) strList(a *hcl.Attribute) ([]string, bool) {

@@ -5,9 +5,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/platc/platc/lang"
@@ -20,6 +23,18 @@ import (
 func FuzzCompile(f *testing.F) {
 	if b, err := os.ReadFile("../examples/platform.hcl"); err == nil {
 		f.Add(b)
+	}
+	// Deep nesting of every kind, just inside and just past the limit,
+	// and the hostile corpus's platform with a payload in every field.
+	for _, n := range []int{lang.MaxNesting / 2, lang.MaxNesting + 1} {
+		for _, open := range []string{"(", "[", "{a=", `"${`, "!", "true ? 1 : "} {
+			close := map[string]string{"(": ")", "[": "]", "{a=": "}", `"${`: `}"`}[open]
+			f.Add([]byte("platform \"p\" {}\nenvironment \"e\" {\n  v = " + strings.Repeat(open, n) + "1" + strings.Repeat(close, n) + "\n}\n"))
+		}
+	}
+	if b, err := os.ReadFile("../testdata/hostile/platform.hcl"); err == nil {
+		f.Add(regexp.MustCompile(`«[a-z0-9_.]+:([^»]*)»`).ReplaceAll(b, []byte("${1}{{x}}$${y}")))
+		f.Add(regexp.MustCompile(`«[a-z0-9_.]+:([^»]*)»`).ReplaceAll(b, []byte("${1}")))
 	}
 	cases, _ := filepath.Glob("../testdata/bad/*.txtar")
 	for _, c := range cases {
@@ -51,6 +66,9 @@ func FuzzCompile(f *testing.F) {
 		for _, d := range diags {
 			if d.Severity == 0 || d.Summary == "" {
 				t.Fatalf("diagnostic without severity or summary: %#v", d)
+			}
+			if d.Severity == hcl.DiagError && (d.Subject == nil || d.Subject.Filename == "" || d.Subject.Start.Line == 0) {
+				t.Fatalf("error without a file:line:column: %s: %s", d.Summary, d.Detail)
 			}
 		}
 		if err := report.Text(io.Discard, m.Files, diags, report.TextOptions{}); err != nil {

@@ -35,7 +35,17 @@ type structure struct {
 	order       []int                 // topological order; nil if the graph has a cycle
 	wave        []int
 	diags       hcl.Diagnostics
+	// appSug and stackSug suggest names for unknown references; made on
+	// the first one.
+	appSug, stackSug *diag.Suggester
 }
+
+// suggestBudget is how many unknown names of one kind get a "did you
+// mean" suggestion in one compilation. The text output shows 50
+// diagnostics; a platform with thousands of unknown references (a
+// generated file gone wrong) is reported quickly rather than with a
+// suggestion for each.
+const suggestBudget = 100
 
 func buildStructure(m *lang.Module) *structure {
 	s := &structure{
@@ -156,18 +166,24 @@ func (s *structure) resolve(ref lang.Ref) []int {
 		if j, ok := s.appByName[ref.Name]; ok {
 			return []int{j}
 		}
-		s.diags = append(s.diags, s.unknown(ref, "app", s.appNames(), s.stackByName[ref.Name] != nil))
+		if s.appSug == nil {
+			s.appSug = diag.NewSuggester(s.appNames(), suggestBudget)
+		}
+		s.diags = append(s.diags, s.unknown(ref, "app", s.appSug, s.stackByName[ref.Name] != nil))
 	case lang.RefStack:
 		if st, ok := s.stackByName[ref.Name]; ok {
 			return s.stackApps[st]
 		}
 		_, isApp := s.appByName[ref.Name]
-		s.diags = append(s.diags, s.unknown(ref, "stack", s.stackNames(), isApp))
+		if s.stackSug == nil {
+			s.stackSug = diag.NewSuggester(s.stackNames(), suggestBudget)
+		}
+		s.diags = append(s.diags, s.unknown(ref, "stack", s.stackSug, isApp))
 	}
 	return nil
 }
 
-func (s *structure) unknown(ref lang.Ref, kind string, names []string, otherKind bool) *hcl.Diagnostic {
+func (s *structure) unknown(ref lang.Ref, kind string, names *diag.Suggester, otherKind bool) *hcl.Diagnostic {
 	detail := fmt.Sprintf("No %s %q is declared in this platform.", kind, ref.Name)
 	switch {
 	case otherKind && kind == "app":
@@ -175,7 +191,7 @@ func (s *structure) unknown(ref lang.Ref, kind string, names []string, otherKind
 	case otherKind:
 		detail += fmt.Sprintf(" There is an app with that name: did you mean app.%s?", ref.Name)
 	default:
-		if sug := diag.Suggest(ref.Name, names); sug != "" {
+		if sug := names.Suggest(ref.Name); sug != "" {
 			detail += fmt.Sprintf(" Did you mean %q?", sug)
 		} else {
 			detail += fmt.Sprintf(" Declare %s %q, or fix the name.", kind, ref.Name)

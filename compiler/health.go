@@ -2,6 +2,7 @@ package compiler
 
 import (
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -150,8 +151,14 @@ func (c *compilation) healthRules() {
 		if r != nil {
 			c.hs.user[h.Kind] = r
 		}
-		_, diags = health.Tests(h)
+		tests, diags := health.Tests(h)
 		c.diags = append(c.diags, diags...)
+		for _, t := range tests {
+			if !c.insidePlatform(filepath.FromSlash(t.Object)) {
+				c.diags = append(c.diags, diag.Error(t.Block.Object.Expr.Range(), "Invalid path",
+					fmt.Sprintf("%s leads outside the platform directory %s. A test object is relative to the file that declares the test and inside the platform directory, such as \"testdata/ready.yaml\".", t.Object, c.platformDir(h.DeclRange))))
+			}
+		}
 	}
 	c.checkHealthSettings()
 }

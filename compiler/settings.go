@@ -61,20 +61,20 @@ type partial struct {
 func (e *evaluator) settings(s lang.Settings) partial {
 	var p partial
 	if t := s.Timeouts; t != nil {
-		p.sync = some(e.duration(t.Sync))
-		p.health = some(e.duration(t.Health))
+		p.sync = some(e.duration(t.Sync, stepDuration))
+		p.health = some(e.duration(t.Health, stepDuration))
 	}
 	if r := s.Retry; r != nil {
-		p.limit = some(e.integer(r.Limit, 0))
-		p.factor = some(e.integer(r.Factor, 1))
-		p.backoff = some(e.duration(r.Backoff))
-		p.maxBackoff = some(e.duration(r.MaxBackoff))
+		p.limit = some(e.integer(r.Limit, 0, maxRetryLimit))
+		p.factor = some(e.integer(r.Factor, 1, maxRetryFactor))
+		p.backoff = some(e.duration(r.Backoff, stepDuration))
+		p.maxBackoff = some(e.duration(r.MaxBackoff, stepDuration))
 	}
 	if t := s.Teardown; t != nil {
 		p.volumes = some(e.oneOf(t.Volumes, string(ir.VolumesRetain), string(ir.VolumesDelete), string(ir.VolumesSnapshot)))
-		p.teardownTimeout = some(e.duration(t.Timeout))
+		p.teardownTimeout = some(e.duration(t.Timeout, stepDuration))
 	}
-	p.expected = some(e.duration(s.ExpectedDuration))
+	p.expected = some(e.duration(s.ExpectedDuration, stepDuration))
 	return p
 }
 
@@ -203,7 +203,10 @@ func (c *compilation) lookupClass(a *hcl.Attribute) (*class, string) {
 		return cl, name
 	}
 	detail := fmt.Sprintf("No class %q exists. The built-in classes are database-cluster, operator, simple, storage-cluster and vault; declare a class block to add one.", name)
-	if sug := diag.Suggest(name, c.classNames); sug != "" {
+	if c.classSug == nil {
+		c.classSug = diag.NewSuggester(c.classNames, suggestBudget)
+	}
+	if sug := c.classSug.Suggest(name); sug != "" {
 		detail = fmt.Sprintf("No class %q exists. Did you mean %q?", name, sug)
 	}
 	c.diags = append(c.diags, diag.Error(a.Expr.Range(), "Unknown class", detail))

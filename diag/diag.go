@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
-	"github.com/agext/levenshtein"
 	"github.com/hashicorp/hcl/v2"
 )
 
@@ -105,16 +105,114 @@ func Suggest(given string, candidates []string) string {
 			}
 		}
 	}
-	best, bestDist := "", 0
+	return closest(given, candidates)
+}
+
+// closest is the candidate at the smallest edit distance below the typo
+// limit, the first one on a tie. Each distance is computed only as far as
+// it can still win (a band of the table around its diagonal), and
+// candidates whose length alone rules them out are skipped, so a long
+// list costs little per candidate.
+func closest(given string, candidates []string) string {
 	limit := 3
 	if len(given) > 12 {
 		limit = len(given) / 4
 	}
+	a := []rune(given)
+	var b []rune
+	var rows [2][]int
+	best, bestDist := "", limit
 	for _, c := range candidates {
-		d := levenshtein.Distance(given, c, nil)
-		if d < limit && (best == "" || d < bestDist) {
+		if d := utf8.RuneCountInString(c) - len(a); d >= bestDist || -d >= bestDist {
+			continue
+		}
+		b = b[:0]
+		for _, r := range c {
+			b = append(b, r)
+		}
+		if d := distanceAtMost(a, b, bestDist-1, &rows); d < bestDist {
 			best, bestDist = c, d
 		}
 	}
 	return best
+}
+
+// distanceAtMost is the Levenshtein distance between a and b when it is
+// at most k, and k+1 otherwise. It fills only the cells within k of the
+// diagonal, in two rows kept in rows between calls. (agext/levenshtein's
+// MaxCost cannot serve here: past the maximum it may return a value
+// below it.)
+func distanceAtMost(a, b []rune, k int, rows *[2][]int) int {
+	inf := k + 1
+	if len(a)-len(b) > k || len(b)-len(a) > k {
+		return inf
+	}
+	for i := range rows {
+		if cap(rows[i]) < len(b)+2 {
+			rows[i] = make([]int, len(b)+2)
+		}
+		rows[i] = rows[i][:len(b)+2]
+	}
+	prev, cur := rows[0], rows[1]
+	for j := range prev {
+		prev[j] = min(j, inf)
+	}
+	for i := 1; i <= len(a); i++ {
+		lo, hi := max(1, i-k), min(len(b), i+k)
+		rowMin := inf
+		if lo == 1 {
+			cur[0] = min(i, inf)
+			rowMin = cur[0]
+		} else {
+			cur[lo-1] = inf
+		}
+		for j := lo; j <= hi; j++ {
+			v := prev[j-1]
+			if a[i-1] != b[j-1] {
+				v++
+			}
+			v = min(v, prev[j]+1, cur[j-1]+1, inf)
+			cur[j] = v
+			rowMin = min(rowMin, v)
+		}
+		cur[hi+1] = inf
+		if rowMin > k {
+			return inf
+		}
+		prev, cur = cur, prev
+	}
+	return min(prev[len(b)], inf)
+}
+
+// A Suggester makes "did you mean" suggestions from one list of names,
+// for many unknown names: with 20,000 unknown references to 20,000 apps,
+// trying every name for every reference never finished. It sorts the
+// names once, finds a prefix by binary search, and suggests for at most
+// budget names; after that it returns "".
+type Suggester struct {
+	names  []string
+	budget int
+}
+
+// NewSuggester returns a Suggester over names (copied and sorted) that
+// answers budget times.
+func NewSuggester(names []string, budget int) *Suggester {
+	sorted := slices.Clone(names)
+	slices.Sort(sorted)
+	return &Suggester{names: sorted, budget: budget}
+}
+
+// Suggest is the package's Suggest over the Suggester's names, while the
+// budget lasts.
+func (s *Suggester) Suggest(given string) string {
+	if s == nil || s.budget <= 0 {
+		return ""
+	}
+	s.budget--
+	if len(given) >= 3 {
+		if i, _ := slices.BinarySearch(s.names, given); i < len(s.names) && strings.HasPrefix(s.names[i], given) {
+			return s.names[i]
+		}
+	}
+	return closest(given, s.names)
 }

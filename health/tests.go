@@ -49,12 +49,28 @@ func Tests(h *lang.Health) ([]*Test, hcl.Diagnostics) {
 				diags = append(diags, ds...)
 				return "", false
 			}
+			if v == nil && (a == b.Object || a == b.Want) {
+				// null is the same as leaving a required attribute out.
+				diags = append(diags, diag.Error(a.Expr.Range(), "Missing required argument",
+					fmt.Sprintf("The argument %q is required, but it is set to null. Give it a value in the test block.", a.Name)))
+				return "", false
+			}
 			s, isStr := v.(string)
 			if !isStr {
 				diags = append(diags, diag.Error(a.Expr.Range(), "Invalid "+what, fmt.Sprintf("%s must be a string; got %s.", a.Name, typeName(v))))
 				return "", false
 			}
 			return s, true
+		}
+		for _, req := range []struct {
+			a    *hcl.Attribute
+			name string
+		}{{b.Object, "object"}, {b.Want, "want"}} {
+			if req.a == nil {
+				diags = append(diags, diag.Error(b.DeclRange, "Missing required argument",
+					fmt.Sprintf("The argument %q is required, but no definition was found. Add it to the test block.", req.name)))
+				ok = false
+			}
 		}
 		if b.Object != nil {
 			p, good := str(b.Object, "test object")

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/internal/safefile"
 )
 
 // Values are what Argo CD hands a health script, in Go: nil, bool,
@@ -50,9 +51,13 @@ func DecodeYAML(b []byte) (any, error) {
 	return DecodeJSON(j)
 }
 
+// MaxObjectSize is the largest sample object file platc reads. The API
+// server stores objects of at most about 1.5 MiB.
+const MaxObjectSize = 4 << 20
+
 // LoadObject reads a sample object from a .yaml, .yml or .json file.
 func LoadObject(path string) (any, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, MaxObjectSize)
 	if err != nil {
 		return nil, err
 	}

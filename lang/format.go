@@ -11,6 +11,9 @@ import (
 // that stop it. A file that does not parse is never rewritten, since
 // formatting broken tokens could make things worse.
 func Format(filename string, src []byte) ([]byte, hcl.Diagnostics) {
+	if diags := CheckSource(filename, src); diags.HasErrors() {
+		return nil, diags
+	}
 	if _, diags := hclsyntax.ParseConfig(src, filename, hcl.InitialPos); diags.HasErrors() {
 		return nil, diags
 	}

@@ -98,7 +98,7 @@ func parseFiles(srcs []SourceFile) ([]*hcl.File, []hcl.Diagnostics) {
 	run(len(tasks), func(i int) {
 		t := tasks[i]
 		p := pieces[t.file][t.piece]
-		parsed[t.file][t.piece], pieceDiags[t.file][t.piece] = hclsyntax.ParseConfig(p.src, srcs[t.file].Name, p.start)
+		parsed[t.file][t.piece], pieceDiags[t.file][t.piece] = parseChecked(p.src, srcs[t.file].Name, p.start)
 	})
 	var again []int
 	for k, s := range srcs {
@@ -118,7 +118,7 @@ func parseFiles(srcs []SourceFile) ([]*hcl.File, []hcl.Diagnostics) {
 	}
 	run(len(again), func(i int) {
 		k := again[i]
-		files[k], diags[k] = hclsyntax.ParseConfig(srcs[k].Bytes, srcs[k].Name, hcl.InitialPos)
+		files[k], diags[k] = parseChecked(srcs[k].Bytes, srcs[k].Name, hcl.InitialPos)
 	})
 	for k, s := range srcs {
 		if j := first[s.Name]; j != k {
@@ -126,6 +126,16 @@ func parseFiles(srcs []SourceFile) ([]*hcl.File, []hcl.Diagnostics) {
 		}
 	}
 	return files, diags
+}
+
+// parseChecked is hclsyntax.ParseConfig for a source that passed
+// CheckSource; one that did not is never given to HCL's parser, and
+// yields an empty file with the check's diagnostics.
+func parseChecked(src []byte, name string, start hcl.Pos) (*hcl.File, hcl.Diagnostics) {
+	if diags := checkSource(name, src, start); diags.HasErrors() {
+		return &hcl.File{Bytes: src}, diags
+	}
+	return hclsyntax.ParseConfig(src, name, start)
 }
 
 // join assembles the pieces of one file, or returns nil when the file

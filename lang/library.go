@@ -19,6 +19,11 @@ func ParseHealthFiles(srcs []SourceFile) (*Module, hcl.Diagnostics) {
 	d := &decoder{m: m}
 	var diags hcl.Diagnostics
 	for _, s := range srcs {
+		if ds := CheckSource(s.Name, s.Bytes); ds.HasErrors() {
+			diags = append(diags, ds...)
+			m.FileNames = append(m.FileNames, s.Name)
+			continue
+		}
 		f, ds := p.ParseHCL(s.Bytes, s.Name)
 		diags = append(diags, ds...)
 		m.FileNames = append(m.FileNames, s.Name)

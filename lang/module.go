@@ -12,6 +12,11 @@ type Module struct {
 	Files map[string]*hcl.File
 	// FileNames lists the files in the order they were read (sorted).
 	FileNames []string
+	// Dir is the platform directory (for a single file, its directory).
+	// Every path an attribute names must stay inside it. ParseSources
+	// sets it to the directory of the first file; Parse to the directory
+	// it was given.
+	Dir string
 
 	Platform     *Platform
 	Environments []*Environment

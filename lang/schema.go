@@ -2,8 +2,10 @@ package lang
 
 import "github.com/hashicorp/hcl/v2"
 
-// Block schemas, one per block type. Required attributes are checked here
-// so HCL reports them at the block with its own wording.
+// Block schemas, one per block type. No attribute is Required here: the
+// compiler checks required attributes, so that null is refused exactly
+// like a missing attribute and a block's other problems are reported in
+// the same run.
 
 var rootSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
@@ -34,7 +36,7 @@ var argocdSchema = &hcl.BodySchema{
 
 var secretRefSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "name", Required: true}, {Name: "key", Required: true},
+		{Name: "name"}, {Name: "key"},
 	},
 }
 
@@ -47,7 +49,7 @@ var workflowsSchema = &hcl.BodySchema{
 
 var gitSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "repo_url", Required: true}, {Name: "revision"}, {Name: "path"},
+		{Name: "repo_url"}, {Name: "revision"}, {Name: "path"},
 	},
 }
 
@@ -127,8 +129,7 @@ var syncSchema = &hcl.BodySchema{
 
 var hookSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "phase", Required: true}, {Name: "purpose", Required: true},
-		{Name: "manifest", Required: true},
+		{Name: "phase"}, {Name: "purpose"}, {Name: "manifest"},
 	},
 }
 
@@ -142,7 +143,7 @@ var healthSchema = &hcl.BodySchema{
 
 var healthTestSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
-		{Name: "object", Required: true}, {Name: "want", Required: true},
+		{Name: "object"}, {Name: "want"},
 		{Name: "want_message"}, {Name: "env"},
 	},
 }

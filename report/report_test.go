@@ -69,3 +69,28 @@ func TestTextCapsOutput(t *testing.T) {
 		t.Errorf("missing the count of hidden diagnostics")
 	}
 }
+
+// TestTextNoTerminalControl: nothing from the input reaches the terminal
+// as a control: not an escape sequence in the source line, a file name
+// or a block label, nor a bidirectional control.
+func TestTextNoTerminalControl(t *testing.T) {
+	src := "app \"\x1b[2J\u202e\" {\n  class = \"\x1b]0;owned\x07\"\n}\n"
+	name := "evil\x1b[31m.hcl"
+	files := map[string]*hcl.File{name: {Bytes: []byte(src)}}
+	p := hclparse.NewParser()
+	if f, _ := p.ParseHCL([]byte(src), name); f != nil {
+		files[name] = f
+	}
+	r := hcl.Range{Filename: name, Start: hcl.Pos{Line: 2, Column: 11, Byte: 28}, End: hcl.Pos{Line: 2, Column: 20, Byte: 37}}
+	d := hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Bad \x1b[1m thing", Detail: "Detail with \u2066 and \u009b.\nSecond line.", Subject: &r}}
+	var out bytes.Buffer
+	Text(&out, files, d, TextOptions{})
+	for _, c := range out.String() {
+		if c != '\n' && c != '\t' && unsafeRune(c) {
+			t.Fatalf("output holds %U:\n%q", c, out.String())
+		}
+	}
+	if !strings.Contains(out.String(), "Detail with \\u2066 and \\u009b.\nSecond line.") {
+		t.Errorf("detail not escaped as expected:\n%s", out.String())
+	}
+}

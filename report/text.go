@@ -63,12 +63,12 @@ func writeOne(b *strings.Builder, files map[string]*hcl.File, d *hcl.Diagnostic,
 	case d.Severity == hcl.DiagWarning:
 		sev, color = "Warning", ansiYellow
 	}
-	fmt.Fprintf(b, "%s: %s\n", paint(ansiBold+color, sev), paint(ansiBold, d.Summary))
+	fmt.Fprintf(b, "%s: %s\n", paint(ansiBold+color, sev), paint(ansiBold, clean(d.Summary)))
 	if d.Subject != nil {
 		r := *d.Subject
 		b.WriteString("\n")
-		loc := Location(r)
-		if ctx := contextOf(files, r); ctx != "" {
+		loc := clean(Location(r))
+		if ctx := clean(contextOf(files, r)); ctx != "" {
 			fmt.Fprintf(b, "  on %s, in %s:\n", loc, ctx)
 		} else {
 			fmt.Fprintf(b, "  on %s:\n", loc)
@@ -77,7 +77,7 @@ func writeOne(b *strings.Builder, files map[string]*hcl.File, d *hcl.Diagnostic,
 	}
 	if d.Detail != "" {
 		b.WriteString("\n")
-		b.WriteString(d.Detail)
+		b.WriteString(clean(d.Detail))
 		b.WriteString("\n")
 	}
 	if e := diag.ExtraOf(d); e != nil && e.Rule != "" {
@@ -162,19 +162,47 @@ func writeSnippet(b *strings.Builder, files map[string]*hcl.File, r hcl.Range, h
 	fmt.Fprintf(b, "%s%s\n", strings.Repeat(" ", len(num)+utf8.RuneCountInString(before)), hl(strings.Repeat("^", width)))
 }
 
-// printable makes source bytes safe to print: invalid UTF-8 and control
-// characters (other than tab) become U+FFFD.
+// printable makes source bytes safe to print: invalid UTF-8, control
+// characters (other than tab) and bidirectional controls become U+FFFD,
+// so a hostile file can neither drive the terminal with escape sequences
+// nor reorder what a reader sees.
 func printable(p []byte) string {
 	var b strings.Builder
 	for len(p) > 0 {
 		r, size := utf8.DecodeRune(p)
 		p = p[size:]
-		if r == utf8.RuneError || (r < 0x20 && r != '\t') || r == 0x7f {
+		if r == utf8.RuneError || r != '\t' && unsafeRune(r) {
 			r = '\uFFFD'
 		}
 		b.WriteRune(r)
 	}
 	return strings.TrimRight(b.String(), "\r")
+}
+
+// clean makes a message safe to print: the same runes printable
+// replaces, except line breaks and tabs, are written as \u escapes.
+// Messages quote user text with %q, which escapes them already; file
+// names and block labels may still carry them.
+func clean(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && unsafeRune(r) }) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r != '\n' && r != '\t' && unsafeRune(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// unsafeRune reports control characters (C0, DEL, C1) and bidirectional
+// controls.
+func unsafeRune(r rune) bool {
+	return r < 0x20 || r >= 0x7f && r <= 0x9f ||
+		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
 }
 
 // Counts returns the number of errors and warnings in diags. Lint notices

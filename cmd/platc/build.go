@@ -74,9 +74,18 @@ func compileForBuild(cmd *cli.Command, path string) ([]*ir.Program, error) {
 		}
 		diags = append(diags, cdiags...)
 	}
+	var secrets hcl.Diagnostics
+	if !diags.HasErrors() {
+		secrets = secretFindings(mod, progs, cmd.Root().ErrWriter)
+		diags = append(diags, secrets...)
+	}
 	diags = diag.Sort(diags)
 	printDiags(cmd, mod, diags, "text")
-	if diags.HasErrors() {
+	switch {
+	case secrets.HasErrors():
+		fmt.Fprintln(cmd.Root().ErrWriter, "platc: the platform holds credentials, and its output is committed; nothing was written.")
+		return nil, exitWith(exitFailure)
+	case diags.HasErrors():
 		return nil, exitWith(exitInvalid)
 	}
 	return progs, nil
@@ -139,11 +148,8 @@ func outDir(flag, platformPath string, p *ir.Program) (string, error) {
 	if flag != "" {
 		return filepath.Join(flag, p.Env.Name), nil
 	}
-	rel := filepath.FromSlash(p.Platform.Git.Path)
-	if !filepath.IsLocal(rel) {
-		return "", usagef("platform.git.path %q must be a relative path inside the repository, such as \"generated\"; or pass --out DIR.", p.Platform.Git.Path)
-	}
-	return filepath.Join(repoRoot(platformPath), rel, p.Env.Name), nil
+	// The compiler keeps git.path a clean relative path (grammar.go).
+	return filepath.Join(repoRoot(platformPath), filepath.FromSlash(p.Platform.Git.Path), p.Env.Name), nil
 }
 
 // repoRoot is the nearest directory at or above the platform that holds
@@ -240,7 +246,8 @@ func writeOutputs(stdout, stderr io.Writer, outs []output) error {
 // failed (exit 1), and the previous output is as it was.
 func writeError(stderr io.Writer, err error) error {
 	var conflict *write.ConflictError
-	if errors.As(err, &conflict) {
+	var busy *write.BusyError
+	if errors.As(err, &conflict) || errors.As(err, &busy) {
 		fmt.Fprintf(stderr, "platc: %v.\n", err)
 	} else {
 		fmt.Fprintf(stderr, "platc: writing the output failed: %v. The previous output is unchanged.\n", err)

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/internal/udiff"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/report"
@@ -47,7 +48,8 @@ func runFmt(_ context.Context, cmd *cli.Command) error {
 	unformatted := 0
 	for _, arg := range args {
 		if arg == "-" {
-			src, err := io.ReadAll(os.Stdin)
+			// One byte over the limit is enough for Format to refuse it.
+			src, err := io.ReadAll(io.LimitReader(os.Stdin, lang.MaxFileSize+1))
 			if err != nil {
 				return usagef("cannot read standard input: %v", err)
 			}
@@ -65,7 +67,7 @@ func runFmt(_ context.Context, cmd *cli.Command) error {
 		names, ds := hclFiles(arg)
 		diags = append(diags, ds...)
 		for _, name := range names {
-			src, err := os.ReadFile(name)
+			src, err := safefile.Read(name, lang.MaxFileSize)
 			if err != nil {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read platform file",
 					Detail: fmt.Sprintf("Reading %s failed: %v.", name, unwrapPath(err))})

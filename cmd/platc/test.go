@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/urfave/cli/v3"
@@ -14,6 +15,7 @@ import (
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/health"
 	"github.com/platc/platc/health/builtin"
+	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/lang"
 )
 
@@ -117,8 +119,18 @@ func testCases(mod *lang.Module, prog *ir.Program, withBuiltin bool) ([]testCase
 			cases = append(cases, testCase{test: t, rule: r, builtin: isBuiltin, load: load})
 		}
 	}
+	// Sample objects are read only from regular files inside the
+	// platform directory, bounded: a test object of /dev/zero, a FIFO or
+	// ../../etc/shadow is an error, never a hang or a leak.
+	inside := func(p string) ([]byte, error) {
+		rel, err := filepath.Rel(mod.Dir, filepath.FromSlash(p))
+		if err != nil {
+			return nil, err
+		}
+		return safefile.ReadInside(mod.Dir, filepath.ToSlash(rel), health.MaxObjectSize)
+	}
 	for _, h := range mod.Health {
-		add(h, false, mod.Files, os.ReadFile)
+		add(h, false, mod.Files, inside)
 	}
 	if withBuiltin && prog != nil {
 		for _, hr := range prog.Health {

@@ -26,8 +26,8 @@ func (Emitter) Name() string { return "ansible" }
 // Emit implements emit.Emitter.
 func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
 	var files []emit.File
-	add := func(name string, v any) error {
-		data, err := yamlFile(v)
+	add := func(name string, v any, unsafe bool) error {
+		data, err := yamlFile(v, unsafe)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
@@ -45,25 +45,27 @@ func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
 	type file struct {
 		name string
 		v    any
+		// unsafe marks the file that carries platform values.
+		unsafe bool
 	}
 	steps := []file{
-		{".ansible-lint", lintConfig()},
-		{"requirements.yml", requirements()},
-		{"site.yml", site()},
-		{path.Join(inv, "hosts.yml"), hosts()},
-		{path.Join(inv, "group_vars", "all.yml"), vars},
+		{".ansible-lint", lintConfig(), false},
+		{"requirements.yml", requirements(), false},
+		{"site.yml", site(), false},
+		{path.Join(inv, "hosts.yml"), hosts(), false},
+		{path.Join(inv, "group_vars", "all.yml"), vars, true},
 	}
 	for _, r := range roles() {
 		dir := path.Join("roles", r.dir)
 		steps = append(steps,
-			file{path.Join("playbooks", r.dir+".yml"), playbook(r)},
-			file{path.Join(dir, "tasks", "main.yml"), r.tasks()},
-			file{path.Join(dir, "defaults", "main.yml"), r.defaults},
-			file{path.Join(dir, "meta", "main.yml"), r.meta()},
+			file{path.Join("playbooks", r.dir+".yml"), playbook(r), false},
+			file{path.Join(dir, "tasks", "main.yml"), r.tasks(), false},
+			file{path.Join(dir, "defaults", "main.yml"), r.defaults, false},
+			file{path.Join(dir, "meta", "main.yml"), r.meta(), false},
 		)
 	}
 	for _, s := range steps {
-		if err := add(s.name, s.v); err != nil {
+		if err := add(s.name, s.v, s.unsafe); err != nil {
 			return nil, err
 		}
 	}
@@ -176,7 +178,7 @@ func groupVars(p *ir.Program) (om, error) {
 	// release must never delete the custom resources of everything else.
 	keepCRDs := om{{"install", true}, {"keep", true}}
 	component("argocd", pl.ArgoCD.Namespace, "argocd", b.ArgoRepo, "argo-cd", b.ArgoCDChart,
-		kv{"argocd_values_file", "{{ inventory_dir }}/../../../" + gitops.ValuesFile})
+		kv{"argocd_values_file", jinja("{{ inventory_dir }}/../../../" + gitops.ValuesFile)})
 	vars = append(vars,
 		// Names the argo-cd chart gives the API server for release "argocd".
 		kv{"argocd_server_service", "argocd-server"},

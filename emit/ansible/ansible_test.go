@@ -336,18 +336,23 @@ func TestAnsibleTools(t *testing.T) {
 		t.Errorf("bootstrap hosts %v", inv.Bootstrap.Hosts)
 	}
 	vars := inv.Meta.Hostvars["localhost"]
+	// Platform values are !unsafe, which ansible-inventory shows as
+	// {"__ansible_unsafe": value}; platc's own templates are not.
 	for k, want := range map[string]any{
 		"argocd_chart_version":           "9.3.7",
 		"argo_workflows_namespace":       "argo",
 		"gitops_handoff_submit_template": "deploy",
 		"argocd_expected_version":        "v3.2.6",
 	} {
-		if vars[k] != want {
-			t.Errorf("inventory %s = %v, want %v", k, vars[k], want)
+		if got := unsafeValue(t, k, vars[k]); got != want {
+			t.Errorf("inventory %s = %v, want %v", k, got, want)
 		}
 	}
+	if v, ok := vars["argocd_values_file"].(string); !ok || !strings.HasPrefix(v, "{{ inventory_dir }}") {
+		t.Errorf("argocd_values_file = %v, want platc's own template, not !unsafe", vars["argocd_values_file"])
+	}
 	root := vars["gitops_handoff_values"].(map[string]any)["applications"].(map[string]any)["platc-root"].(map[string]any)
-	if got := root["source"].(map[string]any)["path"]; got != "generated/production/argocd/apps" {
+	if got := unsafeValue(t, "root app path", root["source"].(map[string]any)["path"]); got != "generated/production/argocd/apps" {
 		t.Errorf("root app path %v", got)
 	}
 
@@ -402,6 +407,50 @@ func TestDeterministic(t *testing.T) {
 	for path, data := range a {
 		if !bytes.Equal(data, b[path]) {
 			t.Errorf("%s differs between two builds", path)
+		}
+	}
+}
+
+// unsafeValue unwraps a value ansible-inventory shows as !unsafe, and
+// fails when it is not.
+func unsafeValue(t *testing.T, what string, v any) any {
+	t.Helper()
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 1 || m["__ansible_unsafe"] == nil {
+		t.Errorf("%s = %v, not !unsafe", what, v)
+		return v
+	}
+	return m["__ansible_unsafe"]
+}
+
+// TestVariablesNotTemplated is the audit's command execution on the
+// bootstrap host (issue 13), run through Ansible itself: a Jinja lookup
+// in a platform value must not run when a task reads the variable. The
+// compiler refuses such values; here they are put into the program
+// behind its back, to prove the variables file alone keeps them inert.
+func TestVariablesNotTemplated(t *testing.T) {
+	requireTools(t, "ansible")
+	marker := filepath.Join(t.TempDir(), "pwned")
+	payload := "{{ lookup('pipe', 'touch " + marker + "') }}"
+	p := emittest.Example(t, "../..")
+	p.Platform.Git.RepoURL = "https://git.example.com/p.git" + payload
+	p.Platform.ArgoCD.Version = "v3.4.4" + payload
+	p.Platform.Bootstrap.ArgoCDChart = "10.1.1{% if lookup('pipe', 'touch " + marker + "') %}{% endif %}"
+	root := filepath.Join(t.TempDir(), "generated", "production")
+	emittest.Write(t, root, emittest.Emit(t, p, argocd.Values{}, ansible.Emitter{}))
+	dir := filepath.Join(root, "ansible")
+	for _, v := range []string{"platc_git_repo_url", "argocd_expected_version", "argocd_chart_version"} {
+		// debug's msg is templated, and so is the variable it reads.
+		out, err := run(t, dir, nil, "ansible", "localhost", "-i", "inventories/production/hosts.yml",
+			"-m", "ansible.builtin.debug", "-a", "msg={{ "+v+" }}")
+		if err != nil {
+			t.Fatalf("ansible debug %s: %v\n%s", v, err, out)
+		}
+		if !strings.Contains(out, "lookup('pipe'") {
+			t.Errorf("%s was not shown as written:\n%s", v, out)
+		}
+		if _, err := os.Stat(marker); err == nil {
+			t.Fatalf("reading %s ran the command in its value:\n%s", v, out)
 		}
 	}
 }

@@ -35,12 +35,24 @@ func (o om) with(more ...kv) om { return append(slices.Clone(o), more...) }
 // writes YAML 1.2 and would leave some of them (yes, on, 0o17, 1:20) bare.
 var yaml11Special = regexp.MustCompile(`^(?:[yYnN]|[yY]es|YES|[nN]o|NO|[tT]rue|TRUE|[fF]alse|FALSE|[oO]n|ON|[oO]ff|OFF|~|[nN]ull|NULL|[-+]?[0-9][0-9_:.eExXoObB+-]*|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN))$`)
 
-func node(v any) (*yaml.Node, error) {
+// jinja is a string platc writes as a Jinja template on purpose, such as
+// "{{ inventory_dir }}/...": the one kind of string in the variables
+// file that Ansible may template.
+type jinja string
+
+// node renders v. With unsafe set, every string is tagged !unsafe, which
+// makes Ansible use it as it is and never template it: the variables
+// file carries values from the platform, and Ansible templates a
+// variable's value wherever a task reads it, so "{{ lookup('pipe', ...) }}"
+// in one would run on the bootstrap host. The compiler's grammars keep
+// braces out of every value that reaches Ansible today; !unsafe keeps
+// that true of any value added later. A jinja string is never tagged.
+func node(v any, unsafe bool) (*yaml.Node, error) {
 	switch v := v.(type) {
 	case om:
 		n := &yaml.Node{Kind: yaml.MappingNode}
 		for _, e := range v {
-			val, err := node(e.v)
+			val, err := node(e.v, unsafe)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", e.k, err)
 			}
@@ -58,11 +70,11 @@ func node(v any) (*yaml.Node, error) {
 		for _, k := range keys {
 			o = append(o, kv{k, v[k]})
 		}
-		return node(o)
+		return node(o, unsafe)
 	case []any:
 		n := &yaml.Node{Kind: yaml.SequenceNode}
 		for _, e := range v {
-			c, err := node(e)
+			c, err := node(e, unsafe)
 			if err != nil {
 				return nil, err
 			}
@@ -70,11 +82,20 @@ func node(v any) (*yaml.Node, error) {
 		}
 		return n, nil
 	case []om:
-		return node(anys(v))
+		return node(anys(v), unsafe)
 	case []string:
-		return node(anys(v))
+		return node(anys(v), unsafe)
+	case jinja:
+		return str(string(v)), nil
 	case string:
-		return str(v), nil
+		n := str(v)
+		if unsafe {
+			n.Tag = "!unsafe"
+			if v == "" {
+				n.Style = yaml.DoubleQuotedStyle // not a bare tag
+			}
+		}
+		return n, nil
 	case bool:
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(v)}, nil
 	case int:
@@ -111,9 +132,9 @@ func str(s string) *yaml.Node {
 }
 
 // yamlFile renders one YAML document for Ansible: the platc header, the
-// document start marker, then v.
-func yamlFile(v any) ([]byte, error) {
-	n, err := node(v)
+// document start marker, then v. unsafe tags its strings !unsafe (node).
+func yamlFile(v any, unsafe bool) ([]byte, error) {
+	n, err := node(v, unsafe)
 	if err != nil {
 		return nil, err
 	}

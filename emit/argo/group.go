@@ -380,7 +380,7 @@ func groupedMakespan(g *graph, groups, groupDeps [][]int, dur func(*ir.App) time
 					s = max(s, finishAt[d])
 				}
 			}
-			finishAt[i] = s + dur(g.apps[i])
+			finishAt[i] = addSat(s, dur(g.apps[i]))
 			groupEnd[k] = max(groupEnd[k], finishAt[i])
 		}
 		end = max(end, groupEnd[k])

@@ -86,14 +86,14 @@ func deleteWorstCase(a *ir.App) time.Duration {
 // worstCase is every attempt running into its deadline, with the backoff
 // between attempts growing by Factor up to MaxBackoff.
 func worstCase(attempt time.Duration, r ir.Retry) time.Duration {
-	total := attempt * time.Duration(r.Limit+1)
+	total := mulSat(attempt, int64(r.Limit)+1)
 	wait := r.Backoff
 	for range r.Limit {
 		if r.MaxBackoff > 0 && wait > r.MaxBackoff {
 			wait = r.MaxBackoff
 		}
-		total += wait
-		wait *= time.Duration(max(r.Factor, 1))
+		total = addSat(total, wait)
+		wait = mulSat(wait, int64(max(r.Factor, 1)))
 	}
 	return total
 }

@@ -25,7 +25,7 @@ func (b *builder) spec(action string, deadline time.Duration, exclusive bool) wf
 	if wf.Timeout > 0 {
 		deadline = wf.Timeout
 	}
-	secs := int64((deadline + time.Minute - 1) / time.Minute * 60)
+	secs := wholeMinutes(deadline)
 	s := wfv1.WorkflowSpec{
 		Entrypoint:            tmplMain,
 		ServiceAccountName:    wf.ServiceAccount,
@@ -139,13 +139,13 @@ func steps(names ...string) []wfv1.ParallelSteps {
 func (b *builder) bound(g *graph, gr Grouping, worst func(*ir.App) time.Duration) time.Duration {
 	var work time.Duration
 	for _, a := range g.apps {
-		work += worst(a)
+		work = addSat(work, worst(a))
 	}
 	p := time.Duration(max(b.p.Platform.Workflows.Parallelism, 1))
 	if len(g.apps) == 0 {
 		return 0
 	}
-	return work/p + groupedMakespan(g, gr.groups, gr.groupDeps, worst)
+	return addSat(work/p, groupedMakespan(g, gr.groups, gr.groupDeps, worst))
 }
 
 // deploy is deploy.yaml: main runs the apps DAG, then the steady-state
@@ -171,17 +171,17 @@ func (b *builder) deploySpec(g *graph, gr Grouping, pre []wfv1.Template) (wfv1.W
 	if err != nil {
 		return wfv1.WorkflowSpec{}, err
 	}
-	deadline := b.bound(g, gr, syncWorstCase) + deadlineMargin
+	deadline := addSat(b.bound(g, gr, syncWorstCase), deadlineMargin)
 	main := wfv1.Template{Name: tmplMain}
 	if pre != nil {
 		main.Steps = append(main.Steps, steps(pre[0].Name)...)
-		deadline += shortDeadlineDuration * 2
+		deadline = addSat(deadline, shortDeadlineDuration*2)
 	}
 	main.Steps = append(main.Steps, steps(tmplApps)...)
 	if steady != nil {
 		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{*steady}})
 		p := max(b.p.Platform.Workflows.Parallelism, 1)
-		deadline += time.Duration((len(steady.WithItems)+p-1)/p) * worstCase(callHeadroom, fixedRetryPolicy)
+		deadline = addSat(deadline, mulSat(worstCase(callHeadroom, fixedRetryPolicy), int64((len(steady.WithItems)+p-1)/p)))
 	}
 	spec := b.spec("deploy", deadline, true)
 	spec.Templates = append([]wfv1.Template{main}, pre...)
@@ -222,15 +222,15 @@ func (b *builder) teardownSpec(g *graph, gr Grouping, pre []wfv1.Template, repor
 	if err != nil {
 		return wfv1.WorkflowSpec{}, err
 	}
-	deadline := b.bound(g, gr, deleteWorstCase) + deadlineMargin +
-		worstCase(shortDeadlineDuration, ir.Retry{}) + worstCase(longDeadline*time.Second, fixedRetryPolicy)
+	deadline := addSat(addSat(b.bound(g, gr, deleteWorstCase), deadlineMargin),
+		worstCase(shortDeadlineDuration, ir.Retry{})+worstCase(longDeadline*time.Second, fixedRetryPolicy))
 	main := wfv1.Template{Name: tmplMain}
 	confirm := wfv1.WorkflowStep{Name: "confirm", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("confirm", "{{workflow.parameters."+ParamConfirm+"}}")}}}
 	confirm.Template, confirm.TemplateRef = b.call(tmplConfirm)
 	main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{confirm}})
 	if pre != nil {
 		main.Steps = append(main.Steps, steps(pre[0].Name)...)
-		deadline += 2 * shortDeadlineDuration
+		deadline = addSat(deadline, 2*shortDeadlineDuration)
 	}
 	suspend := wfv1.WorkflowStep{Name: "suspend-parents", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("applications", apps), value("projects", projects)}}}
 	suspend.Template, suspend.TemplateRef = b.call(tmplSuspend)
@@ -243,7 +243,7 @@ func (b *builder) teardownSpec(g *graph, gr Grouping, pre []wfv1.Template, repor
 		}}}
 		r.Template, r.TemplateRef = b.call(tmplOrphans)
 		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{r}})
-		deadline += longDeadline * time.Second
+		deadline = addSat(deadline, longDeadline*time.Second)
 	}
 	spec := b.spec("teardown", deadline, true)
 	var enum []wfv1.AnyString
@@ -296,7 +296,7 @@ func (b *builder) validate() (*wfv1.WorkflowTemplate, error) {
 		return nil, err
 	}
 	no := false
-	deadline := b.bound(g, gr, func(*ir.App) time.Duration { return shortDeadlineDuration }) + deadlineMargin
+	deadline := addSat(b.bound(g, gr, func(*ir.App) time.Duration { return shortDeadlineDuration }), deadlineMargin)
 	spec := b.spec("validate", deadline, false)
 	spec.Templates = dag(tmplMain, g, gr, b.checkTask, &no)
 	return &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(ValidateTemplate, "validate"), Spec: spec}, nil

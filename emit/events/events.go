@@ -1,6 +1,7 @@
 package events
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -122,11 +123,17 @@ func sensor(p *ir.Program) m {
 	// Only pushes to the revision the platform deploys trigger a deploy;
 	// the revision may be a branch or a tag. HEAD names no ref, so every
 	// push counts.
+	//
+	// Argo Events reads a string filter value as a regular expression and
+	// looks for it anywhere in the value (Go's regexp Match), so a plain
+	// "refs/heads/main" also matched pushes to main-experiment and
+	// mainline. The values are anchored, and the ref quoted.
 	if ev.Branch != "" && ev.Branch != "HEAD" {
+		ref := regexp.QuoteMeta(ev.Branch)
 		dep["filters"] = m{"data": []m{{
 			"path":  "body.ref",
 			"type":  "string",
-			"value": []string{"refs/heads/" + ev.Branch, "refs/tags/" + ev.Branch},
+			"value": []string{"^refs/heads/" + ref + "$", "^refs/tags/" + ref + "$"},
 		}}}
 	}
 	wf := m{

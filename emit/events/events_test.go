@@ -11,6 +11,7 @@ import (
 	ebv1 "github.com/argoproj/argo-events/pkg/apis/eventbus/v1alpha1"
 	esv1 "github.com/argoproj/argo-events/pkg/apis/eventsource/v1alpha1"
 	snv1 "github.com/argoproj/argo-events/pkg/apis/sensor/v1alpha1"
+	"github.com/argoproj/argo-events/sensors/dependencies"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"sigs.k8s.io/yaml"
@@ -211,7 +212,7 @@ func TestExample(t *testing.T) {
 	// branch or a tag, are the only ones that trigger.
 	f := o.sensor.Spec.Dependencies[0].Filters
 	if f == nil || len(f.Data) != 1 || f.Data[0].Path != "body.ref" ||
-		!slices.Equal(f.Data[0].Value, []string{"refs/heads/platform-v1.4.0", "refs/tags/platform-v1.4.0"}) {
+		!slices.Equal(f.Data[0].Value, []string{`^refs/heads/platform-v1\.4\.0$`, `^refs/tags/platform-v1\.4\.0$`}) {
 		t.Errorf("filters %+v", f)
 	}
 }
@@ -288,5 +289,52 @@ func TestNoEvents(t *testing.T) {
 	p := emittest.Compile(t, "p.hcl", []byte(base), "")
 	if files := emittest.Emit(t, p, events.Emitter{}); len(files) != 0 {
 		t.Errorf("emitted %d files", len(files))
+	}
+}
+
+// TestSensorFilterAnchored runs the sensor's dependency filter through
+// Argo Events' own filter code (sensors/dependencies.Filter, what the
+// sensor runs on each event): only pushes of exactly the deployed ref,
+// as a branch or a tag, trigger. Unanchored, pushes to main-experiment
+// and mainline deployed too (issue 13).
+func TestSensorFilterAnchored(t *testing.T) {
+	src := strings.Replace(base, `revision = "release"`, `revision = "main"`, 1) + "events {}\n"
+	p := emittest.Compile(t, "p.hcl", []byte(src), "")
+	o := decode(t, emittest.Emit(t, p, events.Emitter{}))
+	f := o.sensor.Spec.Dependencies[0].Filters
+	if f == nil {
+		t.Fatal("no filter for revision main")
+	}
+	for ref, want := range map[string]bool{
+		"refs/heads/main":            true,
+		"refs/tags/main":             true,
+		"refs/heads/main-experiment": false,
+		"refs/heads/mainline":        false,
+		"refs/heads/feature/main":    false,
+		"refs/heads/xmain":           false,
+		"refs/tags/main.1":           false,
+		"refs/heads/main\n":          false,
+		"":                           false,
+	} {
+		body, _ := json.Marshal(map[string]any{"header": map[string]any{}, "body": map[string]any{"ref": ref}})
+		ev := &snv1.Event{Context: &snv1.EventContext{DataContentType: "application/json"}, Data: body}
+		got, err := dependencies.Filter(ev, f, "")
+		if err != nil && want {
+			t.Errorf("%q: %v", ref, err)
+		}
+		if got != want {
+			t.Errorf("a push of %q triggers: %v, want %v", ref, got, want)
+		}
+	}
+	// A revision with regular-expression characters matches itself only.
+	src = strings.Replace(base, `revision = "release"`, `revision = "v1.2+build.3"`, 1) + "events {}\n"
+	p = emittest.Compile(t, "p.hcl", []byte(src), "")
+	o = decode(t, emittest.Emit(t, p, events.Emitter{}))
+	for ref, want := range map[string]bool{"refs/tags/v1.2+build.3": true, "refs/tags/v1x2build.3": false, "refs/tags/v1.22build.3": false} {
+		body, _ := json.Marshal(map[string]any{"body": map[string]any{"ref": ref}})
+		ev := &snv1.Event{Context: &snv1.EventContext{DataContentType: "application/json"}, Data: body}
+		if got, _ := dependencies.Filter(ev, o.sensor.Spec.Dependencies[0].Filters, ""); got != want {
+			t.Errorf("revision v1.2+build.3, push of %q triggers: %v, want %v", ref, got, want)
+		}
 	}
 }

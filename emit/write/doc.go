@@ -18,7 +18,13 @@
 // fails or is killed before it leaves the previous output intact. A
 // temporary directory left by a killed build (".<dir>.platc-*" beside the
 // output directory) is removed by the next Write into the same place.
-// Two builds into the same directory at once are not supported.
+//
+// Write holds an exclusive lock (flock(2) on ".<dir>.platc.lock" beside
+// the directory) for all of this, so a second build into the same
+// directory fails at once with BusyError instead of corrupting it. The
+// lock file is also a journal of the temporary trees the holder creates,
+// and recovery removes only what a journal names: a file of the user's
+// that merely looks like a leftover is never touched (lock.go).
 //
 // Existing files are read and compared by a few goroutines at once (a
 // 10,000-app platform has over 10,000 files), and an error reported is

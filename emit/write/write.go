@@ -272,14 +272,19 @@ func Write(dir string, files []emit.File) (changes []Change, err error) {
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return nil, err
 	}
-	if err := recoverLeftovers(parent, base); err != nil {
+	lock, err := acquire(parent, base)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.release()
+	if err := lock.recover(); err != nil {
 		return nil, err
 	}
 	changes, existing, err := plan(dir, files)
 	if err != nil || len(changes) == 0 {
 		return changes, err
 	}
-	tmp, err := os.MkdirTemp(parent, "."+base+tmpMarker)
+	tmp, err := lock.mkTemp()
 	if err != nil {
 		return nil, err
 	}
@@ -306,33 +311,6 @@ func Write(dir string, files []emit.File) (changes []Change, err error) {
 	// loses nothing, and the next build removes it.
 	os.RemoveAll(old)
 	return changes, nil
-}
-
-// recoverLeftovers cleans up after a build that was killed. A build
-// killed between the two renames of the fallback swap leaves no dir and
-// the previous tree as ".<base>.platc-*.old": that tree is put back first.
-// Every other leftover is an unfinished new tree or an old tree already
-// replaced, and is deleted.
-func recoverLeftovers(parent, base string) error {
-	matches, err := filepath.Glob(filepath.Join(parent, "."+base+tmpMarker+"*"))
-	if err != nil {
-		return err
-	}
-	dir := filepath.Join(parent, base)
-	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
-		for _, m := range matches {
-			if strings.HasSuffix(m, oldSuffix) {
-				if err := os.Rename(m, dir); err != nil {
-					return err
-				}
-				break
-			}
-		}
-	}
-	for _, m := range matches {
-		os.RemoveAll(m)
-	}
-	return nil
 }
 
 // fill builds the new tree in tmp: the old directory's entries that stay

@@ -20,6 +20,7 @@ import (
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/executor/logging"
+	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/lang"
 )
 
@@ -189,6 +190,15 @@ func or(s, def string) string {
 	return strings.TrimSpace(s)
 }
 
+// Bounds on the files the executor reads.
+const (
+	// MaxKubeconfigSize is the largest kubeconfig KUBECONFIG_PATH may
+	// name (one with a few embedded certificates is a few KiB).
+	MaxKubeconfigSize = 4 << 20
+	// MaxEnvFileSize is the largest environment file.
+	MaxEnvFileSize = 1 << 20
+)
+
 // loadKubeconfig reads exactly one of KUBECONFIG_DATA and KUBECONFIG_PATH
 // (RFC 7.1), else, as the last fallback, the files KUBECONFIG lists, the
 // way kubectl does, and builds the client configuration. Messages never
@@ -226,17 +236,28 @@ func loadKubeconfig(cfg *Config, in Input, p *Problems) {
 		cfg.KubeconfigBytes = b
 	default:
 		cfg.KubeconfigSource = path
-		b, err := os.ReadFile(path)
+		// Read once, bounded and only from a regular file: /dev/zero or a
+		// FIFO here exhausted memory or hung (issue 13).
+		b, err := safefile.Read(path, MaxKubeconfigSize)
 		if err != nil {
 			p.add("KUBECONFIG_PATH %s: %v", path, unwrapPath(err))
 			return
 		}
-		// LoadFromFile resolves relative certificate paths against the
-		// file's directory, as kubectl does.
-		raw, err = clientcmd.LoadFromFile(path)
+		raw, err = clientcmd.Load(b)
 		if err != nil {
 			p.add("KUBECONFIG_PATH %s is not a kubeconfig: %s", path, firstLine(err))
 			return
+		}
+		// What clientcmd.LoadFromFile does after reading: relative
+		// certificate paths resolve against the file's location.
+		for _, o := range raw.AuthInfos {
+			o.LocationOfOrigin = path
+		}
+		for _, o := range raw.Clusters {
+			o.LocationOfOrigin = path
+		}
+		for _, o := range raw.Contexts {
+			o.LocationOfOrigin = path
 		}
 		cfg.KubeconfigBytes = b
 	}

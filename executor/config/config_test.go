@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -186,5 +187,32 @@ func TestKubeconfigFallback(t *testing.T) {
 	_, p = Load(in)
 	if got := strings.Join(p.Errors, "\n"); !strings.Contains(got, "KUBECONFIG is used when neither is set") {
 		t.Errorf("problems: %q", got)
+	}
+}
+
+// TestSpecialFiles: KUBECONFIG_PATH and the environment file are read
+// only from regular files, bounded: /dev/zero exhausted memory and a FIFO
+// hung (issue 13). Each gives a problem at once.
+func TestSpecialFiles(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, c := range []struct {
+		name string
+		set  func(*Input)
+		want string
+	}{
+		{"kubeconfig /dev/zero", func(in *Input) { in.KubeconfigPath = "/dev/zero" }, "character device, not a regular file"},
+		{"kubeconfig FIFO", func(in *Input) { in.KubeconfigPath = fifo }, "named pipe (FIFO), not a regular file"},
+		{"env file /dev/zero", func(in *Input) { in.EnvFile = "/dev/zero" }, "character device, not a regular file"},
+		{"env file FIFO", func(in *Input) { in.EnvFile = fifo }, "named pipe (FIFO), not a regular file"},
+	} {
+		in := setup(t, "")
+		c.set(&in)
+		_, p := Load(in)
+		if got := strings.Join(p.Errors, "\n"); !strings.Contains(got, c.want) {
+			t.Errorf("%s: problems %q, want %q", c.name, got, c.want)
+		}
 	}
 }

@@ -4,11 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
 	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/internal/safefile"
 )
 
 // EnvFile is /config/environment.yaml (RFC 7.4). Its values override the
@@ -51,7 +52,7 @@ type parsedDuration struct {
 // file is not a problem when the path is the default one (the mount is
 // optional); it is when the operator named the file.
 func readEnvFile(path string, explicit bool, environment string) (*EnvFile, []string) {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, MaxEnvFileSize)
 	if errors.Is(err, fs.ErrNotExist) && !explicit {
 		return nil, nil
 	}

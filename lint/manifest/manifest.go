@@ -18,7 +18,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/safefile"
 )
+
+// MaxFileSize is the largest manifest file platc reads. Files are read
+// only when they are regular files: a kustomization entry naming a
+// device or a FIFO is reported, not read.
+const MaxFileSize = 16 << 20
 
 // A File is one YAML file that was read, with its bytes kept for source
 // snippets and position conversion.
@@ -68,10 +74,6 @@ func (s *Set) HCLFiles() map[string]*hcl.File {
 // directory, in its order of preference.
 var kustomizationNames = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
-// MaxFileSize bounds a manifest file: a larger one is skipped with a
-// warning rather than read into memory.
-const MaxFileSize = 16 << 20
-
 // Load reads every YAML manifest under dir (recursively; hidden
 // directories and the templates/ of Helm charts are skipped, since Helm
 // templates are not YAML until rendered) and every file that a
@@ -118,6 +120,7 @@ func NewLoader() *Loader {
 // Helm charts. Kustomizations found are followed after the walk, so a
 // file both found and listed is attributed to the walk.
 func (l *Loader) Dir(dir string, recurse bool) {
+	l.root = repoRoot(dir)
 	var kusts []string
 	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -162,7 +165,10 @@ func (l *Loader) Dir(dir string, recurse bool) {
 
 // Kustomization reads a kustomization file and what it lists, as
 // kustomize build would find them (see Load).
-func (l *Loader) Kustomization(path string) { l.kustomization(path, "") }
+func (l *Loader) Kustomization(path string) {
+	l.root = repoRoot(filepath.Dir(path))
+	l.kustomization(path, "")
+}
 
 // File reads one YAML file.
 func (l *Loader) File(path string) { l.file(path, "", "") }
@@ -189,7 +195,33 @@ func FindKustomization(dir string) string {
 	return ""
 }
 
+// repoRoot is the Git work tree that holds dir (the nearest directory at
+// or above it with a .git). Outside one (an exported tree), it is the
+// working directory when dir is inside it, else dir itself.
+func repoRoot(dir string) string {
+	start, err := filepath.Abs(dir)
+	if err != nil {
+		return dir
+	}
+	for d := start; ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		up := filepath.Dir(d)
+		if up == d {
+			break
+		}
+		d = up
+	}
+	if wd, err := os.Getwd(); err == nil && safefile.Within(wd, start) {
+		return wd
+	}
+	return start
+}
+
 type loader struct {
+	// root is the directory files listed by kustomizations must be in.
+	root           string
 	set            Set
 	objects        map[*File][]*Object
 	seen           map[string]bool // absolute paths of files read
@@ -232,15 +264,7 @@ func (l *loader) file(path, via, ns string) {
 		return
 	}
 	l.seen[k] = true
-	if info, err := os.Stat(path); err == nil && info.Size() > MaxFileSize {
-		l.diags = append(l.diags, &hcl.Diagnostic{
-			Severity: hcl.DiagWarning,
-			Summary:  "Manifest too large",
-			Detail:   fmt.Sprintf("%s has %d bytes, more than the %d platc reads from one manifest, so it was not scanned.", path, info.Size(), MaxFileSize),
-		})
-		return
-	}
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, MaxFileSize)
 	if err != nil {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagWarning,
@@ -365,7 +389,7 @@ func (l *loader) kustomization(path, outerNS string) {
 		return
 	}
 	l.kustomizations[k] = true
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, MaxFileSize)
 	if err != nil {
 		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Cannot read kustomization",
 			Detail: fmt.Sprintf("Reading %s failed: %s. What it lists was not scanned.", path, unwrap(err))})
@@ -417,6 +441,15 @@ func (l *loader) kustomization(path, outerNS string) {
 			continue
 		}
 		if !info.IsDir() {
+			// Overlays list files of their bases (../../base/x.yaml), but
+			// nothing outside the repository that holds the scanned
+			// directory is read: an entry such as /proc/self/environ would
+			// otherwise be read and quoted in a "not valid YAML" warning.
+			if !safefile.Within(l.root, target) {
+				l.diags = append(l.diags, diag.Warning(f.Range(e), "Kustomization entry outside the repository",
+					fmt.Sprintf("%s lists %q, a file outside %s, which platc does not read. List files of the repository only.", path, ref, l.root)))
+				continue
+			}
 			l.file(target, path, ns)
 			continue
 		}

@@ -37,9 +37,11 @@ func TestLoadWalksFollowsKustomizeAndSkips(t *testing.T) {
 		"outside/dir/kustomization.yml": "resources: [c.yaml]\n",
 		"outside/dir/c.yaml":            "apiVersion: v1\nkind: Service\nmetadata: {name: c}\n",
 		"outside/patch.yaml":            "apiVersion: batch/v1\nkind: Job\nmetadata:\n  name: b\n  annotations: {x: y}\n",
-		"scan/.git/hook.yaml":           "apiVersion: v1\nkind: Pod\nmetadata: {name: hidden}\n",
+		"scan/.cache/hook.yaml":         "apiVersion: v1\nkind: Pod\nmetadata: {name: hidden}\n",
 		"scan/chart/Chart.yaml":         "apiVersion: v2\nname: chart\n",
 		"scan/chart/templates/t.yaml":   "apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Release.Name }}\n",
+		// The repository that holds scan/ and outside/.
+		".git/HEAD": "ref: refs/heads/main\n",
 	})
 	set, diags := Load(filepath.Join(root, "scan"))
 	if len(diags) != 0 {
@@ -153,5 +155,50 @@ func TestKustomizeNamespace(t *testing.T) {
 	want := []string{"Service/s  outer", "ConfigMap/a own outer", "Job/j  "}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestLoadStaysInRepository: a kustomization entry naming a file outside
+// the repository that holds the scanned directory is reported and not
+// read (/proc/self/environ would be quoted in a "not valid YAML"
+// warning), and neither is a device.
+func TestLoadStaysInRepository(t *testing.T) {
+	outside := write(t, map[string]string{"secret.yaml": "password: hunter2\n"})
+	root := t.TempDir()
+	k := filepath.Join(root, "scan", "k")
+	rel, err := filepath.Rel(k, filepath.Join(outside, "secret.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := strings.Repeat("../", strings.Count(k, string(filepath.Separator)))
+	for name, data := range map[string]string{
+		".git/HEAD":                 "ref: refs/heads/main\n",
+		"scan/k/kustomization.yaml": "resources:\n  - " + up + "proc/self/environ\n  - " + filepath.ToSlash(rel) + "\n  - zero.yaml\n",
+	} {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(root, "scan", "k", "zero.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	set, diags := Load(filepath.Join(root, "scan"))
+	if len(set.Files) != 0 {
+		t.Errorf("read %d manifests, want none", len(set.Files))
+	}
+	var got []string
+	for _, d := range diags {
+		got = append(got, d.Summary)
+		if strings.Contains(d.Detail, "hunter2") || strings.Contains(d.Detail, "PATH=") {
+			t.Errorf("a diagnostic quotes a file outside the repository: %s", d.Detail)
+		}
+	}
+	want := []string{"Kustomization entry outside the repository", "Kustomization entry outside the repository", "Kustomization entry outside the repository"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", diff)
 	}
 }

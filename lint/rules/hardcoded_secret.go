@@ -28,16 +28,27 @@ The rule looks at every literal string in every file, with few false
 positives in mind:
 - values that have the shape of a known credential anywhere: PEM private
   keys, AWS access key IDs, GitHub, GitLab, Slack, Stripe and Google API
-  tokens, JWTs, and URLs with a password (https://user:pass@host);
-- literal values of keys whose name ends in password, passwd,
-  passphrase, token, apikey, secretkey, accesskey, privatekey or
-  clientsecret (case and separators ignored), unless the value is a
-  placeholder that a tool resolves (<path:...>, ref+..., vault:...), an
-  environment variable name, or shorter than 6 characters;
+  tokens, JWTs, and URLs with a password (https://user:pass@host, also
+  redis://:pass@host);
+- literal values of keys that name a credential: whose last word is
+  password, passwd, pwd, pass, passphrase, token, apikey or credential,
+  or that end in password, token, apikey, secretkey, accesskey,
+  privatekey, clientsecret, encryptionkey, signingkey, masterkey or
+  authkey (case and separators ignored; db_pwd, password1 and passwords
+  count too); in a container env entry { name = "DB_PASSWORD", value =
+  "..." } the name is the key. Placeholders are left alone: what a tool
+  resolves (<path:...>, ref+..., vault:...), ${VAR}, $(VAR), {{ ... }},
+  <...>, changeme, xxxx, ****, an environment variable name such as
+  DB_PASSWORD, a value shorter than 6 characters, and values computed
+  from expressions such as ${env.db_password};
 - literal values of other keys ending in secret, and of keys that name
   a Secret (existingSecret..., ...SecretName, ...SecretRef), that are not
-  Kubernetes object names: existingSecret = "harbor-db" names a Secret,
-  which is how it should be done.
+  Kubernetes object names, or are long random hex: existingSecret =
+  "harbor-db" names a Secret, which is how it should be done.
+
+platc build refuses to write output while this rule finds anything,
+since the output is committed; a deliberate exception takes a
+platc:ignore comment with its reason.
 
 Move the value into a Kubernetes Secret (sealed with sealed-secrets or
 synced by External Secrets from Vault) and reference it by name, for
@@ -92,13 +103,25 @@ func walkExpr(p *lint.Pass, e hclsyntax.Expression, key, path string) {
 	case *hclsyntax.TemplateWrapExpr:
 		walkExpr(p, x.Wrapped, key, path)
 	case *hclsyntax.ObjectConsExpr:
+		// A container env entry, { name = "DB_PASSWORD", value = "..." },
+		// names its value's meaning in a sibling: value is judged as if
+		// it were the key DB_PASSWORD.
+		envName := ""
+		for _, it := range x.Items {
+			if objectKey(it.KeyExpr) == "name" {
+				envName = literalString(it.ValueExpr)
+			}
+		}
 		for _, it := range x.Items {
 			k := objectKey(it.KeyExpr)
-			if k == "" {
+			switch {
+			case k == "":
 				walkExpr(p, it.ValueExpr, key, path)
-				continue
+			case k == "value" && envName != "":
+				walkExpr(p, it.ValueExpr, envName, path+"."+envName)
+			default:
+				walkExpr(p, it.ValueExpr, k, path+"."+k)
 			}
-			walkExpr(p, it.ValueExpr, k, path+"."+k)
 		}
 	case *hclsyntax.TupleConsExpr:
 		for _, it := range x.Exprs {
@@ -114,6 +137,16 @@ func walkExpr(p *lint.Pass, e hclsyntax.Expression, key, path string) {
 			walkExpr(p, a, key, path)
 		}
 	}
+}
+
+// literalString returns the value of a string literal, or "".
+func literalString(e hclsyntax.Expression) string {
+	if t, ok := e.(*hclsyntax.TemplateExpr); ok && t.IsStringLiteral() {
+		if v, diags := t.Value(nil); !diags.HasErrors() && v.Type() == cty.String {
+			return v.AsString()
+		}
+	}
+	return ""
 }
 
 // objectKey returns the literal name of an object key, or "".
@@ -145,29 +178,53 @@ var credentialShapes = []struct {
 	{"Stripe key", regexp.MustCompile(`\b[sr]k_live_[0-9A-Za-z]{16,}`)},
 	{"Google API key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}\b`)},
 	{"JSON web token", regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}`)},
-	{"password in a URL", regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://[^/\s:@]+:[^/\s@]+@`)},
+	// The user may be empty, as in redis://:password@host.
+	{"password in a URL", regexp.MustCompile(`\b[a-z][a-z0-9+.-]*://[^/\s:@]*:[^/\s@]+@`)},
 }
 
-// secretSuffixes are key endings whose values are credentials; keys are
-// compared lowercased with everything but letters and digits removed.
-var secretSuffixes = []string{"password", "passwd", "passphrase", "token", "apikey", "secretkey", "accesskey", "privatekey", "clientsecret"}
-
-// secretRefMarkers are parts of key names that say the value names a
-// Secret object rather than holding the credential.
-var secretRefMarkers = []string{"existingsecret", "secretname", "secretref"}
+// Key names are compared as words: "db_pwd", "dbPwd" and "DB_PWD" are
+// the words db and pwd. A last word in credentialWords, or a key ending
+// in a compound of credentialCompounds (case and separators ignored),
+// holds a credential. Trailing digits and a plural s are ignored, so
+// password1 and passwords count too.
+var (
+	credentialWords     = []string{"password", "passwd", "pwd", "pass", "passphrase", "token", "apikey", "credential"}
+	credentialCompounds = []string{"password", "passwd", "passphrase", "token", "apikey", "secretkey", "accesskey", "privatekey", "clientsecret", "encryptionkey", "signingkey", "masterkey", "authkey"}
+	// secretRefMarkers are parts of key names that say the value names a
+	// Secret object rather than holding the credential.
+	secretRefMarkers = []string{"existingsecret", "secretname", "secretref"}
+)
 
 var (
 	nonAlnum    = regexp.MustCompile(`[^a-z0-9]`)
-	envVarName  = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+	wordBreak   = regexp.MustCompile(`[^A-Za-z0-9]+|([a-z0-9])([A-Z])`)
+	envVarName  = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$`)
 	k8sObjName  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 	resolverRef = regexp.MustCompile(`^(<path:|ref\+|vault:|op://|secretref\+|awssm:|gcpsm:|sops:)`)
+	// placeholder is a value that stands for a credential filled in
+	// elsewhere: <password>, ${DB_PASSWORD}, $(TOKEN), {{ .Values.x }},
+	// xxxxxx, ******, changeme, REPLACE_ME.
+	placeholder = regexp.MustCompile(`(?i)^(<[^<>]*>|\$\{[^{}]*\}|\$\([^()]*\)|\{\{.*\}\}|x+|\*+|\.+|change[-_ ]?me|replace[-_ ]?me|to[-_ ]?do|tbd|redacted|none|null|nil|placeholder)$`)
+	// randomHex is a lowercase hex string as long as a key or a token:
+	// a valid Kubernetes name, but not one anybody chose.
+	randomHex = regexp.MustCompile(`^[0-9a-f]{16,}$`)
 )
+
+// trimKey drops what does not change a key's meaning: trailing digits
+// and a plural s.
+func trimKey(k string) string {
+	k = strings.TrimRight(k, "0123456789")
+	if len(k) > 3 && strings.HasSuffix(k, "s") && !strings.HasSuffix(k, "ss") {
+		k = k[:len(k)-1]
+	}
+	return k
+}
 
 // sensitiveKey says whether a key holds a credential by its name: 2 for
 // a credential name, 1 for a name ending in "secret" (which may also name
 // a Secret object), 0 otherwise.
 func sensitiveKey(key string) int {
-	k := nonAlnum.ReplaceAllString(strings.ToLower(key), "")
+	k := trimKey(nonAlnum.ReplaceAllString(strings.ToLower(key), ""))
 	// existingSecretAdminPassword, passwordSecretName, tokenSecretRef:
 	// such keys name the Secret that holds the value.
 	for _, ref := range secretRefMarkers {
@@ -175,15 +232,30 @@ func sensitiveKey(key string) int {
 			return 1
 		}
 	}
-	for _, s := range secretSuffixes {
+	for _, s := range credentialCompounds {
 		if strings.HasSuffix(k, s) {
 			return 2
 		}
+	}
+	words := strings.Fields(wordBreak.ReplaceAllString(key, "$1 $2"))
+	if len(words) > 0 && slices.Contains(credentialWords, trimKey(strings.ToLower(words[len(words)-1]))) {
+		return 2
 	}
 	if strings.HasSuffix(k, "secret") {
 		return 1
 	}
 	return 0
+}
+
+// looksRandom reports a value no person chose as a name: long lowercase
+// hex with both digits and letters.
+func looksRandom(v string) bool {
+	if !randomHex.MatchString(v) {
+		return false
+	}
+	digits := strings.IndexFunc(v, func(r rune) bool { return r >= '0' && r <= '9' }) >= 0
+	letters := strings.IndexFunc(v, func(r rune) bool { return r >= 'a' && r <= 'f' }) >= 0
+	return digits && letters
 }
 
 func checkTemplate(p *lint.Pass, t *hclsyntax.TemplateExpr, key, path string) {
@@ -205,14 +277,14 @@ func checkTemplate(p *lint.Pass, t *hclsyntax.TemplateExpr, key, path string) {
 		}
 	}
 	if !whole {
-		return // part of the value comes from an expression
+		return // part of the value comes from an expression, such as ${env.x}
 	}
 	v := literal.String()
 	level := sensitiveKey(key)
 	switch {
-	case level == 0, len(v) < 6, strings.ContainsAny(v, " \t\n"), envVarName.MatchString(v), resolverRef.MatchString(v):
+	case level == 0, len(v) < 6, envVarName.MatchString(v), resolverRef.MatchString(v), placeholder.MatchString(strings.TrimSpace(v)):
 		return
-	case level == 1 && k8sObjName.MatchString(v):
+	case level == 1 && k8sObjName.MatchString(v) && !looksRandom(v):
 		return // names a Secret object, which is how it should be done
 	}
 	report(p, t.Range(), fmt.Sprintf("%q holds a literal credential", path))

@@ -4,10 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path/filepath"
 	"slices"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
 	"github.com/platc/platc/lint/detect"
@@ -42,9 +43,9 @@ the path, or make the annotation and the hook block's phase agree.`,
 					}
 					subject := lh.Manifest.Expr.Range()
 					path := hookPath(h.Dir, h.Manifest)
-					b, err := os.ReadFile(path)
+					b, err := readManifest(p.Module.Dir, path)
 					if err != nil {
-						why := "cannot be read"
+						why := "cannot be read: " + safefile.Unwrap(err).Error()
 						if errors.Is(err, fs.ErrNotExist) {
 							why = "does not exist"
 						}
@@ -110,4 +111,18 @@ func hookDecl(la *lang.App, name string) *lang.Hook {
 		}
 	}
 	return nil
+}
+
+// readManifest reads a hook manifest the way every file an attribute
+// names is read: only a regular file, bounded, inside the platform
+// directory even through symbolic links.
+func readManifest(root, path string) ([]byte, error) {
+	if root == "" {
+		root = "."
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return nil, err
+	}
+	return safefile.ReadInside(root, filepath.ToSlash(rel), manifest.MaxFileSize)
 }

@@ -73,8 +73,6 @@ func whyUnpinned(v string) string {
 	switch lower := strings.ToLower(strings.TrimSpace(v)); {
 	case exactVersion.MatchString(v):
 		return ""
-	case lower == "":
-		return "is empty, so the newest release is installed"
 	case lower == "latest" || lower == "stable" || lower == "*" || lower == "x":
 		return "follows the newest release"
 	case partialVersion.MatchString(v):

@@ -57,15 +57,6 @@ stack "infrastructure" {
     }
   }
 
-  app "empty" {
-    namespace = "empty"
-    source {
-      chart    = "podinfo"
-      repo_url = "https://stefanprodan.github.io/podinfo"
-      version  = ""  # want `version "" is empty`
-    }
-  }
-
   # Pinned versions, with and without "v", pre-release and build metadata.
   app "sealed-secrets" {
     namespace = "kube-system"

@@ -1,0 +1,85 @@
+package argo
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/platc/platc/compiler/ir"
+)
+
+// worst is an app at the compiler's limits: 24h timeouts, a hundred
+// retries with backoffs growing tenfold up to a day.
+var worst = ir.App{
+	Timeouts: ir.Timeouts{Sync: 24 * time.Hour, Health: 24 * time.Hour},
+	Retry:    ir.Retry{Limit: 100, Backoff: 24 * time.Hour, Factor: 10, MaxBackoff: 24 * time.Hour},
+	Teardown: ir.Teardown{Volumes: ir.VolumesRetain, Timeout: 24 * time.Hour},
+}
+
+func TestWorstCaseDoesNotWrap(t *testing.T) {
+	r := ir.Retry{Limit: 100, Backoff: 30 * time.Second, Factor: 10}
+	if got := worstCase(time.Hour, r); got < 101*time.Hour {
+		// 30s×10^k overflows after a dozen retries; it used to wrap
+		// negative and be added as such.
+		t.Errorf("worstCase with unbounded backoff = %v, want at least 101h", got)
+	}
+	a := worst
+	attempt, _ := strconv.Atoi(syncValues(&a)["deadline"])
+	if got := syncWorstCase(&a); got < time.Duration(attempt)*time.Second*101 {
+		t.Errorf("syncWorstCase = %v, less than 101 attempts of %ds", got, attempt)
+	}
+}
+
+// TestDeadlineSaturates: a chain of 10,000 apps at the limits adds up to
+// more than a time.Duration holds; the workflow deadline saturates
+// instead of wrapping, and stays above every task's deadline.
+func TestDeadlineSaturates(t *testing.T) {
+	apps := make([]*ir.App, 10_000)
+	for i := range apps {
+		a := worst
+		a.Name = "app-" + strconv.Itoa(i)
+		a.Application = a.Name
+		a.Project = "default"
+		a.Index = i
+		if i > 0 {
+			a.Deps = []ir.Dep{{App: apps[i-1]}}
+		}
+		apps[i] = &a
+	}
+	p := &ir.Program{Apps: apps}
+	p.Platform.Name = "acme"
+	p.Platform.Workflows = ir.Workflows{Namespace: "argo", ServiceAccount: "sa", Parallelism: 10}
+	p.Index()
+	b := newBuilder(p)
+	wt, _, err := b.deploy()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secs := *wt.Spec.ActiveDeadlineSeconds
+	task, _ := strconv.Atoi(syncValues(apps[0])["deadline"])
+	if secs <= 0 || secs < int64(task)*101 {
+		t.Errorf("activeDeadlineSeconds = %d, want positive and above one app's 101 attempts of %ds", secs, task)
+	}
+}
+
+func TestSaturatingArithmetic(t *testing.T) {
+	for _, c := range []struct {
+		got, want time.Duration
+	}{
+		{addSat(maxDuration-1, 2), maxDuration},
+		{addSat(time.Hour, time.Minute), time.Hour + time.Minute},
+		{mulSat(maxDuration/2, 3), maxDuration},
+		{mulSat(time.Hour, 0), 0},
+		{mulSat(time.Hour, 101), 101 * time.Hour},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %v, want %v", c.got, c.want)
+		}
+	}
+	if got := wholeMinutes(maxDuration); got <= 0 {
+		t.Errorf("wholeMinutes(max) = %d", got)
+	}
+	if got := wholeMinutes(61 * time.Second); got != 120 {
+		t.Errorf("wholeMinutes(61s) = %d, want 120", got)
+	}
+}

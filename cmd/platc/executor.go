@@ -15,6 +15,7 @@ import (
 	"github.com/platc/platc/executor"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
+	"github.com/platc/platc/internal/english"
 	"github.com/platc/platc/report"
 )
 
@@ -166,7 +167,7 @@ func configProblems(cmd *cli.Command, cfg *config.Config, probs *config.Problems
 	n := len(probs.Errors) + errs
 	rep := &executor.Report{
 		Action: string(cfg.Action), Status: "invalid", StartedAt: time.Now().UTC().Truncate(time.Second), ExitCode: exitInvalid, Scope: cfg.Scope.String(),
-		Summary:    fmt.Sprintf("invalid configuration: %d %s; nothing was done", n, pluralize(n, "problem")),
+		Summary:    fmt.Sprintf("invalid configuration: %d %s; nothing was done", n, english.Plural(n, "problem")),
 		Problems:   probs.Errors,
 		Components: []executor.Component{}, Failures: []executor.Failure{}, Metrics: map[string]int{},
 		Recommend: []string{"Fix the configuration problems above and run again; see 'platc " + string(cfg.Action) + " --help' for every setting."},

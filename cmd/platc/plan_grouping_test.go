@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platc/platc/cmd/platc/internal/planview"
 	"github.com/platc/platc/internal/synth"
 )
 
@@ -100,10 +101,10 @@ func TestPlanSimulateExample(t *testing.T) {
 	}
 	text := stdout.String()
 	for _, want := range []string{
-		fmt.Sprintf("deploy DAG, flat               %-15s  %s\n", human(44*time.Minute), human(44*time.Minute)),
-		fmt.Sprintf("RFC 5.3 wave by wave, %d waves  %-15s  %s\n", waves.Waves, human(time.Duration(waves.Unlimited)*time.Second), human(time.Duration(waves.Parallelism)*time.Second)),
+		fmt.Sprintf("deploy DAG, flat               %-15s  %s\n", planview.Human(44*time.Minute), planview.Human(44*time.Minute)),
+		fmt.Sprintf("RFC 5.3 wave by wave, %d waves  %-15s  %s\n", waves.Waves, planview.Human(time.Duration(waves.Unlimited)*time.Second), planview.Human(time.Duration(waves.Parallelism)*time.Second)),
 		"Critical path (6 apps, 44m):\n  metallb ",
-		"so it takes exactly the critical path, 44m; wave by wave takes " + human(time.Duration(waves.Unlimited)*time.Second) + ".",
+		"so it takes exactly the critical path, 44m; wave by wave takes " + planview.Human(time.Duration(waves.Unlimited)*time.Second) + ".",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("plan --simulate lacks %q:\n%s", want, text)

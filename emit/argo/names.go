@@ -1,5 +1,7 @@
 package argo
 
+import "github.com/platc/platc/plan"
+
 // Names of the objects and templates this package emits. They are fixed
 // so that the executor, the Argo Events sensor and people can refer to
 // them.
@@ -77,6 +79,18 @@ const (
 	MaxTasks     = 200
 	MaxTemplates = 200
 )
+
+// Limits are Argo's limits as plan lays out a deploy or teardown DAG
+// within them: besides main and the top DAG, every template may be a
+// group. The confirm, suspend and report steps are ClusterTemplate
+// references (or, inlined in a scoped workflow, counted by the caller).
+var Limits = limits(MaxTemplates - 2)
+
+// limits are Argo's limits for a workflow with room for groups group
+// templates.
+func limits(groups int) plan.Limits {
+	return plan.Limits{Engine: "Argo Workflows", Workflow: "Argo workflow", Tasks: MaxTasks, Groups: groups}
+}
 
 // DefaultImage is the step image when platform.workflows.image is not
 // set: platc's own image, which carries bash, jq, coreutils and the

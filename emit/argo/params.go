@@ -9,6 +9,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/internal/satmath"
 )
 
 // Per-app inputs of the ClusterTemplate templates, in the order they are
@@ -86,14 +87,14 @@ func deleteWorstCase(a *ir.App) time.Duration {
 // worstCase is every attempt running into its deadline, with the backoff
 // between attempts growing by Factor up to MaxBackoff.
 func worstCase(attempt time.Duration, r ir.Retry) time.Duration {
-	total := mulSat(attempt, int64(r.Limit)+1)
+	total := satmath.Mul(attempt, int64(r.Limit)+1)
 	wait := r.Backoff
 	for range r.Limit {
 		if r.MaxBackoff > 0 && wait > r.MaxBackoff {
 			wait = r.MaxBackoff
 		}
-		total = addSat(total, wait)
-		wait = mulSat(wait, int64(max(r.Factor, 1)))
+		total = satmath.Add(total, wait)
+		wait = satmath.Mul(wait, int64(max(r.Factor, 1)))
 	}
 	return total
 }

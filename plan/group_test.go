@@ -1,4 +1,4 @@
-package argo
+package plan
 
 import (
 	"fmt"
@@ -6,10 +6,32 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/internal/synth"
-	"github.com/platc/platc/plan"
+	"github.com/platc/platc/internal/synth/synthtest"
+	"github.com/platc/platc/lang"
 )
+
+// argoLimits are the numbers emit/argo passes (Argo Workflows' 200 tasks
+// per DAG, 200 templates per workflow less main and the top DAG); plan
+// itself knows no orchestrator.
+var argoLimits = Limits{Engine: "Argo Workflows", Workflow: "Argo workflow", Tasks: 200, Groups: 198}
+
+func synthetic(t testing.TB, o synth.Options) *ir.Program { return synthtest.Program(t, o) }
+
+func source(t testing.TB, src string) *ir.Program {
+	t.Helper()
+	m, diags := lang.ParseSources([]lang.SourceFile{{Name: "platform.hcl", Bytes: []byte(src)}})
+	if diags.HasErrors() {
+		t.Fatalf("parse: %s", diags.Error())
+	}
+	p, diags := compiler.Compile(m, compiler.Options{})
+	if diags.HasErrors() {
+		t.Fatalf("compile: %s", diags.Error())
+	}
+	return p
+}
 
 // checkGrouping checks what every layout must satisfy: Argo's limits, each
 // app in exactly one group, groups in topological order of the group
@@ -17,12 +39,12 @@ import (
 // makespan no better than the ungrouped one.
 func checkGrouping(t *testing.T, p *ir.Program, gr Grouping, limit int) {
 	t.Helper()
-	if len(gr.Groups) > limit || len(gr.Groups) > MaxTasks {
+	if len(gr.Groups) > limit || len(gr.Groups) > argoLimits.Tasks {
 		t.Fatalf("%d groups, limit %d", len(gr.Groups), limit)
 	}
 	groupOf := map[*ir.App]int{}
 	for k, g := range gr.Groups {
-		if len(g) == 0 || len(g) > MaxTasks {
+		if len(g) == 0 || len(g) > argoLimits.Tasks {
 			t.Fatalf("group %d has %d apps", k, len(g))
 		}
 		for _, a := range g {
@@ -41,7 +63,7 @@ func checkGrouping(t *testing.T, p *ir.Program, gr Grouping, limit int) {
 			if h > g {
 				t.Fatalf("%s (group %d) depends on %s in the later group %d", a.Name, g, d.App.Name, h)
 			}
-			if h < g && !containsInt(gr.groupDeps[g], h) {
+			if h < g && !containsInt(gr.Waits[g], h) {
 				t.Fatalf("%s depends on %s but group %d does not wait for group %d", a.Name, d.App.Name, g, h)
 			}
 		}
@@ -67,21 +89,21 @@ func TestGroupingLimitsAndOrder(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("%d-%d-%t", o.Apps, o.Layers, o.CrossStack), func(t *testing.T) {
 			p := synthetic(t, o)
-			gr, err := DeployGrouping(p)
+			gr, err := DeployGrouping(p, argoLimits)
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGrouping(t, p, gr, deployGroupLimit)
-			if want := plan.ASAP(p).Makespan; gr.Ungrouped != want {
+			checkGrouping(t, p, gr, argoLimits.Groups)
+			if want := ASAP(p).Makespan; gr.Ungrouped != want {
 				t.Errorf("ungrouped makespan %v, plan says %v", gr.Ungrouped, want)
 			}
-			if nested := o.Apps > MaxTasks; gr.Nested() != nested {
+			if nested := o.Apps > argoLimits.Tasks; gr.Nested() != nested {
 				t.Errorf("Nested() = %t for %d apps", gr.Nested(), o.Apps)
 			}
 			if !gr.Nested() && gr.Makespan != gr.Ungrouped {
 				t.Errorf("flat DAG: makespan %v differs from ungrouped %v", gr.Makespan, gr.Ungrouped)
 			}
-			again, _ := DeployGrouping(p)
+			again, _ := DeployGrouping(p, argoLimits)
 			if fmt.Sprint(names(again.Groups)) != fmt.Sprint(names(gr.Groups)) || again.Strategy != gr.Strategy {
 				t.Error("two groupings of the same program differ")
 			}
@@ -120,11 +142,11 @@ func TestGroupingPrefersFreeStacks(t *testing.T) {
 		b.WriteString("}\n")
 	}
 	p := source(t, b.String())
-	gr, err := DeployGrouping(p)
+	gr, err := DeployGrouping(p, argoLimits)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkGrouping(t, p, gr, deployGroupLimit)
+	checkGrouping(t, p, gr, argoLimits.Groups)
 	if gr.Makespan != 150*time.Minute || gr.Ungrouped != 150*time.Minute {
 		t.Errorf("makespan %v (ungrouped %v), want 2h30m for both", gr.Makespan, gr.Ungrouped)
 	}
@@ -136,20 +158,20 @@ func TestGroupingPrefersFreeStacks(t *testing.T) {
 // Beyond 200 groups of 200 tasks no layout fits one workflow; that is an
 // error, not a silently invalid output.
 func TestGroupingTooBig(t *testing.T) {
-	n := MaxTasks*min(deployGroupLimit, MaxTasks) + 1
-	g := &graph{apps: make([]*ir.App, n), deps: make([][]int, n)}
-	for i := range g.apps {
-		g.apps[i] = &ir.App{Name: fmt.Sprintf("a%d", i), ExpectedDuration: time.Minute}
+	n := argoLimits.Tasks*min(argoLimits.Groups, argoLimits.Tasks) + 1
+	g := &Graph{Apps: make([]*ir.App, n), Deps: make([][]int, n)}
+	for i := range g.Apps {
+		g.Apps[i] = &ir.App{Name: fmt.Sprintf("a%d", i), ExpectedDuration: time.Minute}
 	}
-	if _, err := chooseGrouping(g, deployGroupLimit); err == nil || !strings.Contains(err.Error(), "do not fit") {
-		t.Errorf("chooseGrouping(%d apps) = %v, want a does-not-fit error", n, err)
+	if _, err := Group(g, argoLimits); err == nil || err.Error() != fmt.Sprintf("%d apps do not fit in one Argo workflow: at most 198 groups of 200 tasks", n) {
+		t.Errorf("Group(%d apps) = %v, want a does-not-fit error", n, err)
 	}
-	g.apps, g.deps = g.apps[:n-1], g.deps[:n-1]
-	gr, err := chooseGrouping(g, deployGroupLimit)
+	g.Apps, g.Deps = g.Apps[:n-1], g.Deps[:n-1]
+	gr, err := Group(g, argoLimits)
 	if err != nil {
-		t.Fatalf("chooseGrouping(%d apps): %v", n-1, err)
+		t.Fatalf("Group(%d apps): %v", n-1, err)
 	}
-	if len(gr.Groups) != deployGroupLimit {
+	if len(gr.Groups) != argoLimits.Groups {
 		t.Errorf("%d groups for %d apps", len(gr.Groups), n-1)
 	}
 }
@@ -172,19 +194,31 @@ func TestNestedNoSlowerThanWaves(t *testing.T) {
 					longest = max(longest, a.ExpectedDuration)
 				}
 				waves += longest
-				groups += (len(w) + MaxTasks - 1) / MaxTasks
+				groups += (len(w) + argoLimits.Tasks - 1) / argoLimits.Tasks
 			}
-			if groups > deployGroupLimit {
+			if groups > argoLimits.Groups {
 				t.Skipf("one band per wave needs %d groups", groups)
 			}
-			gr, err := DeployGrouping(p)
+			gr, err := DeployGrouping(p, argoLimits)
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGrouping(t, p, gr, deployGroupLimit)
+			checkGrouping(t, p, gr, argoLimits.Groups)
 			if gr.Makespan > waves {
 				t.Errorf("nested (%s, %d groups) takes %v, wave by wave %v", gr.Strategy, len(gr.Groups), gr.Makespan, waves)
 			}
 		})
 	}
+}
+
+// BenchmarkGrouping measures the choice of nested layout alone.
+func BenchmarkGrouping(b *testing.B) {
+	synthtest.Run(b, func(b *testing.B, n int) {
+		p := synthtest.Program(b, synthtest.Options(n))
+		for b.Loop() {
+			if _, err := DeployGrouping(p, argoLimits); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

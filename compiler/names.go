@@ -18,17 +18,9 @@ var dnsLabel = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
 // checkName reports name if it is not a valid DNS-1123 label without a
 // leading digit.
 func checkName(what, name string, r hcl.Range) *hcl.Diagnostic {
-	if len(name) <= 63 && dnsLabel.MatchString(name) {
+	why := nameWhy(name)
+	if why == "" {
 		return nil
-	}
-	why := "must be a DNS-1123 label: lower-case letters, digits and '-', starting with a letter and ending with a letter or digit"
-	switch {
-	case len(name) > 63:
-		why = fmt.Sprintf("is %d characters long; names are at most 63 characters", len(name))
-	case name == "":
-		why = "is empty"
-	case name[0] >= '0' && name[0] <= '9':
-		why = "starts with a digit; Argo Workflows rejects task names that start with a digit"
 	}
 	return &hcl.Diagnostic{
 		Severity: hcl.DiagError,
@@ -36,6 +28,21 @@ func checkName(what, name string, r hcl.Range) *hcl.Diagnostic {
 		Detail:   fmt.Sprintf("The %s name %q %s. Rename it, for example to %q.", what, name, why, suggestName(name)),
 		Subject:  r.Ptr(),
 	}
+}
+
+// nameWhy returns "" when name is a valid block name, else why not.
+func nameWhy(name string) string {
+	switch {
+	case len(name) <= 63 && dnsLabel.MatchString(name):
+		return ""
+	case len(name) > 63:
+		return fmt.Sprintf("is %d characters long; names are at most 63 characters", len(name))
+	case name == "":
+		return "is empty"
+	case name[0] >= '0' && name[0] <= '9':
+		return "starts with a digit; Argo Workflows rejects task names that start with a digit"
+	}
+	return "must be a DNS-1123 label: lower-case letters, digits and '-', starting with a letter and ending with a letter or digit"
 }
 
 // suggestName turns an arbitrary string into a valid name, for the

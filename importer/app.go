@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 	sigsyaml "sigs.k8s.io/yaml"
 
+	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lint/manifest"
 )
@@ -278,10 +279,60 @@ func (im *importer) convert(a *application) *appOut {
 		im.droppedFields = append(im.droppedFields, dropped{app: o, field: "spec.syncPolicy.automated (at creation)", at: im.loc(f.Range(k)),
 			why: "INV-2: platc creates the Application without automated sync and the deploy workflow switches it on (sync { automated = true }) once the app is healthy"})
 	}
+	if !o.adopted {
+		for _, why := range unacceptable(o) {
+			adopt(why)
+		}
+	}
 	if o.adopted {
 		im.adopted = append(im.adopted, o)
 	}
 	return o
+}
+
+// unacceptable lists the values of an app that platc's language does not
+// accept where the app would carry them (the compiler owns those
+// grammars), each as a reason to adopt the Application as it is.
+func unacceptable(o *appOut) []string {
+	type value struct {
+		field string
+		f     compiler.Field
+		s     string
+	}
+	vals := []value{{"spec.project", compiler.FieldProject, o.project}}
+	if o.chart != "" {
+		vals = append(vals, value{"spec.source.repoURL", compiler.FieldHelmRepo, o.repoURL},
+			value{"spec.source.chart", compiler.FieldChartName, o.chart},
+			value{"spec.source.targetRevision", compiler.FieldChartVersion, o.revision})
+	} else {
+		vals = append(vals, value{"spec.source.repoURL", compiler.FieldGitRepo, o.repoURL},
+			value{"spec.source.path", compiler.FieldRepoPath, o.path},
+			value{"spec.source.targetRevision", compiler.FieldGitRevision, o.revision})
+	}
+	if o.releaseName != "" {
+		vals = append(vals, value{"spec.source.helm.releaseName", compiler.FieldReleaseName, o.releaseName})
+	}
+	for _, f := range o.valueFiles {
+		vals = append(vals, value{"spec.source.helm.valueFiles", compiler.FieldValueFile, f})
+	}
+	for _, so := range o.syncOptions {
+		vals = append(vals, value{"spec.syncPolicy.syncOptions", compiler.FieldSyncOption, so})
+	}
+	var out []string
+	for _, v := range vals {
+		if why := compiler.Check(v.f, v.s); why != "" {
+			out = append(out, fmt.Sprintf("its %s %s %s", v.field, strconv.Quote(shorten(v.s)), why))
+		}
+	}
+	return out
+}
+
+// shorten cuts s to a length a message can quote.
+func shorten(s string) string {
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:60]) + "…"
+	}
+	return s
 }
 
 var k8sLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)

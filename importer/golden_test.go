@@ -4,6 +4,7 @@ import (
 	"flag"
 	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,7 +47,7 @@ func outputs(t *testing.T, paths []string, opts Options, withJSON bool) map[stri
 		}
 		got["report.json"] = rj.String()
 	}
-	for _, f := range res.Adopted {
+	for _, f := range append(slices.Clip(res.Adopted), res.Hooks...) {
 		got[f.Path] = string(f.Data)
 	}
 	return got

@@ -2,7 +2,6 @@ package importer
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2/hclwrite"
@@ -226,18 +225,4 @@ func toCty(v any) cty.Value {
 		return cty.NullVal(cty.DynamicPseudoType)
 	}
 	return cty.StringVal(fmt.Sprint(v))
-}
-
-// relPath is path relative to dir, slash-separated, as the hook block's
-// manifest attribute reads it.
-func relPath(dir, path string) string {
-	ad, err1 := filepath.Abs(dir)
-	ap, err2 := filepath.Abs(path)
-	if err1 != nil || err2 != nil {
-		return filepath.ToSlash(path)
-	}
-	if r, err := filepath.Rel(ad, ap); err == nil {
-		return filepath.ToSlash(r)
-	}
-	return filepath.ToSlash(ap)
 }

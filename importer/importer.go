@@ -4,8 +4,10 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
@@ -22,9 +24,9 @@ import (
 
 // Options configure an import.
 type Options struct {
-	// OutDir is the directory platform.hcl is meant for: hook manifest
-	// paths in it are written relative to it, and the self-check lints
-	// the platform as if it were there. "" means the current directory.
+	// OutDir is the directory platform.hcl is meant for: the self-check
+	// lints the platform as if it were there. "" means the current
+	// directory.
 	OutDir string
 	// Name is the platform's name; "" derives it from the root
 	// Application.
@@ -48,7 +50,9 @@ type Result struct {
 	HCL []byte
 	// Adopted are the Applications kept verbatim, under adopted/.
 	Adopted []File
-	Report  *Report
+	// Hooks are the manifests of the hooks kept, under hooks/<app>/.
+	Hooks  []File
+	Report *Report
 	// Files holds every source file read, for rendering diagnostics
 	// with snippets.
 	Files map[string]*hcl.File
@@ -81,6 +85,12 @@ func newImporter(opts Options) *importer {
 }
 
 func (im *importer) run(paths []string) (*Result, hcl.Diagnostics, error) {
+	if n := im.opts.Name; n != "" {
+		if why := compiler.Check(compiler.FieldName, n); why != "" {
+			return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Invalid platform name",
+				Detail: fmt.Sprintf("--name %s %s. Pass a name such as \"acme\".", strconv.Quote(shorten(n)), why)}}, nil
+		}
+	}
 	im.load(paths)
 	if len(im.apps) == 0 {
 		if !im.diags.HasErrors() {
@@ -105,10 +115,10 @@ func (im *importer) run(paths []string) (*Result, hcl.Diagnostics, error) {
 	im.infer()
 	im.breakCycles()
 	im.findRedundant()
-	im.hookManifests()
-	res := &Result{HCL: im.writeHCL(), Files: im.files}
+	hooks := im.hookFiles()
+	res := &Result{HCL: im.writeHCL(), Files: im.files, Hooks: hooks}
 	res.Adopted = im.adoptedFiles()
-	found, err := im.check(res.HCL)
+	found, err := im.check(res.HCL, append(slices.Clip(res.Adopted), res.Hooks...))
 	if err != nil {
 		return nil, diag.Sort(im.diags), err
 	}
@@ -168,6 +178,9 @@ func (im *importer) platform() {
 	}
 	im.argoNS = "argocd"
 	for _, ns := range sortedKeys(counts) {
+		if compiler.Check(compiler.FieldNamespace, ns) != "" {
+			continue // such Applications are adopted
+		}
 		if counts[ns] > counts[im.argoNS] {
 			im.argoNS = ns
 		}
@@ -189,9 +202,31 @@ func (im *importer) platform() {
 			im.platformName = "imported"
 		}
 	}
-	// The repository generated/ is committed to: the one the root
-	// app-of-apps deploys from, or else the Git repository most path
-	// sources use, at the revision most of them use.
+	im.pickRepo(root)
+	if im.gitRepo == placeholderRepo {
+		return
+	}
+	for _, v := range []struct {
+		field string
+		f     compiler.Field
+		s     *string
+	}{{"repository URL", compiler.FieldGitRepo, &im.gitRepo}, {"revision", compiler.FieldGitRevision, &im.gitRevision}} {
+		if why := compiler.Check(v.f, *v.s); why != "" {
+			im.diags = append(im.diags, diag.Warning(im.nameRange(root), "Unusable platform repository",
+				fmt.Sprintf("The platform repository's %s %s %s, so platc cannot use it as platform.git. platform.git.repo_url and revision are placeholders: set them to the repository platc's generated output will be committed to.", v.field, strconv.Quote(shorten(*v.s)), why)))
+			im.gitRepo, im.gitRevision = placeholderRepo, "HEAD"
+			return
+		}
+	}
+}
+
+// placeholderRepo is platform.git.repo_url when the import cannot tell.
+const placeholderRepo = "https://git.example.com/CHANGE-ME.git"
+
+// pickRepo picks the repository generated/ is committed to: the one the
+// root app-of-apps deploys from, or else the Git repository most path
+// sources use, at the revision most of them use.
+func (im *importer) pickRepo(root *application) {
 	if root.isAppOfApps() && root.src.path != "" {
 		im.gitRepo, im.gitRevision = root.src.repoURL, cmp.Or(root.src.revision, "HEAD")
 		return
@@ -213,7 +248,7 @@ func (im *importer) platform() {
 		}
 	}
 	if im.gitRepo == "" {
-		im.gitRepo, im.gitRevision = "https://git.example.com/CHANGE-ME.git", "HEAD"
+		im.gitRepo, im.gitRevision = placeholderRepo, "HEAD"
 		im.diags = append(im.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "No platform repository",
 			Detail: "No Application deploys a path of a Git repository, so the import cannot tell which repository platc's generated output will be committed to. platform.git.repo_url is a placeholder: set it to that repository."})
 		return
@@ -225,13 +260,37 @@ func (im *importer) platform() {
 	}
 }
 
-// hookManifests sets the manifest path of each declared hook, relative
-// to where the platform will be written.
-func (im *importer) hookManifests() {
-	dir := cmp.Or(im.opts.OutDir, ".")
-	for _, h := range im.hooks {
-		h.manifest = relPath(dir, h.obj.File.Path)
+// hookFiles copies each declared hook's manifest next to the platform,
+// under hooks/<app>/, and points the hook block at the copy: platc reads
+// nothing outside the platform directory, and the imported platform must
+// not depend on where the old repository was checked out.
+func (im *importer) hookFiles() []File {
+	var out []File
+	for _, a := range im.outApps {
+		for _, h := range a.hooks {
+			h.manifest = "hooks/" + a.name + "/" + h.name + ".yaml"
+			header := fmt.Sprintf("# %s %s of app %q, copied by platc import from %s.\n", h.phase, detect.ObjectName(h.obj), a.name, at(h.at))
+			out = append(out, File{Path: h.manifest, Data: append([]byte(header), objectBytes(h.obj, true)...)})
+		}
 	}
+	return out
+}
+
+// objectBytes is an object as YAML: the bytes of its document when it is
+// one in a file (asWritten), else the object encoded.
+func objectBytes(o *manifest.Object, asWritten bool) []byte {
+	if asWritten {
+		if data := documentBytes(o); data != nil {
+			return data
+		}
+	}
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(o.Node); err != nil {
+		return nil
+	}
+	return []byte(b.String())
 }
 
 // adoptedFiles keeps each adopted Application as written: the bytes of
@@ -239,19 +298,7 @@ func (im *importer) hookManifests() {
 func (im *importer) adoptedFiles() []File {
 	var out []File
 	for _, a := range im.adopted {
-		o := a.app.obj
-		var data []byte
-		if a.app.set == nil && !a.app.rendered {
-			data = documentBytes(o)
-		}
-		if data == nil {
-			var b strings.Builder
-			enc := yaml.NewEncoder(&b)
-			enc.SetIndent(2)
-			if err := enc.Encode(o.Node); err == nil {
-				data = []byte(b.String())
-			}
-		}
+		data := objectBytes(a.app.obj, a.app.set == nil && !a.app.rendered)
 		header := fmt.Sprintf("# Application %q, adopted by platc import from %s.\n# platc syncs it in dependency order but does not generate it: keep applying this file.\n", a.app.name, at(im.nameRange(a.app)))
 		out = append(out, File{Path: "adopted/" + a.name + ".yaml", Data: append([]byte(header), data...)})
 	}
@@ -282,15 +329,35 @@ func documentBytes(o *manifest.Object) []byte {
 }
 
 // check compiles and lints the platform as platc lint would, from where
-// it will be written. A platform that does not compile is a platc bug.
-func (im *importer) check(src []byte) (hcl.Diagnostics, error) {
-	name := filepath.Join(cmp.Or(im.opts.OutDir, "."), PlatformFile)
+// it will be written. Lint reads the hook manifests the platform names,
+// so the check stages the platform and its files in a temporary
+// directory, and reports them at their places in OutDir. A platform that
+// does not compile is a platc bug.
+func (im *importer) check(src []byte, extra []File) (hcl.Diagnostics, error) {
+	stage, err := os.MkdirTemp("", "platc-import-")
+	if err != nil {
+		return nil, fmt.Errorf("staging the imported platform for its self-check: %w", err)
+	}
+	defer os.RemoveAll(stage)
+	for _, f := range extra {
+		p := filepath.Join(stage, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return nil, fmt.Errorf("staging the imported platform for its self-check: %w", err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			return nil, fmt.Errorf("staging the imported platform for its self-check: %w", err)
+		}
+	}
+	out := cmp.Or(im.opts.OutDir, ".")
+	name := filepath.Join(stage, PlatformFile)
 	mod, diags := lang.ParseSources([]lang.SourceFile{{Name: name, Bytes: src}})
 	if diags.HasErrors() {
+		relocate(diags, stage, out)
 		return nil, fmt.Errorf("the imported platform does not parse (this is a bug in platc import): %s", diags.Error())
 	}
 	progs, cdiags := compiler.CompileAll(mod)
 	if cdiags.HasErrors() {
+		relocate(cdiags, stage, out)
 		return nil, fmt.Errorf("the imported platform does not compile (this is a bug in platc import): %s", cdiags.Error())
 	}
 	var enabled []*lint.Rule
@@ -303,7 +370,32 @@ func (im *importer) check(src []byte) (hcl.Diagnostics, error) {
 	if err != nil {
 		return nil, errors.Join(errors.New("linting the imported platform failed (this is a bug in platc)"), err)
 	}
-	return diag.Sort(append(cdiags, found...)), nil
+	all := append(cdiags, found...)
+	relocate(all, stage, out)
+	return diag.Sort(all), nil
+}
+
+// relocate moves the ranges of diags from files under dir to the same
+// files under to.
+func relocate(diags hcl.Diagnostics, dir, to string) {
+	move := func(r *hcl.Range) {
+		if r == nil {
+			return
+		}
+		if rel, err := filepath.Rel(dir, r.Filename); err == nil && !strings.HasPrefix(rel, "..") {
+			r.Filename = filepath.Join(to, rel)
+		}
+	}
+	for _, d := range diags {
+		move(d.Subject)
+		move(d.Context)
+		if e := diag.ExtraOf(d); e != nil {
+			for i := range e.Related {
+				move(&e.Related[i].Range)
+			}
+		}
+		d.Detail = strings.ReplaceAll(d.Detail, dir+string(filepath.Separator), filepath.Clean(to)+string(filepath.Separator))
+	}
 }
 
 // lintWhy explains, per rule, why platc lint reports what it reports on

@@ -60,9 +60,7 @@ func importAndBuild(t *testing.T, paths ...string) imported {
 	if diags.HasErrors() {
 		t.Fatalf("import errors: %v", diags)
 	}
-	if err := os.WriteFile(filepath.Join(dir, PlatformFile), res.HCL, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeResult(t, dir, res)
 	mod, pdiags := lang.Parse(dir)
 	progs, cdiags := compiler.CompileAll(mod)
 	if pdiags.HasErrors() || cdiags.HasErrors() {
@@ -297,5 +295,21 @@ func TestRoundTrip(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// writeResult writes an import's platform and the files it names into
+// dir, as platc import --out does.
+func writeResult(t *testing.T, dir string, res *Result) {
+	t.Helper()
+	files := append([]File{{Path: PlatformFile, Data: res.HCL}}, res.Adopted...)
+	for _, f := range append(files, res.Hooks...) {
+		p := filepath.Join(dir, filepath.FromSlash(f.Path))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -32,7 +32,7 @@ func importCommand() *cli.Command {
 			"skipped (exit 1); the rest is still imported, and the result always compiles.",
 		Flags: []cli.Flag{
 			formatFlag("output format", "hcl", "json"),
-			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write platform.hcl, import-report.txt, import-report.json and adopted/ into `DIR` (a new or empty directory)"},
+			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write platform.hcl, import-report.txt, import-report.json, adopted/ and hooks/ into `DIR` (a new or empty directory)"},
 			&cli.StringFlag{Name: "name", Usage: "the platform's name (default: the root Application's, without -root)"},
 		},
 		Action: func(_ context.Context, cmd *cli.Command) error {
@@ -89,6 +89,9 @@ func runImport(opts importOptions, stdout, stderr io.Writer) int {
 			for _, f := range res.Adopted {
 				doc.Adopted = append(doc.Adopted, importFileJSON{Path: f.Path, Data: string(f.Data)})
 			}
+			for _, f := range res.Hooks {
+				doc.Hooks = append(doc.Hooks, importFileJSON{Path: f.Path, Data: string(f.Data)})
+			}
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -108,12 +111,15 @@ func runImport(opts importOptions, stdout, stderr io.Writer) int {
 			return exitFailure
 		}
 		if opts.format != "json" {
-			fmt.Fprintf(stdout, "Wrote %s.\n\n", strings.Join(written, ", "))
+			fmt.Fprintf(stdout, "Wrote %s.\n\n", wroteList(opts.out, written))
 			_ = res.Report.WriteText(stdout)
 		}
 	} else if opts.format != "json" {
 		_, _ = stdout.Write(res.HCL)
 		fmt.Fprintln(stderr)
+		if n := len(res.Adopted) + len(res.Hooks); n > 0 {
+			fmt.Fprintf(stderr, "The platform names %d more file(s) (adopted/, hooks/) that only --out DIR writes.\n\n", n)
+		}
 		_ = res.Report.WriteText(stderr)
 	}
 	if diags.HasErrors() {
@@ -126,6 +132,7 @@ type importJSON struct {
 	Platform    string            `json:"platform_hcl,omitempty"`
 	Report      *importer.Report  `json:"report,omitempty"`
 	Adopted     []importFileJSON  `json:"adopted,omitempty"`
+	Hooks       []importFileJSON  `json:"hooks,omitempty"`
 	Diagnostics report.JSONReport `json:"diagnostics"`
 }
 
@@ -149,6 +156,27 @@ func checkOutDir(dir string) error {
 	return nil
 }
 
+// wroteList names the files written: the platform and the reports, then
+// how many files each of adopted/ and hooks/ got.
+func wroteList(dir string, written []string) string {
+	var names []string
+	per := map[string]int{}
+	for _, p := range written {
+		rel, err := filepath.Rel(dir, p)
+		if sub, _, nested := strings.Cut(filepath.ToSlash(rel), "/"); err == nil && nested {
+			per[sub]++
+			continue
+		}
+		names = append(names, p)
+	}
+	for _, sub := range []string{"adopted", "hooks"} {
+		if n := per[sub]; n > 0 {
+			names = append(names, fmt.Sprintf("%d file(s) under %s", n, filepath.Join(dir, sub)+string(filepath.Separator)))
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
 // writeImport writes the import's files into dir: all of them or, on a
 // failure, none (what was written is removed).
 func writeImport(dir string, res *importer.Result) ([]string, error) {
@@ -161,12 +189,21 @@ func writeImport(dir string, res *importer.Result) ([]string, error) {
 		{Path: importReportJSON, Data: []byte(js.String())},
 	}
 	files = append(files, res.Adopted...)
+	files = append(files, res.Hooks...)
 	var written []string
 	fail := func(err error) ([]string, error) {
 		for i := len(written) - 1; i >= 0; i-- {
 			_ = os.Remove(written[i])
 		}
-		_ = os.Remove(filepath.Join(dir, "adopted"))
+		// Directories were made only for these files: remove the empty ones.
+		for _, sub := range []string{"adopted", "hooks"} {
+			root := filepath.Join(dir, sub)
+			entries, _ := os.ReadDir(root)
+			for _, e := range entries {
+				_ = os.Remove(filepath.Join(root, e.Name()))
+			}
+			_ = os.Remove(root)
+		}
 		return nil, err
 	}
 	for _, f := range files {

@@ -462,10 +462,7 @@ func orText(s, def string) string {
 	return s
 }
 
-// human formats a duration for people: "1m20s", "45s", "0s".
-func human(d time.Duration) string {
-	if d < 0 {
-		return "0s"
-	}
-	return d.Round(time.Second).String()
-}
+// human formats a duration for people as the platform language writes
+// one ("1m20s", "45s", "10m"); clocks that disagree give no negative
+// durations.
+func human(d time.Duration) string { return ir.FormatDuration(max(d, 0)) }

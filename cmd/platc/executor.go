@@ -16,6 +16,7 @@ import (
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
 	"github.com/platc/platc/internal/english"
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/report"
 )
 
@@ -166,7 +167,7 @@ func configProblems(cmd *cli.Command, cfg *config.Config, probs *config.Problems
 	}
 	n := len(probs.Errors) + errs
 	rep := &executor.Report{
-		Action: string(cfg.Action), Status: "invalid", StartedAt: time.Now().UTC().Truncate(time.Second), ExitCode: exitInvalid, Scope: cfg.Scope.String(),
+		Action: string(cfg.Action), Status: "invalid", StartedAt: time.Now().UTC().Truncate(time.Second), ExitCode: exitcode.Invalid, Scope: cfg.Scope.String(),
 		Summary:    fmt.Sprintf("invalid configuration: %d %s; nothing was done", n, english.Plural(n, "problem")),
 		Problems:   probs.Errors,
 		Components: []executor.Component{}, Failures: []executor.Failure{}, Metrics: map[string]int{},
@@ -182,7 +183,7 @@ func configProblems(cmd *cli.Command, cfg *config.Config, probs *config.Problems
 	} else {
 		rep.WriteText(cmd.Root().Writer)
 	}
-	return exitInvalid
+	return exitcode.Invalid
 }
 
 // diagLine is a diagnostic on one line: file:line:col: summary; detail.

@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/report"
@@ -109,10 +110,10 @@ func runFmt(_ context.Context, cmd *cli.Command) error {
 		ew := cmd.Root().ErrWriter
 		_ = report.Text(ew, files, diags, report.TextOptions{Color: colorFor(ew)})
 		fmt.Fprintf(ew, "%s\n", report.Summary(diags))
-		return exitWith(exitInvalid)
+		return exitWith(exitcode.Invalid)
 	}
 	if check && unformatted > 0 {
-		return exitWith(exitFailure)
+		return exitWith(exitcode.Failure)
 	}
 	return nil
 }

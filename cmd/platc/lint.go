@@ -16,6 +16,7 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
 	"github.com/platc/platc/lint/manifest"
@@ -123,14 +124,14 @@ func runLint(_ context.Context, cmd *cli.Command) error {
 	out.print(diags)
 	if runErr != nil {
 		fmt.Fprintf(cmd.Root().ErrWriter, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", runErr)
-		return exitWith(exitFailure)
+		return exitWith(exitcode.Failure)
 	}
 	if invalid {
-		return exitWith(exitInvalid)
+		return exitWith(exitcode.Invalid)
 	}
 	for _, d := range diags {
 		if severityOf(d) <= failOn {
-			return exitWith(exitFailure)
+			return exitWith(exitcode.Failure)
 		}
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/platc/platc/cmd/platc/internal/planview"
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/internal/synth"
 )
 
@@ -24,7 +25,7 @@ func TestPlanShowsGrouping(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"platc", "plan", big}, &stdout, &stderr); code != exitOK {
+	if code := run([]string{"platc", "plan", big}, &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("plan: exit %d\n%s", code, stderr.String())
 	}
 	want := regexp.MustCompile(`(?m)^Argo Workflows runs at most 200 tasks in one DAG, so the deploy DAG of 1000 apps is nested: \d+ groups \([a-z-]+\), each waiting for the groups its apps depend on\.\nEstimated duration as nested: \S+, \S+ \(\d+\.\d%\) more than the flat DAG's \S+\.$`)
@@ -33,7 +34,7 @@ func TestPlanShowsGrouping(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := run([]string{"platc", "plan", "--format", "json", big}, &stdout, &stderr); code != exitOK {
+	if code := run([]string{"platc", "plan", "--format", "json", big}, &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("plan json: exit %d\n%s", code, stderr.String())
 	}
 	var out struct {
@@ -52,7 +53,7 @@ func TestPlanShowsGrouping(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := run([]string{"platc", "plan", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitOK {
+	if code := run([]string{"platc", "plan", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("plan example: exit %d", code)
 	}
 	if bytes.Contains(stdout.Bytes(), []byte("nested")) {
@@ -64,7 +65,7 @@ func TestPlanShowsGrouping(t *testing.T) {
 // critical path, and the wave model's makespan is printed beside it.
 func TestPlanSimulateExample(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"platc", "plan", "--simulate", "--format", "json", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitOK {
+	if code := run([]string{"platc", "plan", "--simulate", "--format", "json", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("plan --simulate: exit %d\n%s", code, stderr.String())
 	}
 	var out struct {
@@ -96,7 +97,7 @@ func TestPlanSimulateExample(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := run([]string{"platc", "plan", "--simulate", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitOK {
+	if code := run([]string{"platc", "plan", "--simulate", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("plan --simulate: exit %d\n%s", code, stderr.String())
 	}
 	text := stdout.String()

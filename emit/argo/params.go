@@ -1,7 +1,6 @@
 package argo
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -99,8 +98,6 @@ func worstCase(attempt time.Duration, r ir.Retry) time.Duration {
 	return total
 }
 
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
-
 // expectRevision is the revision Argo CD reports in status.sync.revision
 // when the app is at what platc generated: the chart version of a Helm
 // chart source, or a Git target revision pinned to a full commit. For a
@@ -113,7 +110,7 @@ func expectRevision(a *ir.App) string {
 		return ""
 	case s.IsChart():
 		return s.Version
-	case fullSHA.MatchString(s.TargetRevision):
+	case ir.IsFullCommit(s.TargetRevision):
 		return s.TargetRevision
 	}
 	return ""

@@ -21,3 +21,14 @@ func Plural(n int, noun string) string {
 
 // Count is n with its noun: "1 app", "3 apps".
 func Count(n int, noun string) string { return strconv.Itoa(n) + " " + Plural(n, noun) }
+
+// List joins items as "a, b and c".
+func List(items []string) string {
+	switch len(items) {
+	case 0:
+		return ""
+	case 1:
+		return items[0]
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
+}

@@ -19,3 +19,16 @@ func TestPlural(t *testing.T) {
 		t.Errorf("Count(3, wave) = %q", got)
 	}
 }
+
+func TestList(t *testing.T) {
+	for _, c := range []struct {
+		in   []string
+		want string
+	}{
+		{nil, ""}, {[]string{"a"}, "a"}, {[]string{"a", "b"}, "a and b"}, {[]string{"a", "b", "c"}, "a, b and c"},
+	} {
+		if got := List(c.in); got != c.want {
+			t.Errorf("List(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}

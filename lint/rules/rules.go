@@ -3,7 +3,6 @@ package rules
 import (
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -150,8 +149,5 @@ func exprRange(a *hcl.Attribute, fallback hcl.Range) hcl.Range {
 	}
 	return a.Expr.Range()
 }
-
-// human formats a duration as people write timeouts: "30m", "1h30m".
-func human(d time.Duration) string { return ir.FormatDuration(d) }
 
 func quote(s string) string { return strconv.Quote(s) }

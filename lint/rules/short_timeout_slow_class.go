@@ -44,8 +44,8 @@ reason.`,
 				for _, t := range timeoutPairs(lc.Timeouts, cl.Timeouts, builtin.Timeouts) {
 					if t.attr != nil && t.got < t.want {
 						p.Report(lint.Issue{
-							Message: fmt.Sprintf("class %q cuts the %s timeout to %s, below the RFC 3.8.5 default of %s", name, t.what, human(t.got), human(t.want)),
-							Detail:  fmt.Sprintf("Every app of class %q gets this timeout. Remove the override or set at least %s.", name, human(t.want)),
+							Message: fmt.Sprintf("class %q cuts the %s timeout to %s, below the RFC 3.8.5 default of %s", name, t.what, ir.FormatDuration(t.got), ir.FormatDuration(t.want)),
+							Detail:  fmt.Sprintf("Every app of class %q gets this timeout. Remove the override or set at least %s.", name, ir.FormatDuration(t.want)),
 							Subject: t.attr.Expr.Range(),
 						})
 					}
@@ -63,8 +63,8 @@ reason.`,
 				for _, t := range timeoutPairs(la.Timeouts, a.Timeouts, cl.Timeouts) {
 					if t.attr != nil && t.got < t.want {
 						p.Report(lint.Issue{
-							Message: fmt.Sprintf("%s timeout %s is shorter than the %s of class %q", t.what, human(t.got), human(t.want), a.Class),
-							Detail:  fmt.Sprintf("Resources of class %q take long to become healthy; with %s the deploy fails while they still converge. Remove this timeout so the class default applies, or set at least %s.", a.Class, human(t.got), human(t.want)),
+							Message: fmt.Sprintf("%s timeout %s is shorter than the %s of class %q", t.what, ir.FormatDuration(t.got), ir.FormatDuration(t.want), a.Class),
+							Detail:  fmt.Sprintf("Resources of class %q take long to become healthy; with %s the deploy fails while they still converge. Remove this timeout so the class default applies, or set at least %s.", a.Class, ir.FormatDuration(t.got), ir.FormatDuration(t.want)),
 							Subject: t.attr.Expr.Range(),
 						})
 					}

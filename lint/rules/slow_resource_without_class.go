@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/lint"
 )
 
@@ -42,8 +43,8 @@ the slow classes are left to short-timeout-slow-class.`,
 						continue
 					}
 					p.Report(lint.Issue{
-						Message: fmt.Sprintf("app %q manages %s with %s/%s sync/health timeouts; class %q allows %s/%s", a.Name, cr, human(a.Timeouts.Sync), human(a.Timeouts.Health), want, human(cl.Timeouts.Sync), human(cl.Timeouts.Health)),
-						Detail:  fmt.Sprintf("A %s takes long to become healthy, so with these timeouts the deploy fails while it still converges. Add class = %q to the app, or set timeouts of at least %s.", cr.Kind, want, human(max(cl.Timeouts.Sync, cl.Timeouts.Health))),
+						Message: fmt.Sprintf("app %q manages %s with %s/%s sync/health timeouts; class %q allows %s/%s", a.Name, cr, ir.FormatDuration(a.Timeouts.Sync), ir.FormatDuration(a.Timeouts.Health), want, ir.FormatDuration(cl.Timeouts.Sync), ir.FormatDuration(cl.Timeouts.Health)),
+						Detail:  fmt.Sprintf("A %s takes long to become healthy, so with these timeouts the deploy fails while it still converges. Add class = %q to the app, or set timeouts of at least %s.", cr.Kind, want, ir.FormatDuration(max(cl.Timeouts.Sync, cl.Timeouts.Health))),
 						Subject: cr.Range,
 					})
 					break

@@ -6,6 +6,8 @@ import (
 	"io"
 	"time"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/executor/cluster"
 	"github.com/platc/platc/executor/config"
@@ -118,14 +120,29 @@ func (r *run) finish(code int) int {
 	return code
 }
 
-// connect builds the API client.
+// connect builds the API client. Warnings the API server sends with a
+// response (a deprecated API, say) become warn lines of the log.
 func (r *run) connect() error {
-	c, err := cluster.New(r.cfg.Kube, r.env.UserAgent, r.env.CallTimeout)
+	rc := rest.CopyConfig(r.cfg.Kube)
+	rc.WarningHandler = apiWarnings{r}
+	c, err := cluster.New(rc, r.env.UserAgent, r.env.CallTimeout)
 	if err != nil {
 		return err
 	}
 	r.client = c
 	return nil
+}
+
+// apiWarnings is client-go's rest.WarningHandler for the run: each
+// warning goes to the log in the phase the run is in. client-go calls it
+// on the goroutine that made the request, the run's own.
+type apiWarnings struct{ r *run }
+
+func (w apiWarnings) HandleWarningHeader(code int, _, text string) {
+	// Only code 299 carries a warning (RFC 7234 section 5.5).
+	if code == 299 && text != "" {
+		w.r.log.Warnf(w.r.phase, "api-server", "API server warning: %s", text)
+	}
 }
 
 // phase0 runs the prerequisite checks. tools says whether the action

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/urfave/cli/v3"
+	"k8s.io/klog/v2"
 
 	"github.com/platc/platc/executor"
 	"github.com/platc/platc/executor/config"
@@ -130,6 +131,9 @@ func runExecutor(cmd *cli.Command, action config.Action, efs []envVarFlag) int {
 		Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: cfg.TraceID, SpanID: cfg.SpanID,
 	})
 	log.Redact(cfg.Secrets...)
+	// client-go logs through klog (a failed watch, a throttled request);
+	// those lines take the RFC format and the redaction too.
+	klog.SetSlogLogger(log.Slog("", "client-go"))
 	if !probs.Empty() {
 		return configProblems(cmd, cfg, probs, log)
 	}

@@ -118,13 +118,9 @@ func bootstrapArgs(env string) []string {
 // them (argocd/values.yaml, say), and checks the Ansible tree of RFC
 // 6.2.1 is there.
 func generatedFiles(prog *ir.Program) ([]emit.File, error) {
-	var out []emit.File
-	for _, e := range all.Emitters() {
-		files, err := e.Emit(prog)
-		if err != nil {
-			return nil, fmt.Errorf("generating the bootstrap playbooks: %w (this is a platc bug)", err)
-		}
-		out = append(out, files...)
+	out, err := all.Emit(prog)
+	if err != nil {
+		return nil, fmt.Errorf("generating the bootstrap playbooks: %w (this is a platc bug)", err)
 	}
 	site, inv := false, false
 	for _, f := range out {

@@ -19,6 +19,7 @@ import (
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/exitcode"
+	"github.com/platc/platc/internal/parallel"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/report"
 )
@@ -66,8 +67,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			fmt.Fprintf(stderr, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", r)
 			if os.Getenv("PLATC_DEBUG") != "" {
 				stack := debug.Stack()
-				if tp, ok := r.(*taskPanic); ok {
-					stack = tp.stack
+				if tp, ok := r.(*parallel.Panic); ok {
+					stack = tp.Stack
 				}
 				fmt.Fprintf(stderr, "%s\n", stack)
 			}

@@ -92,11 +92,6 @@ func config(p *ir.Program) []byte {
 	return b.Bytes()
 }
 
-
-
-
-
-
 // chart returns the chart_ref and chart_repo_url for a chart in repo: a
 // Helm repository URL is passed as chart_repo_url, while an OCI registry
 // is part of the chart reference.

@@ -157,7 +157,7 @@
 //
 // The automation account needs get, sync and delete on the platform's
 // Applications, update on those that ask for automated sync, and
-// TeardownResourceActions; the Argo CD values emitter grants exactly
+// gitops.TeardownResourceActions; the Argo CD values emitter grants exactly
 // that.
 //
 // This package does not write files (see the build command), does not

@@ -1,8 +1,8 @@
-package argo
+package gitops
 
 // TeardownResourceActions are the Argo CD sub-resource actions (v3
 // fine-grained RBAC, update/<group>/<kind>/<namespace>/<name>) that
-// teardown's delete-application performs through argocd app
+// teardown's delete-application step (emit/argo) performs through argocd app
 // patch-resource, to apply the volume policy to what an Application
 // manages before deleting it: Delete=false on claims and namespaces,
 // persistentVolumeClaimRetentionPolicy on StatefulSets. In Argo CD v3,

@@ -193,7 +193,7 @@ func appendNumber(buf []byte, f float64) []byte {
 // single-quoted when it holds a quote or backslash and nothing that needs
 // an escape (JSON in a parameter reads better so), double-quoted else.
 func appendFlowScalar(buf []byte, s string) []byte {
-	if PlainSafe(s) {
+	if plainSafe(s) {
 		return append(buf, s...)
 	}
 	if strings.ContainsAny(s, "\"\\") && !needsEscapes(s) {
@@ -239,9 +239,9 @@ var plainChar = func() (t [256]bool) {
 	return t
 }()
 
-// PlainSafe reports whether s can be written without quotes and read back
+// plainSafe reports whether s can be written without quotes and read back
 // as the same string by a YAML 1.1 or 1.2 parser.
-func PlainSafe(s string) bool {
+func plainSafe(s string) bool {
 	if s == "" {
 		return false
 	}

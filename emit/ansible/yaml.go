@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 
@@ -28,6 +29,11 @@ type om []kv
 
 // with returns o with more keys appended.
 func (o om) with(more ...kv) om { return append(slices.Clone(o), more...) }
+
+// yaml11Special matches plain scalars that YAML 1.1, the version PyYAML
+// and so Ansible read, turns into something other than a string. yaml.v3
+// writes YAML 1.2 and would leave some of them (yes, on, 0o17, 1:20) bare.
+var yaml11Special = regexp.MustCompile(`^(?:[yYnN]|[yY]es|YES|[nN]o|NO|[tT]rue|TRUE|[fF]alse|FALSE|[oO]n|ON|[oO]ff|OFF|~|[nN]ull|NULL|[-+]?[0-9][0-9_:.eExXoObB+-]*|[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN))$`)
 
 // jinja is a string platc writes as a Jinja template on purpose, such as
 // "{{ inventory_dir }}/...": the one kind of string in the variables
@@ -116,14 +122,10 @@ func anys[T any](s []T) []any {
 	return out
 }
 
-// str is s as a scalar, double-quoted unless emit's writer would leave
-// it bare: one quoting policy for every YAML file platc writes. yaml.v3
-// writes YAML 1.2 and would leave some strings bare (yes, on, 0o17, 1:20)
-// that PyYAML, and so Ansible, reads as YAML 1.1 booleans or numbers.
 func str(s string) *yaml.Node {
 	n := &yaml.Node{}
 	n.SetString(s)
-	if n.Style == 0 && !emit.PlainSafe(s) {
+	if n.Style == 0 && yaml11Special.MatchString(s) {
 		n.Style = yaml.DoubleQuotedStyle
 	}
 	return n

@@ -116,13 +116,45 @@ type healthState struct {
 	used     map[string]bool         // kinds already in Program.Health
 }
 
+// scope is what env.* and platform.* are in p's environment, recorded in
+// the program for health rules and their tests.
+func scope(p *ir.Program) ir.Scope {
+	env := map[string]any{"name": p.Env.Name}
+	for _, v := range p.Env.Vars {
+		if n, err := health.Normalize(v.Value); err == nil && n != nil {
+			env[v.Name] = n
+		}
+	}
+	pl := p.Platform
+	platform := map[string]any{
+		"name": pl.Name,
+		"argocd": map[string]any{
+			"namespace": pl.ArgoCD.Namespace,
+			"project":   pl.ArgoCD.Project,
+			"server":    pl.ArgoCD.Server,
+			"version":   pl.ArgoCD.Version,
+		},
+		"workflows": map[string]any{
+			"namespace":       pl.Workflows.Namespace,
+			"service_account": pl.Workflows.ServiceAccount,
+		},
+		"git": map[string]any{
+			"repo_url": pl.Git.RepoURL,
+			"revision": pl.Git.Revision,
+			"path":     pl.Git.Path,
+		},
+	}
+	return ir.Scope{Env: env, Platform: platform}
+}
+
 // healthRules indexes the platform's health blocks by kind and compiles
 // each one for this environment, so expression errors are reported
 // whether or not an app uses the kind.
 func (c *compilation) healthRules() {
 	c.health = make(map[string]*lang.Health, len(c.m.Health))
+	c.prog.Scope = scope(c.prog)
 	c.hs = &healthState{
-		scope:    health.ScopeOf(c.prog),
+		scope:    health.Scope(c.prog.Scope),
 		user:     map[string]*health.Rule{},
 		builtins: map[string]*health.Rule{},
 		used:     map[string]bool{},

@@ -83,7 +83,7 @@ type testCase struct {
 func testCases(mod *lang.Module, prog *ir.Program, withBuiltin bool) ([]testCase, hcl.Diagnostics) {
 	var scope health.Scope
 	if prog != nil {
-		scope = health.ScopeOf(prog)
+		scope = health.Scope(prog.Scope)
 	}
 	var cases []testCase
 	var diags hcl.Diagnostics

@@ -33,6 +33,9 @@ type Program struct {
 	Health []*HealthRule
 	// Events is nil unless the platform has an events block.
 	Events *Events
+	// Scope is what env.* and platform.* are in this environment, as
+	// health rules (and their tests) see them.
+	Scope Scope
 
 	apps   map[string]*App
 	stacks map[string]*Stack
@@ -391,4 +394,14 @@ type Events struct {
 	Repository string
 	URL        string
 	Secret     *SecretRef
+}
+
+// Scope holds the values of env.* and platform.* in one environment, as
+// plain Go values (string, bool, float64, []any, map[string]any): env.*
+// is the environment's attributes plus env.name, platform.* the name and
+// the argocd, workflows and git fields general expressions see. The
+// compiler builds it once; health.Scope has the same shape.
+type Scope struct {
+	Env      map[string]any
+	Platform map[string]any
 }

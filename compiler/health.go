@@ -250,7 +250,7 @@ func (c *compilation) addHealth(group, kind string) bool {
 		// reported already.
 		if r := c.hs.user[key]; r != nil && !c.hs.used[key] {
 			c.hs.used[key] = true
-			c.prog.Health = append(c.prog.Health, &ir.HealthRule{Group: group, Kind: kind, Origin: ir.HealthUser,
+			c.prog.Health = append(c.prog.Health, &ir.HealthRule{Group: group, Kind: kind, Origin: ir.HealthUser, Replaces: replaced(key),
 				Lua: r.Lua, UseOpenLibs: r.UseOpenLibs, DeclRange: r.Block.DeclRange})
 		}
 		return true
@@ -275,6 +275,19 @@ func (c *compilation) addHealth(group, kind string) bool {
 		return true
 	}
 	return false
+}
+
+// replaced is the check a user rule for key takes the place of: platc's
+// built-in rule, else Argo CD's own check in any release that ships one
+// (lint warns about either; see health-rule-shadows-builtin).
+func replaced(key string) ir.HealthOrigin {
+	if healthlib.Rule(key) != nil {
+		return ir.HealthBuiltIn
+	}
+	if ok, _ := ArgoCDCovers(key, ""); ok {
+		return ir.HealthArgoCD
+	}
+	return ""
 }
 
 // builtinRule compiles a built-in rule for this environment. A failure

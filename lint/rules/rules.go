@@ -6,7 +6,6 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
@@ -100,14 +99,13 @@ func stateful(a *ir.App) (string, bool) {
 	return "", false
 }
 
-// builtinClass returns the RFC 3.8.5 figures of a built-in class.
-func builtinClass(name string) (ir.Class, bool) {
-	for _, c := range compiler.BuiltinClasses() {
-		if c.Name == name {
-			return c, true
-		}
+// builtinClass returns the RFC 3.8.5 timeouts of a built-in class, as
+// the compiler recorded them before the platform's overrides.
+func builtinClass(p *ir.Program, name string) (ir.Timeouts, bool) {
+	if c := classOf(p, name); c != nil && c.BuiltIn {
+		return c.Default, true
 	}
-	return ir.Class{}, false
+	return ir.Timeouts{}, false
 }
 
 // classOf returns the resolved class of a program by name.

@@ -36,12 +36,12 @@ reason.`,
 		for _, prog := range p.Programs {
 			for _, name := range slowClasses {
 				lc := classDecl(p.Module, name)
-				builtin, ok := builtinClass(name)
+				builtin, ok := builtinClass(prog, name)
 				cl := classOf(prog, name)
 				if lc == nil || lc.Timeouts == nil || !ok || cl == nil {
 					continue
 				}
-				for _, t := range timeoutPairs(lc.Timeouts, cl.Timeouts, builtin.Timeouts) {
+				for _, t := range timeoutPairs(lc.Timeouts, cl.Timeouts, builtin) {
 					if t.attr != nil && t.got < t.want {
 						p.Report(lint.Issue{
 							Message: fmt.Sprintf("class %q cuts the %s timeout to %s, below the RFC 3.8.5 default of %s", name, t.what, ir.FormatDuration(t.got), ir.FormatDuration(t.want)),

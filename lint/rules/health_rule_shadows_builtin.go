@@ -5,7 +5,6 @@ import (
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
-	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
 )
 
@@ -44,7 +43,7 @@ deliberate, keep it and suppress the finding with the reason.`,
 				default:
 					continue
 				}
-				lh := healthDecl(p.Module, key)
+				lh := p.Decls.Health(key)
 				if lh == nil {
 					continue
 				}
@@ -66,13 +65,4 @@ deliberate, keep it and suppress the finding with the reason.`,
 		}
 		return nil
 	},
-}
-
-func healthDecl(m *lang.Module, kind string) *lang.Health {
-	for _, h := range m.Health {
-		if h.Kind == kind {
-			return h
-		}
-	}
-	return nil
 }

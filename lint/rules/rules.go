@@ -7,7 +7,6 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/platc/platc/compiler/ir"
-	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
 )
 
@@ -113,27 +112,6 @@ func classOf(p *ir.Program, name string) *ir.Class {
 	for _, c := range p.Classes {
 		if c.Name == name {
 			return c
-		}
-	}
-	return nil
-}
-
-// appDecl returns the app block called name; compilation guarantees it
-// exists and is unique.
-func appDecl(m *lang.Module, name string) *lang.App {
-	for _, a := range m.Apps {
-		if a.Name == name {
-			return a
-		}
-	}
-	return nil
-}
-
-// stackDecl returns the stack block called name.
-func stackDecl(m *lang.Module, name string) *lang.Stack {
-	for _, s := range m.Stacks {
-		if s.Name == name {
-			return s
 		}
 	}
 	return nil

@@ -35,7 +35,7 @@ reason.`,
 	Run: func(p *lint.Pass) error {
 		for _, prog := range p.Programs {
 			for _, name := range slowClasses {
-				lc := classDecl(p.Module, name)
+				lc := p.Decls.Class(name)
 				builtin, ok := builtinClass(prog, name)
 				cl := classOf(prog, name)
 				if lc == nil || lc.Timeouts == nil || !ok || cl == nil {
@@ -55,7 +55,7 @@ reason.`,
 				if !slices.Contains(slowClasses, a.Class) {
 					continue
 				}
-				la := appDecl(p.Module, a.Name)
+				la := p.Decls.App(a.Name)
 				cl := classOf(prog, a.Class)
 				if la == nil || la.Timeouts == nil || cl == nil {
 					continue
@@ -86,14 +86,4 @@ func timeoutPairs(decl *lang.Timeouts, got, want ir.Timeouts) []timeoutPair {
 		{"sync", decl.Sync, got.Sync, want.Sync},
 		{"health", decl.Health, got.Health, want.Health},
 	}
-}
-
-// classDecl returns the class block called name, or nil.
-func classDecl(m *lang.Module, name string) *lang.Class {
-	for _, c := range m.Classes {
-		if c.Name == name {
-			return c
-		}
-	}
-	return nil
 }

@@ -1,24 +1,27 @@
 package argo
 
-import "github.com/platc/platc/plan"
+import (
+	"github.com/platc/platc/emit/internal/gitops"
+	"github.com/platc/platc/plan"
+)
 
 // Names of the objects and templates this package emits. They are fixed
 // so that the executor, the Argo Events sensor and people can refer to
-// them.
+// them; those the other emitters also name are gitops's.
 const (
 	// ClusterTemplate is the ClusterWorkflowTemplate holding the steps
 	// that talk to Argo CD.
-	ClusterTemplate = "platc-argocd"
+	ClusterTemplate = gitops.ClusterTemplate
 	// DeployTemplate, TeardownTemplate and ValidateTemplate are the
 	// WorkflowTemplates in platform.workflows.namespace. Submit a Workflow
 	// with workflowTemplateRef {name: <one of these>} to run them.
-	DeployTemplate   = "deploy"
-	TeardownTemplate = "teardown"
-	ValidateTemplate = "validate"
+	DeployTemplate   = gitops.DeployTemplate
+	TeardownTemplate = gitops.TeardownTemplate
+	ValidateTemplate = gitops.ValidateTemplate
 	// WorkflowsApplication is the Argo CD Application, created by the
 	// root app, that syncs generated/<env>/workflows/ to the cluster. No
 	// workflow deploys or deletes it.
-	WorkflowsApplication = "platc-workflows"
+	WorkflowsApplication = gitops.WorkflowsApp
 	// ExecutorRole is the Role (and RoleBinding) the workflow pods need.
 	ExecutorRole = "platc-workflow-executor"
 	// SnapshotRole is the ClusterRole (and ClusterRoleBinding) that lets

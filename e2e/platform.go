@@ -67,30 +67,11 @@ type Platform struct {
 // AppProjects and the root Application. It returns once Argo CD has
 // delivered the workflow templates.
 func (e *Env) Deploy(ctx context.Context, opts PlatformOptions) (*Platform, error) {
-	if opts.Scale <= 0 {
-		opts.Scale = 1.0 / 60
-	}
-	abs, err := filepath.Abs(opts.Path)
+	m, prog, opts, err := loadPlatform(opts)
 	if err != nil {
 		return nil, err
 	}
-	opts.Path = abs
-	m, diags := lang.Parse(abs)
-	if diags.HasErrors() {
-		return nil, fmt.Errorf("platform %s does not parse: %s", abs, diags.Error())
-	}
-	if opts.Env == "" {
-		opts.Env = compiler.EnvNames(m)[0]
-	}
-	prog, diags := compiler.Compile(m, compiler.Options{Env: opts.Env})
-	if diags.HasErrors() {
-		return nil, fmt.Errorf("platform %s does not compile for %s: %s", abs, opts.Env, diags.Error())
-	}
-	for _, f := range opts.Fail {
-		if prog.App(f) == nil {
-			return nil, fmt.Errorf("FAIL names %q, which is not an app of the platform", f)
-		}
-	}
+	abs := opts.Path
 	pl := &Platform{Env: e, Opts: opts, Program: prog, Module: m}
 	pl.samples = loadSamples(prog, m, filepath.Join(e.opts.Src, "argo-cd"))
 	pl.Notes = append(pl.Notes, pl.samples.notes...)
@@ -441,4 +422,36 @@ func (pl *Platform) Steps() int {
 	pl.steps.mu.Lock()
 	defer pl.steps.mu.Unlock()
 	return pl.steps.Steps
+}
+
+// loadPlatform parses and compiles the platform at opts.Path and checks
+// that Fail names its apps, so that a platform that cannot run is refused
+// before an environment is started for it. It returns opts completed
+// (absolute path, default environment and scale).
+func loadPlatform(opts PlatformOptions) (*lang.Module, *ir.Program, PlatformOptions, error) {
+	if opts.Scale <= 0 {
+		opts.Scale = 1.0 / 60
+	}
+	abs, err := filepath.Abs(opts.Path)
+	if err != nil {
+		return nil, nil, opts, err
+	}
+	opts.Path = abs
+	m, diags := lang.Parse(abs)
+	if diags.HasErrors() {
+		return nil, nil, opts, fmt.Errorf("platform %s does not parse: %s", abs, diags.Error())
+	}
+	if opts.Env == "" {
+		opts.Env = compiler.EnvNames(m)[0]
+	}
+	prog, diags := compiler.Compile(m, compiler.Options{Env: opts.Env})
+	if diags.HasErrors() {
+		return nil, nil, opts, fmt.Errorf("platform %s does not compile for %s: %s", abs, opts.Env, diags.Error())
+	}
+	for _, f := range opts.Fail {
+		if prog.App(f) == nil {
+			return nil, nil, opts, fmt.Errorf("FAIL names %q, which is not an app of the platform", f)
+		}
+	}
+	return m, prog, opts, nil
 }

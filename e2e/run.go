@@ -40,6 +40,9 @@ type RunSummary struct {
 // checks.json (the ordering checks of the timeline, and what the
 // simulated runtime could not do).
 func Run(ctx context.Context, opts RunOptions) (*RunSummary, error) {
+	if _, _, _, err := loadPlatform(opts.PlatformOptions); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, err
 	}

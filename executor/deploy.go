@@ -134,9 +134,7 @@ func (r *run) deployOutcome(res followResult, apps []*ir.App, final map[string]a
 	rep.Metrics["converged"] = converged
 	switch {
 	case errors.Is(res.Err, context.Canceled):
-		rep.Summary = fmt.Sprintf("interrupted; workflow %s goes on in the cluster", wfName)
-		rep.recommend("Run platc %s again to follow workflow %s to its end.", r.cfg.Action, wfName)
-		return exitcode.Failure
+		return r.interrupted(wfName)
 	case res.Err != nil:
 		rep.Summary = res.Err.Error()
 		rep.recommend("Run platc deploy again once the API server is reachable: it follows workflow %s if it is still running.", wfName)

@@ -194,9 +194,7 @@ func (r *run) teardownOutcome(res followResult, orphansOnly bool) int {
 	wfName := res.WF.Namespace + "/" + res.WF.Name
 	switch {
 	case errors.Is(res.Err, context.Canceled):
-		rep.Summary = fmt.Sprintf("interrupted; workflow %s goes on in the cluster", wfName)
-		rep.recommend("Run platc %s again to follow workflow %s to its end.", r.cfg.Action, wfName)
-		return exitcode.Failure
+		return r.interrupted(wfName)
 	case res.Err != nil:
 		rep.Summary = res.Err.Error()
 		return exitcode.Failure

@@ -12,6 +12,7 @@ import (
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/executor/cluster"
+	"github.com/platc/platc/internal/exitcode"
 )
 
 // Following: polling a running Workflow until it ends or runs out of
@@ -25,6 +26,14 @@ type followResult struct {
 	TimedOut bool        // platc's own limit ran out before the workflow finished
 	Gone     bool        // the workflow was deleted while platc followed it
 	Err      error
+}
+
+// interrupted is the outcome of an action stopped while it followed
+// workflow wfName (a signal): the workflow goes on without platc.
+func (r *run) interrupted(wfName string) int {
+	r.rep.Summary = fmt.Sprintf("interrupted; workflow %s goes on in the cluster", wfName)
+	r.rep.recommend("Run platc %s again to follow workflow %s to its end.", r.cfg.Action, wfName)
+	return exitcode.Failure
 }
 
 // followAndRecord follows wf to its end or its deadline and records the

@@ -609,4 +609,3 @@ spec:
 		t.Errorf("%d workflows, want only the sensor's", n)
 	}
 }
-

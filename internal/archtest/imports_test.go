@@ -17,7 +17,7 @@ func TestImportRules(t *testing.T) {
 		t.Skip("no go command")
 	}
 	rules := []struct {
-		pkg, why string
+		pkg, why  string
 		forbidden []string
 	}{
 		{"lint", "lint reads the module and the IR; what the compiler decides is in the IR", []string{"compiler"}},

@@ -49,30 +49,10 @@ func (r *run) deploy(ctx context.Context) int {
 	var pending []string
 	status := map[string]appStatus{}
 	if cur == nil {
-		status, err = r.readApps(ctx, apps)
-		if err != nil {
-			r.rep.Summary = err.Error()
-			return exitcode.Failure
+		var done bool
+		if status, pending, done, code = r.pending(ctx, apps); done {
+			return code
 		}
-		for _, a := range apps {
-			if st := status[a.Name]; !st.converged() {
-				pending = append(pending, a.Name)
-				if st.Stale != "" && st.Health == "Healthy" && st.Sync == "Synced" {
-					r.log.Infof(r.phase, a.Name, "Synced and Healthy, but not current: %s", st.Stale)
-				}
-			}
-		}
-		if len(pending) == 0 {
-			// RFC 7.3: on a deployed, healthy platform deploy creates nothing,
-			// not even a Workflow object.
-			r.log.Infof(r.phase, "platform", "every app in scope is already Synced and Healthy; nothing to do")
-			r.components(apps, nil, status)
-			r.rep.Status = "succeeded"
-			r.rep.Summary = fmt.Sprintf("all %d %s in scope already Synced and Healthy; nothing changed", len(apps), english.Plural(len(apps), "app"))
-			r.rep.Metrics["converged"] = len(apps)
-			return exitcode.OK
-		}
-		r.log.Infof(r.phase, "platform", "%d of %d apps are not yet Synced and Healthy: %s", len(pending), len(apps), english.List(pending))
 	}
 
 	r.phase = "orchestration"
@@ -106,6 +86,36 @@ func (r *run) deploy(ctx context.Context) int {
 	r.components(apps, res.Nodes, final)
 	r.stepFailures(res.Others)
 	return r.deployOutcome(res, apps, final)
+}
+
+// pending reads the apps in scope and lists those not yet Synced and
+// Healthy. done means the deploy ends here with code: the state could
+// not be read, or (RFC 7.3) every app has converged, and a deploy of a
+// deployed, healthy platform creates nothing, not even a Workflow.
+func (r *run) pending(ctx context.Context, apps []*ir.App) (status map[string]appStatus, pending []string, done bool, code int) {
+	status, err := r.readApps(ctx, apps)
+	if err != nil {
+		r.rep.Summary = err.Error()
+		return nil, nil, true, exitcode.Failure
+	}
+	for _, a := range apps {
+		if st := status[a.Name]; !st.converged() {
+			pending = append(pending, a.Name)
+			if st.Stale != "" && st.Health == "Healthy" && st.Sync == "Synced" {
+				r.log.Infof(r.phase, a.Name, "Synced and Healthy, but not current: %s", st.Stale)
+			}
+		}
+	}
+	if len(pending) == 0 {
+		r.log.Infof(r.phase, "platform", "every app in scope is already Synced and Healthy; nothing to do")
+		r.components(apps, nil, status)
+		r.rep.Status = "succeeded"
+		r.rep.Summary = fmt.Sprintf("all %d %s in scope already Synced and Healthy; nothing changed", len(apps), english.Plural(len(apps), "app"))
+		r.rep.Metrics["converged"] = len(apps)
+		return status, nil, true, exitcode.OK
+	}
+	r.log.Infof(r.phase, "platform", "%d of %d apps are not yet Synced and Healthy: %s", len(pending), len(apps), english.List(pending))
+	return status, pending, false, exitcode.OK
 }
 
 // adopted lists the apps of scope without a source, whose Applications

@@ -93,17 +93,7 @@ func (r *run) teardown(ctx context.Context) int {
 		return code
 	}
 	if r.cfg.DryRun {
-		order := make([]string, 0, len(present))
-		for i := len(present) - 1; i >= 0; i-- {
-			order = append(order, present[i].Name)
-		}
-		r.rep.Plan = append(r.rep.Plan, "remove, dependents first: "+strings.Join(order, ", "))
-		for _, a := range present {
-			r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("volumes of %s: %s", a.Name, r.volumePolicy(a)))
-		}
-		r.rep.Status = "dry-run"
-		r.rep.Summary = fmt.Sprintf("Phase 0 passed; a real run would remove %d %s", len(present), english.Plural(len(present), "app"))
-		return exitcode.OK
+		return r.teardownPlan(present)
 	}
 	res := r.followAndRecord(ctx, wf, apps, attached)
 
@@ -114,18 +104,7 @@ func (r *run) teardown(ctx context.Context) int {
 		return exitcode.Failure
 	}
 	r.components(apps, res.Nodes, after)
-	for _, a := range present {
-		s := after[a.Name]
-		if !s.Exists {
-			r.rep.Removed = append(r.rep.Removed, fmt.Sprintf("Application %s/%s (%s)", r.cfg.Program.Platform.ArgoCD.Namespace, a.Application, a.Name))
-			continue
-		}
-		reason := "still exists"
-		if s.Deleting {
-			reason = "being deleted, waiting on finalizers " + strings.Join(s.Finalizers, ", ")
-		}
-		r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "Application", Namespace: r.cfg.Program.Platform.ArgoCD.Namespace, Name: a.Application, Reason: reason})
-	}
+	r.recordRemoval(present, after)
 	orphanStep := r.orphanStep(&res)
 	r.stepFailures(res.Others)
 	r.retained(ctx, apps)
@@ -134,6 +113,40 @@ func (r *run) teardown(ctx context.Context) int {
 	r.rep.Metrics["orphans"] = len(r.rep.Orphans)
 	r.rep.Metrics["retained"] = len(r.rep.Retained)
 	return r.teardownOutcome(res, orphanStep)
+}
+
+// teardownPlan is a dry run's report: what would be removed, in order,
+// and what happens to each app's volumes.
+func (r *run) teardownPlan(present []*ir.App) int {
+	order := make([]string, 0, len(present))
+	for i := len(present) - 1; i >= 0; i-- {
+		order = append(order, present[i].Name)
+	}
+	r.rep.Plan = append(r.rep.Plan, "remove, dependents first: "+strings.Join(order, ", "))
+	for _, a := range present {
+		r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("volumes of %s: %s", a.Name, r.volumePolicy(a)))
+	}
+	r.rep.Status = "dry-run"
+	r.rep.Summary = fmt.Sprintf("Phase 0 passed; a real run would remove %d %s", len(present), english.Plural(len(present), "app"))
+	return exitcode.OK
+}
+
+// recordRemoval records each app that had an Application before the run
+// as removed, or as an orphan with the reason it is still there.
+func (r *run) recordRemoval(present []*ir.App, after map[string]appStatus) {
+	ns := r.cfg.Program.Platform.ArgoCD.Namespace
+	for _, a := range present {
+		s := after[a.Name]
+		if !s.Exists {
+			r.rep.Removed = append(r.rep.Removed, fmt.Sprintf("Application %s/%s (%s)", ns, a.Application, a.Name))
+			continue
+		}
+		reason := "still exists"
+		if s.Deleting {
+			reason = "being deleted, waiting on finalizers " + strings.Join(s.Finalizers, ", ")
+		}
+		r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "Application", Namespace: ns, Name: a.Application, Reason: reason})
+	}
 }
 
 // orphanStep reads the orphan report step: true when it is the workflow's

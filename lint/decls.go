@@ -16,31 +16,26 @@ type Decls struct {
 
 // NewDecls indexes m; m may be nil.
 func NewDecls(m *lang.Module) *Decls {
-	d := &Decls{apps: map[string]*lang.App{}, stacks: map[string]*lang.Stack{}, classes: map[string]*lang.Class{}, health: map[string]*lang.Health{}}
 	if m == nil {
-		return d
+		m = &lang.Module{}
 	}
-	for _, a := range m.Apps {
-		if _, ok := d.apps[a.Name]; !ok {
-			d.apps[a.Name] = a
+	return &Decls{
+		apps:    firstByName(m.Apps, func(a *lang.App) string { return a.Name }),
+		stacks:  firstByName(m.Stacks, func(s *lang.Stack) string { return s.Name }),
+		classes: firstByName(m.Classes, func(c *lang.Class) string { return c.Name }),
+		health:  firstByName(m.Health, func(h *lang.Health) string { return h.Kind }),
+	}
+}
+
+// firstByName maps each name to the first block that has it.
+func firstByName[T any](blocks []T, name func(T) string) map[string]T {
+	out := make(map[string]T, len(blocks))
+	for _, b := range blocks {
+		if _, ok := out[name(b)]; !ok {
+			out[name(b)] = b
 		}
 	}
-	for _, s := range m.Stacks {
-		if _, ok := d.stacks[s.Name]; !ok {
-			d.stacks[s.Name] = s
-		}
-	}
-	for _, c := range m.Classes {
-		if _, ok := d.classes[c.Name]; !ok {
-			d.classes[c.Name] = c
-		}
-	}
-	for _, h := range m.Health {
-		if _, ok := d.health[h.Kind]; !ok {
-			d.health[h.Kind] = h
-		}
-	}
-	return d
+	return out
 }
 
 // App is the app block called name, or nil.

@@ -37,12 +37,42 @@ func (c *compilation) apps() {
 		p := c.eval.settings(c.m.Defaults.Settings)
 		defaults = &p
 	}
-	type stackInfo struct {
-		ir      *ir.Stack
-		partial partial
-		class   *class
-		cname   string
+	stacks := c.lowerStacks()
+	byIndex := make([]*ir.App, len(s.apps))
+	used := map[string]bool{}
+	for pos, i := range order {
+		a := c.lowerApp(s.apps[i], pos, defaults, stacks)
+		byIndex[i] = a
+		for _, cr := range a.CustomResources {
+			c.coverHealth(cr, used)
+		}
+		c.prog.Apps = append(c.prog.Apps, a)
 	}
+	c.finishHealth(used)
+	c.uniqueApplications(byIndex)
+	if s.order == nil {
+		return // the graph is broken: no order, waves or stacks to give
+	}
+	c.linkApps(order, byIndex)
+	for _, ls := range s.stacks {
+		c.prog.Stacks = append(c.prog.Stacks, stacks[ls].ir)
+	}
+	slices.SortFunc(c.prog.Stacks, func(a, b *ir.Stack) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// stackInfo is a stack being lowered: its IR, its own settings and the
+// class its apps get unless they name one.
+type stackInfo struct {
+	ir      *ir.Stack
+	partial partial
+	class   *class
+	cname   string
+}
+
+// lowerStacks evaluates every stack's settings once and resolves the
+// stacks' dependencies on each other, sorted by name.
+func (c *compilation) lowerStacks() map[*lang.Stack]*stackInfo {
+	s := c.s
 	stacks := make(map[*lang.Stack]*stackInfo, len(s.stacks))
 	for _, ls := range s.stacks {
 		si := &stackInfo{
@@ -64,48 +94,46 @@ func (c *compilation) apps() {
 		}
 		slices.SortFunc(stacks[ls].ir.DependsOn, func(a, b *ir.Stack) int { return strings.Compare(a.Name, b.Name) })
 	}
+	return stacks
+}
 
-	byIndex := make([]*ir.App, len(s.apps))
-	used := map[string]bool{}
-	for pos, i := range order {
-		la := s.apps[i]
-		a := &ir.App{Name: la.Name, Index: pos, NameRange: la.NameRange, DeclRange: la.DeclRange}
-		byIndex[i] = a
-		levels := make([]level, 0, 4)
-		app := c.eval.settings(la.Settings)
-		levels = append(levels, level{ir.FromApp, &app})
-		var cl *class
-		if la.Class != nil {
-			cl, a.Class = c.lookupClass(la.Class)
-		}
-		var si *stackInfo
-		if la.Stack != nil {
-			si = stacks[la.Stack]
-		}
-		if la.Class == nil && si != nil && si.class != nil {
-			cl, a.Class = si.class, si.cname
-		}
-		if cl != nil {
-			levels = append(levels, level{ir.FromClass, &cl.partial})
-		}
-		if si != nil {
-			levels = append(levels, level{ir.FromStack, &si.partial})
-			a.Stack = si.ir
-			si.ir.Apps = append(si.ir.Apps, a)
-		}
-		levels = append(levels, level{ir.FromDefaults, defaults})
-		resolveSettings(a, levels)
-		c.appFields(la, a)
-		for _, cr := range a.CustomResources {
-			c.coverHealth(cr, used)
-		}
-		c.prog.Apps = append(c.prog.Apps, a)
+// lowerApp is app la at position pos of the order: its class, its stack,
+// and every setting resolved by precedence (app > class > stack >
+// defaults > built-in), with its own attributes and blocks evaluated.
+func (c *compilation) lowerApp(la *lang.App, pos int, defaults *partial, stacks map[*lang.Stack]*stackInfo) *ir.App {
+	a := &ir.App{Name: la.Name, Index: pos, NameRange: la.NameRange, DeclRange: la.DeclRange}
+	levels := make([]level, 0, 4)
+	app := c.eval.settings(la.Settings)
+	levels = append(levels, level{ir.FromApp, &app})
+	var cl *class
+	if la.Class != nil {
+		cl, a.Class = c.lookupClass(la.Class)
 	}
-	c.finishHealth(used)
-	c.uniqueApplications(byIndex)
-	if s.order == nil {
-		return
+	var si *stackInfo
+	if la.Stack != nil {
+		si = stacks[la.Stack]
 	}
+	if la.Class == nil && si != nil && si.class != nil {
+		cl, a.Class = si.class, si.cname
+	}
+	if cl != nil {
+		levels = append(levels, level{ir.FromClass, &cl.partial})
+	}
+	if si != nil {
+		levels = append(levels, level{ir.FromStack, &si.partial})
+		a.Stack = si.ir
+		si.ir.Apps = append(si.ir.Apps, a)
+	}
+	levels = append(levels, level{ir.FromDefaults, defaults})
+	resolveSettings(a, levels)
+	c.appFields(la, a)
+	return a
+}
+
+// linkApps turns the graph's edges into Deps and Dependents, ordered by
+// position, and groups the apps into waves, each sorted by name.
+func (c *compilation) linkApps(order []int, byIndex []*ir.App) {
+	s := c.s
 	for _, i := range order {
 		a := byIndex[i]
 		for _, e := range s.deps[i] {
@@ -126,10 +154,6 @@ func (c *compilation) apps() {
 	for _, w := range c.prog.Waves {
 		slices.SortFunc(w, func(x, y *ir.App) int { return strings.Compare(x.Name, y.Name) })
 	}
-	for _, ls := range s.stacks {
-		c.prog.Stacks = append(c.prog.Stacks, stacks[ls].ir)
-	}
-	slices.SortFunc(c.prog.Stacks, func(a, b *ir.Stack) int { return strings.Compare(a.Name, b.Name) })
 }
 
 // appFields evaluates an app's own attributes and blocks.

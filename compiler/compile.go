@@ -256,8 +256,16 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 		c.diags = append(c.diags, diag.Error(lp.DeclRange, "Missing git block",
 			"The platform block needs a git block with the repository that generated output is committed to, so the root Application can point at it:\n  git {\n    repo_url = \"https://git.example.com/platform.git\"\n    revision = \"v1.0.0\"\n  }"))
 	}
-	if b := lp.Bootstrap; b != nil {
-		p.Bootstrap = ir.Bootstrap{
+	p.Bootstrap = e.bootstrap(lp.Bootstrap)
+	return platformValue(p)
+}
+
+// bootstrap is the platform's bootstrap block, with platc's pinned
+// versions and repositories for what it leaves out.
+func (e *evaluator) bootstrap(b *lang.Bootstrap) ir.Bootstrap {
+	var out ir.Bootstrap
+	if b != nil {
+		out = ir.Bootstrap{
 			ArgoCDChart:        e.typedOr(b.ArgoCDChart, gChartVersion, ""),
 			WorkflowsChart:     e.typedOr(b.WorkflowsChart, gChartVersion, ""),
 			EventsChart:        e.typedOr(b.EventsChart, gChartVersion, ""),
@@ -267,13 +275,20 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 			ArgoCDAppsChart:    e.typedOr(b.ArgoCDAppsChart, gChartVersion, ""),
 		}
 	}
-	bootstrapVersions(&p.Bootstrap)
-	if p.Bootstrap.ArgoRepo == "" {
-		p.Bootstrap.ArgoRepo = "https://argoproj.github.io/argo-helm"
+	bootstrapVersions(&out)
+	if out.ArgoRepo == "" {
+		out.ArgoRepo = "https://argoproj.github.io/argo-helm"
 	}
-	if p.Bootstrap.SealedSecretsRepo == "" {
-		p.Bootstrap.SealedSecretsRepo = "https://bitnami-labs.github.io/sealed-secrets"
+	if out.SealedSecretsRepo == "" {
+		out.SealedSecretsRepo = "https://bitnami-labs.github.io/sealed-secrets"
 	}
+	return out
+}
+
+// platformValue is platform.* as expressions see it: the name and the
+// argocd, workflows and git fields (the health scope has the same, see
+// scope).
+func platformValue(p *ir.Platform) cty.Value {
 	return cty.ObjectVal(map[string]cty.Value{
 		"name": cty.StringVal(p.Name),
 		"argocd": cty.ObjectVal(map[string]cty.Value{

@@ -116,13 +116,45 @@ type healthState struct {
 	used     map[string]bool         // kinds already in Program.Health
 }
 
+// scope is what env.* and platform.* are in p's environment, recorded in
+// the program for health rules and their tests.
+func scope(p *ir.Program) ir.Scope {
+	env := map[string]any{"name": p.Env.Name}
+	for _, v := range p.Env.Vars {
+		if n, err := health.Normalize(v.Value); err == nil && n != nil {
+			env[v.Name] = n
+		}
+	}
+	pl := p.Platform
+	platform := map[string]any{
+		"name": pl.Name,
+		"argocd": map[string]any{
+			"namespace": pl.ArgoCD.Namespace,
+			"project":   pl.ArgoCD.Project,
+			"server":    pl.ArgoCD.Server,
+			"version":   pl.ArgoCD.Version,
+		},
+		"workflows": map[string]any{
+			"namespace":       pl.Workflows.Namespace,
+			"service_account": pl.Workflows.ServiceAccount,
+		},
+		"git": map[string]any{
+			"repo_url": pl.Git.RepoURL,
+			"revision": pl.Git.Revision,
+			"path":     pl.Git.Path,
+		},
+	}
+	return ir.Scope{Env: env, Platform: platform}
+}
+
 // healthRules indexes the platform's health blocks by kind and compiles
 // each one for this environment, so expression errors are reported
 // whether or not an app uses the kind.
 func (c *compilation) healthRules() {
 	c.health = make(map[string]*lang.Health, len(c.m.Health))
+	c.prog.Scope = scope(c.prog)
 	c.hs = &healthState{
-		scope:    health.ScopeOf(c.prog),
+		scope:    health.Scope(c.prog.Scope),
 		user:     map[string]*health.Rule{},
 		builtins: map[string]*health.Rule{},
 		used:     map[string]bool{},
@@ -218,7 +250,7 @@ func (c *compilation) addHealth(group, kind string) bool {
 		// reported already.
 		if r := c.hs.user[key]; r != nil && !c.hs.used[key] {
 			c.hs.used[key] = true
-			c.prog.Health = append(c.prog.Health, &ir.HealthRule{Group: group, Kind: kind, Origin: ir.HealthUser,
+			c.prog.Health = append(c.prog.Health, &ir.HealthRule{Group: group, Kind: kind, Origin: ir.HealthUser, Replaces: replaced(key),
 				Lua: r.Lua, UseOpenLibs: r.UseOpenLibs, DeclRange: r.Block.DeclRange})
 		}
 		return true
@@ -243,6 +275,19 @@ func (c *compilation) addHealth(group, kind string) bool {
 		return true
 	}
 	return false
+}
+
+// replaced is the check a user rule for key takes the place of: platc's
+// built-in rule, else Argo CD's own check in any release that ships one
+// (lint warns about either; see health-rule-shadows-builtin).
+func replaced(key string) ir.HealthOrigin {
+	if healthlib.Rule(key) != nil {
+		return ir.HealthBuiltIn
+	}
+	if ok, _ := ArgoCDCovers(key, ""); ok {
+		return ir.HealthArgoCD
+	}
+	return ""
 }
 
 // builtinRule compiles a built-in rule for this environment. A failure

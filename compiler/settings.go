@@ -127,7 +127,7 @@ func (c *compilation) resolveClasses() {
 	c.classes = make(map[string]*class, len(builtinClasses)+len(c.m.Classes))
 	for _, b := range builtinClasses {
 		c.classes[b.name] = &class{
-			ir: &ir.Class{Name: b.name, Description: b.description, BuiltIn: true,
+			ir: &ir.Class{Name: b.name, Description: b.description, BuiltIn: true, Default: ir.Timeouts{Sync: b.sync, Health: b.health},
 				Timeouts: ir.Timeouts{Sync: b.sync, Health: b.health}, ExpectedDuration: b.expected},
 			partial: partial{sync: some(b.sync, true), health: some(b.health, true), expected: some(b.expected, true)},
 		}

@@ -3,7 +3,6 @@ package executor
 import (
 	"context"
 	"fmt"
-	"regexp"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -105,8 +104,6 @@ func (r *run) readApps(ctx context.Context, apps []*ir.App) (map[string]appStatu
 	return out, nil
 }
 
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
-
 // staleness compares what Argo CD last compared (status.sync.comparedTo)
 // with the Application's spec. Argo CD refreshes on its own schedule
 // (about every three minutes), so right after the root app changed a
@@ -129,7 +126,7 @@ func staleness(u *unstructured.Unstructured) string {
 			return fmt.Sprintf("Argo CD last compared it with %s %q, but the spec now says %q", k, b, a)
 		}
 	}
-	if rev, _ := spec["targetRevision"].(string); fullSHA.MatchString(rev) {
+	if rev, _ := spec["targetRevision"].(string); ir.IsFullCommit(rev) {
 		if got, _, _ := unstructured.NestedString(u.Object, "status", "sync", "revision"); got != rev {
 			return fmt.Sprintf("Argo CD compared revision %q, not the pinned %q", got, rev)
 		}

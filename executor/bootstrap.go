@@ -17,6 +17,8 @@ import (
 	"github.com/platc/platc/emit"
 	"github.com/platc/platc/emit/all"
 	"github.com/platc/platc/executor/preflight"
+	"github.com/platc/platc/internal/english"
+	"github.com/platc/platc/internal/exitcode"
 )
 
 // bootstrap installs the orchestration primitives with the platform's
@@ -48,39 +50,39 @@ func (r *run) bootstrap(ctx context.Context, cr *preflight.ClusterReport) int {
 		{Verb: "*", Group: "*", Resource: "*", Why: "bootstrap installs CRDs and controllers with Helm (RFC 3.2.4: cluster-admin or equivalent)"},
 	})
 	if len(denied) > 0 {
-		r.rep.Summary = fmt.Sprintf("bootstrap is needed (%s missing) but the kubeconfig's user may not: %s", joinList(missing), strings.Join(denied, "; "))
+		r.rep.Summary = fmt.Sprintf("bootstrap is needed (%s missing) but the kubeconfig's user may not: %s", english.List(missing), strings.Join(denied, "; "))
 		r.rep.recommend("Run the first deploy with a cluster-admin kubeconfig; later deploys need only the permissions Phase 0 lists.")
-		return ExitFailure
+		return exitcode.Failure
 	}
 	files, err := generatedFiles(r.cfg.Program)
 	if err != nil {
 		r.rep.Summary = err.Error()
-		return ExitFailure
+		return exitcode.Failure
 	}
 	args := bootstrapArgs(r.cfg.Program.Env.Name)
 	if r.cfg.DryRun {
 		r.rep.Plan = append(r.rep.Plan,
-			fmt.Sprintf("bootstrap %s: ansible-playbook %s in ansible/ of the %d files platc generates", joinList(missing), strings.Join(args, " "), len(files)),
+			fmt.Sprintf("bootstrap %s: ansible-playbook %s in ansible/ of the %d files platc generates", english.List(missing), strings.Join(args, " "), len(files)),
 			"then submit the deploy workflow for every app in scope")
 		r.rep.Status = "dry-run"
 		r.rep.Summary = "Phase 0 passed; a real run would bootstrap the orchestration primitives first"
-		return ExitOK
+		return exitcode.OK
 	}
 	dir, err := os.MkdirTemp("", "platc-bootstrap-")
 	if err != nil {
 		r.rep.Summary = fmt.Sprintf("bootstrap: %v", err)
-		return ExitFailure
+		return exitcode.Failure
 	}
 	defer os.RemoveAll(dir)
 	if err := writeBootstrapDir(dir, files, r.cfg.KubeconfigBytes, r.bootstrapVars(dir)); err != nil {
 		r.rep.Summary = fmt.Sprintf("bootstrap: %v", err)
-		return ExitFailure
+		return exitcode.Failure
 	}
 	r.log.Infof(r.phase, "ansible", "running ansible-playbook %s", strings.Join(args, " "))
 	if err := r.ansible(ctx, filepath.Join(dir, "ansible"), filepath.Join(dir, "kubeconfig"), args); err != nil {
 		r.rep.Summary = fmt.Sprintf("bootstrap failed: %v", err)
 		r.rep.recommend("Read the ansible-playbook output above (phase bootstrap); every role reports its pre-check, apply, test and validate steps. Fix the cause and run platc deploy again: Helm installs are idempotent.")
-		return ExitFailure
+		return exitcode.Failure
 	}
 
 	// The playbook must have left the primitives behind; otherwise
@@ -97,11 +99,11 @@ func (r *run) bootstrap(ctx context.Context, cr *preflight.ClusterReport) int {
 				still = append(still, fmt.Sprintf("%s (%s)", c.name, strings.Join(c.what, ", ")))
 			}
 		}
-		r.rep.Summary = fmt.Sprintf("bootstrap finished but %s still missing", joinList(still))
-		return ExitFailure
+		r.rep.Summary = fmt.Sprintf("bootstrap finished but %s still missing", english.List(still))
+		return exitcode.Failure
 	}
 	r.log.Infof(r.phase, "ansible", "Argo CD and Argo Workflows are installed")
-	return ExitOK
+	return exitcode.OK
 }
 
 // bootstrapArgs are ansible-playbook's arguments, run in ansible/ so the
@@ -116,13 +118,9 @@ func bootstrapArgs(env string) []string {
 // them (argocd/values.yaml, say), and checks the Ansible tree of RFC
 // 6.2.1 is there.
 func generatedFiles(prog *ir.Program) ([]emit.File, error) {
-	var out []emit.File
-	for _, e := range all.Emitters() {
-		files, err := e.Emit(prog)
-		if err != nil {
-			return nil, fmt.Errorf("generating the bootstrap playbooks: %w (this is a platc bug)", err)
-		}
-		out = append(out, files...)
+	out, err := all.Emit(prog)
+	if err != nil {
+		return nil, fmt.Errorf("generating the bootstrap playbooks: %w (this is a platc bug)", err)
 	}
 	site, inv := false, false
 	for _, f := range out {
@@ -176,10 +174,7 @@ func writeBootstrapDir(dir string, files []emit.File, kubeconfig []byte, vars ma
 // kubeconfig file in KUBECONFIG, streaming its output into the log line
 // by line.
 func (r *run) ansible(ctx context.Context, dir, kubeconfig string, args []string) error {
-	bin, err := exec.LookPath("ansible-playbook")
-	if r.env.ToolPath != "" {
-		bin, err = lookIn("ansible-playbook", r.env.ToolPath)
-	}
+	bin, err := preflight.LookPath("ansible-playbook", toolPath(r.env.ToolPath))
 	if err != nil {
 		return fmt.Errorf("ansible-playbook not found: %w", err)
 	}
@@ -232,14 +227,4 @@ func toolPath(p string) string {
 		return os.Getenv("PATH")
 	}
 	return p
-}
-
-func lookIn(name, pathList string) (string, error) {
-	for _, dir := range filepath.SplitList(pathList) {
-		p := filepath.Join(dir, name)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
 }

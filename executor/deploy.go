@@ -11,6 +11,8 @@ import (
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/preflight"
+	"github.com/platc/platc/internal/english"
+	"github.com/platc/platc/internal/exitcode"
 )
 
 // deploy is RFC 7.2's deploy: validate, determine the current state,
@@ -22,18 +24,18 @@ func (r *run) deploy(ctx context.Context) int {
 	opts := r.clusterOptions(perms, DeployTemplate)
 	opts.Adopted = adopted(r.cfg.ScopeApps)
 	cr, code := r.phase0(ctx, true, opts)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		return code
 	}
 	apps := r.cfg.ScopeApps
 
 	r.phase = "state"
 	if !cr.ArgoCD.Installed || !cr.Workflows.Installed {
-		if code := r.bootstrap(ctx, cr); code != ExitOK {
+		if code := r.bootstrap(ctx, cr); code != exitcode.OK {
 			return code
 		}
 		if r.cfg.DryRun {
-			return ExitOK
+			return exitcode.OK
 		}
 	}
 
@@ -42,35 +44,15 @@ func (r *run) deploy(ctx context.Context) int {
 	cur, err := r.running(ctx)
 	if err != nil {
 		r.rep.Summary = fmt.Sprintf("cannot list workflows: %s", r.client.Explain(err))
-		return ExitFailure
+		return exitcode.Failure
 	}
 	var pending []string
 	status := map[string]appStatus{}
 	if cur == nil {
-		status, err = r.readApps(ctx, apps)
-		if err != nil {
-			r.rep.Summary = err.Error()
-			return ExitFailure
+		var done bool
+		if status, pending, done, code = r.pending(ctx, apps); done {
+			return code
 		}
-		for _, a := range apps {
-			if st := status[a.Name]; !st.converged() {
-				pending = append(pending, a.Name)
-				if st.Stale != "" && st.Health == "Healthy" && st.Sync == "Synced" {
-					r.log.Infof(r.phase, a.Name, "Synced and Healthy, but not current: %s", st.Stale)
-				}
-			}
-		}
-		if len(pending) == 0 {
-			// RFC 7.3: on a deployed, healthy platform deploy creates nothing,
-			// not even a Workflow object.
-			r.log.Infof(r.phase, "platform", "every app in scope is already Synced and Healthy; nothing to do")
-			r.components(apps, nil, status)
-			r.rep.Status = "succeeded"
-			r.rep.Summary = fmt.Sprintf("all %d %s in scope already Synced and Healthy; nothing changed", len(apps), plural(len(apps), "app"))
-			r.rep.Metrics["converged"] = len(apps)
-			return ExitOK
-		}
-		r.log.Infof(r.phase, "platform", "%d of %d apps are not yet Synced and Healthy: %s", len(pending), len(apps), joinList(pending))
 	}
 
 	r.phase = "orchestration"
@@ -78,20 +60,20 @@ func (r *run) deploy(ctx context.Context) int {
 		r.checkDrift(ctx, DeployTemplate)
 	}
 	wf, attached, code := r.launch(ctx, DeployTemplate, nil, cur)
-	if code != ExitOK || wf == nil {
+	if code != exitcode.OK || wf == nil {
 		return code
 	}
 	if r.cfg.DryRun && attached {
 		r.rep.Status = "dry-run"
 		r.rep.Summary = fmt.Sprintf("Phase 0 passed; deploy workflow %s/%s is already running, and a real run would follow it", wf.Namespace, wf.Name)
-		return ExitOK
+		return exitcode.OK
 	}
 	if r.cfg.DryRun {
-		r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("deploy %d %s not yet converged, in dependency order: %s", len(pending), plural(len(pending), "app"), joinList(pending)))
+		r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("deploy %d %s not yet converged, in dependency order: %s", len(pending), english.Plural(len(pending), "app"), english.List(pending)))
 		r.rep.Status = "dry-run"
-		r.rep.Summary = fmt.Sprintf("Phase 0 passed; a real run would submit the deploy workflow for %d %s", len(pending), plural(len(pending), "app"))
+		r.rep.Summary = fmt.Sprintf("Phase 0 passed; a real run would submit the deploy workflow for %d %s", len(pending), english.Plural(len(pending), "app"))
 		r.components(apps, nil, status)
-		return ExitOK
+		return exitcode.OK
 	}
 	res := r.followAndRecord(ctx, wf, apps, attached)
 
@@ -104,6 +86,36 @@ func (r *run) deploy(ctx context.Context) int {
 	r.components(apps, res.Nodes, final)
 	r.stepFailures(res.Others)
 	return r.deployOutcome(res, apps, final)
+}
+
+// pending reads the apps in scope and lists those not yet Synced and
+// Healthy. done means the deploy ends here with code: the state could
+// not be read, or (RFC 7.3) every app has converged, and a deploy of a
+// deployed, healthy platform creates nothing, not even a Workflow.
+func (r *run) pending(ctx context.Context, apps []*ir.App) (status map[string]appStatus, pending []string, done bool, code int) {
+	status, err := r.readApps(ctx, apps)
+	if err != nil {
+		r.rep.Summary = err.Error()
+		return nil, nil, true, exitcode.Failure
+	}
+	for _, a := range apps {
+		if st := status[a.Name]; !st.converged() {
+			pending = append(pending, a.Name)
+			if st.Stale != "" && st.Health == "Healthy" && st.Sync == "Synced" {
+				r.log.Infof(r.phase, a.Name, "Synced and Healthy, but not current: %s", st.Stale)
+			}
+		}
+	}
+	if len(pending) == 0 {
+		r.log.Infof(r.phase, "platform", "every app in scope is already Synced and Healthy; nothing to do")
+		r.components(apps, nil, status)
+		r.rep.Status = "succeeded"
+		r.rep.Summary = fmt.Sprintf("all %d %s in scope already Synced and Healthy; nothing changed", len(apps), english.Plural(len(apps), "app"))
+		r.rep.Metrics["converged"] = len(apps)
+		return status, nil, true, exitcode.OK
+	}
+	r.log.Infof(r.phase, "platform", "%d of %d apps are not yet Synced and Healthy: %s", len(pending), len(apps), english.List(pending))
+	return status, pending, false, exitcode.OK
 }
 
 // adopted lists the apps of scope without a source, whose Applications
@@ -132,29 +144,27 @@ func (r *run) deployOutcome(res followResult, apps []*ir.App, final map[string]a
 	rep.Metrics["converged"] = converged
 	switch {
 	case errors.Is(res.Err, context.Canceled):
-		rep.Summary = fmt.Sprintf("interrupted; workflow %s goes on in the cluster", wfName)
-		rep.recommend("Run platc %s again to follow workflow %s to its end.", r.cfg.Action, wfName)
-		return ExitFailure
+		return r.interrupted(wfName)
 	case res.Err != nil:
 		rep.Summary = res.Err.Error()
 		rep.recommend("Run platc deploy again once the API server is reachable: it follows workflow %s if it is still running.", wfName)
-		return ExitFailure
+		return exitcode.Failure
 	case res.Gone:
 		rep.Summary = fmt.Sprintf("workflow %s was deleted while platc followed it", wfName)
 		rep.recommend("Run platc deploy again; apps already Synced and Healthy are skipped.")
-		return ExitFailure
+		return exitcode.Failure
 	case res.TimedOut:
 		rep.Status = "timeout"
 		rep.Summary = fmt.Sprintf("workflow %s did not finish within %s; %d of %d apps converged so far", wfName, human(r.limit), converged, len(apps))
 		rep.recommend("Workflow %s is still running. Run platc deploy again to follow it, or set ACTION_TIMEOUT longer.", wfName)
-		return ExitTimeout
+		return exitcode.Timeout
 	}
 	r.recommendFailures(wfName)
 	switch res.WF.Status.Phase {
 	case wfv1.WorkflowSucceeded:
 		if converged == len(apps) {
-			rep.Summary = fmt.Sprintf("workflow %s succeeded; all %d %s Synced and Healthy", wfName, len(apps), plural(len(apps), "app"))
-			return ExitOK
+			rep.Summary = fmt.Sprintf("workflow %s succeeded; all %d %s Synced and Healthy", wfName, len(apps), english.Plural(len(apps), "app"))
+			return exitcode.OK
 		}
 		var bad []string
 		for _, a := range apps {
@@ -167,28 +177,28 @@ func (r *run) deployOutcome(res followResult, apps []*ir.App, final map[string]a
 				rep.Failures = append(rep.Failures, Failure{App: a.Name, Message: "after the workflow succeeded, " + why})
 			}
 		}
-		rep.Summary = fmt.Sprintf("workflow %s succeeded but final health verification failed for %s", wfName, joinList(bad))
+		rep.Summary = fmt.Sprintf("workflow %s succeeded but final health verification failed for %s", wfName, english.List(bad))
 		rep.recommend("An app turned unhealthy after its step succeeded; check it with 'argocd app get', then run platc validate.")
 		if converged > 0 {
-			return ExitPartial
+			return exitcode.Partial
 		}
-		return ExitFailure
+		return exitcode.Failure
 	}
 	// Failed or Error.
 	if timedOut(res.WF) {
 		rep.Status = "timeout"
 		rep.Summary = fmt.Sprintf("workflow %s ran out of time (its activeDeadlineSeconds); %d of %d apps converged", wfName, converged, len(apps))
 		rep.recommend("Raise platform.workflows.timeout (or the slow apps' timeouts), rebuild, and run platc deploy again; converged apps are skipped.")
-		return ExitTimeout
+		return exitcode.Timeout
 	}
 	done := rep.Metrics["succeeded"] + rep.Metrics["skipped"]
 	rep.Summary = fmt.Sprintf("workflow %s %s: %d of %d apps deployed, %d failed, %d not run",
 		wfName, strings.ToLower(string(res.WF.Status.Phase)), done, len(apps), rep.Metrics["failed"], rep.Metrics["omitted"])
 	if done > 0 || converged > 0 {
 		rep.Status = "partial"
-		return ExitPartial
+		return exitcode.Partial
 	}
-	return ExitFailure
+	return exitcode.Failure
 }
 
 func (r *run) recommendFailures(wfName string) {
@@ -265,7 +275,7 @@ func (r *run) blockers(a *ir.App, nodes map[string]nodeState) string {
 	if len(names) == 0 {
 		return "a dependency did not succeed"
 	}
-	return fmt.Sprintf("%s did not succeed", joinList(names))
+	return fmt.Sprintf("%s did not succeed", english.List(names))
 }
 
 // launch attaches to cur, a run of the same action and scope still in
@@ -277,20 +287,20 @@ func (r *run) launch(ctx context.Context, template string, params map[string]str
 			cur.Namespace, cur.Name, orText(string(cur.Status.Phase), "pending"))
 		if r.cfg.DryRun {
 			r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("follow workflow %s/%s, already in progress", cur.Namespace, cur.Name))
-			return cur, true, ExitOK
+			return cur, true, exitcode.OK
 		}
-		return cur, true, ExitOK
+		return cur, true, exitcode.OK
 	}
 	wf, err := r.build(template, params)
 	if err != nil {
 		r.rep.Summary = err.Error()
-		return nil, false, ExitFailure
+		return nil, false, exitcode.Failure
 	}
 	stamp(wf, r.cfg)
 	created, err := r.submit(ctx, wf, r.cfg.DryRun)
 	if err != nil {
 		r.rep.Summary = fmt.Sprintf("submitting the %s workflow failed: %s", r.cfg.Action, r.client.Explain(err))
-		return nil, false, ExitFailure
+		return nil, false, exitcode.Failure
 	}
 	if r.cfg.DryRun {
 		what := fmt.Sprintf("from WorkflowTemplate %s/%s", wf.Namespace, template)
@@ -299,10 +309,10 @@ func (r *run) launch(ctx context.Context, template string, params map[string]str
 		}
 		r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("submit a Workflow %s in namespace %s (the API server accepted it in a server-side dry run)", what, wf.Namespace))
 		r.log.Infof(r.phase, "workflow", "dry run: the API server accepts the %s workflow; not submitted", r.cfg.Action)
-		return created, false, ExitOK
+		return created, false, exitcode.OK
 	}
 	r.log.Infof(r.phase, "workflow", "submitted workflow %s/%s", created.Namespace, created.Name)
-	return created, false, ExitOK
+	return created, false, exitcode.OK
 }
 
 // build returns the workflow for the action: the generated template for

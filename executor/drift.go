@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
-	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit/argo"
@@ -41,21 +40,14 @@ func (r *run) checkDrift(ctx context.Context, name string) {
 }
 
 // generatedTemplate is the WorkflowTemplate platc build writes to
-// workflows/<name>.yaml for p.
+// workflows/<name>.yaml for p, as the emitter builds it.
 func generatedTemplate(p *ir.Program, name string) (*wfv1.WorkflowTemplate, error) {
-	files, err := argo.Emitter{}.Emit(p)
+	o, err := argo.Build(p)
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range files {
-		if f.Path != "workflows/"+name+".yaml" {
-			continue
-		}
-		var t wfv1.WorkflowTemplate
-		if err := yaml.Unmarshal(f.Data, &t); err != nil {
-			return nil, fmt.Errorf("reading the generated %s: %w", f.Path, err)
-		}
-		return &t, nil
+	if t := o.Template(name); t != nil {
+		return t, nil
 	}
-	return nil, fmt.Errorf("the Argo Workflows emitter wrote no workflows/%s.yaml", name)
+	return nil, fmt.Errorf("the Argo Workflows emitter builds no WorkflowTemplate %s", name)
 }

@@ -6,20 +6,15 @@ import (
 	"io"
 	"time"
 
+	"k8s.io/client-go/rest"
+
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/executor/cluster"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
 	"github.com/platc/platc/executor/preflight"
-)
-
-// Exit codes of RFC 7.1, one table for every action.
-const (
-	ExitOK      = 0 // success, healthy, clean
-	ExitFailure = 1 // failure, unhealthy
-	ExitPartial = 2 // partial deploy, degraded, orphans remain
-	ExitInvalid = 3 // invalid configuration or arguments, missing tool
-	ExitTimeout = 4 // the action ran out of time
+	"github.com/platc/platc/internal/english"
+	"github.com/platc/platc/internal/exitcode"
 )
 
 // Env is what the executor needs from its surroundings. Tests shorten the
@@ -77,7 +72,7 @@ func Run(ctx context.Context, cfg *config.Config, env Env) int {
 		Metrics: map[string]int{"apps": len(cfg.ScopeApps)}, Recommend: []string{},
 	}
 	r.log.Infof("start", "platc", "%s of platform %q, environment %q, scope %s, %d %s%s", cfg.Action, p.Platform.Name, p.Env.Name,
-		cfg.Scope, len(cfg.ScopeApps), plural(len(cfg.ScopeApps), "app"), map[bool]string{true: " (dry run: nothing will be changed)"}[cfg.DryRun])
+		cfg.Scope, len(cfg.ScopeApps), english.Plural(len(cfg.ScopeApps), "app"), map[bool]string{true: " (dry run: nothing will be changed)"}[cfg.DryRun])
 	var code int
 	switch cfg.Action {
 	case config.Deploy:
@@ -88,7 +83,7 @@ func Run(ctx context.Context, cfg *config.Config, env Env) int {
 		code = r.teardown(ctx)
 	default:
 		r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("unknown action %q", cfg.Action))
-		code = ExitInvalid
+		code = exitcode.Invalid
 	}
 	return r.finish(code)
 }
@@ -101,11 +96,11 @@ func (r *run) finish(code int) int {
 	rep.ExitCode = code
 	rep.Duration = r.now().Sub(r.start).Round(time.Second).Seconds()
 	if rep.Status == "" {
-		rep.Status = map[int]string{ExitOK: "succeeded", ExitFailure: "failed", ExitPartial: "partial", ExitInvalid: "invalid", ExitTimeout: "timeout"}[code]
+		rep.Status = map[int]string{exitcode.OK: "succeeded", exitcode.Failure: "failed", exitcode.Partial: "partial", exitcode.Invalid: "invalid", exitcode.Timeout: "timeout"}[code]
 	}
 	r.phase = "report"
 	lvl := r.log.Infof
-	if code != ExitOK {
+	if code != exitcode.OK {
 		lvl = r.log.Errorf
 	}
 	lvl("report", "platc", "%s: %s (exit %d)", rep.Status, rep.Summary, code)
@@ -125,9 +120,12 @@ func (r *run) finish(code int) int {
 	return code
 }
 
-// connect builds the API client.
+// connect builds the API client. Warnings the API server sends with a
+// response (a deprecated API, say) become warn lines of the log.
 func (r *run) connect() error {
-	c, err := cluster.New(r.cfg.Kube, r.env.UserAgent, r.env.CallTimeout)
+	rc := rest.CopyConfig(r.cfg.Kube)
+	rc.WarningHandler = apiWarnings{r}
+	c, err := cluster.New(rc, r.env.UserAgent, r.env.CallTimeout)
 	if err != nil {
 		return err
 	}
@@ -135,9 +133,21 @@ func (r *run) connect() error {
 	return nil
 }
 
+// apiWarnings is client-go's rest.WarningHandler for the run: each
+// warning goes to the log in the phase the run is in. client-go calls it
+// on the goroutine that made the request, the run's own.
+type apiWarnings struct{ r *run }
+
+func (w apiWarnings) HandleWarningHeader(code int, _, text string) {
+	// Only code 299 carries a warning (RFC 7234 section 5.5).
+	if code == 299 && text != "" {
+		w.r.log.Warnf(w.r.phase, "api-server", "API server warning: %s", text)
+	}
+}
+
 // phase0 runs the prerequisite checks. tools says whether the action
 // needs the RFC 3.2.1 tools. It returns the cluster report, or an exit
-// code other than ExitOK when the action cannot go on.
+// code other than exitcode.OK when the action cannot go on.
 func (r *run) phase0(ctx context.Context, tools bool, opts preflight.ClusterOptions) (*preflight.ClusterReport, int) {
 	r.phase = "preflight"
 	pf := &PreflightInfo{}
@@ -158,15 +168,15 @@ func (r *run) phase0(ctx context.Context, tools bool, opts preflight.ClusterOpti
 					bad = append(bad, fmt.Sprintf("%s (%s)", t.Name, t.Status))
 				}
 			}
-			r.rep.Summary = fmt.Sprintf("required tools are missing or too old: %s", joinList(bad))
+			r.rep.Summary = fmt.Sprintf("required tools are missing or too old: %s", english.List(bad))
 			r.rep.recommend("Run platc from the executor image, which carries every tool of RFC 3.2.1 and the collections of RFC 3.2.3, or install them at the listed versions.")
-			return nil, ExitInvalid
+			return nil, exitcode.Invalid
 		}
 		r.log.Infof(r.phase, "tools", "all %d required tools and %d Ansible collections present", len(preflight.Tools), len(preflight.Collections))
 	}
 	if err := r.connect(); err != nil {
 		r.rep.Summary = err.Error()
-		return nil, ExitInvalid
+		return nil, exitcode.Invalid
 	}
 	cr := preflight.CheckCluster(ctx, r.client, opts)
 	pf.Cluster = cr
@@ -183,20 +193,20 @@ func (r *run) phase0(ctx context.Context, tools bool, opts preflight.ClusterOpti
 	if cr.Unreachable {
 		r.rep.Summary = cr.Checks[len(cr.Checks)-1].Message
 		r.rep.recommend("Check that the kubeconfig (%s) points at the right API server and that its credentials are current.", r.cfg.KubeconfigSource)
-		return cr, ExitFailure
+		return cr, exitcode.Failure
 	}
 	if b := cr.Blocking(); len(b) > 0 {
 		var names []string
 		for _, c := range b {
 			names = append(names, c.Name)
 		}
-		r.rep.Summary = fmt.Sprintf("Phase 0 found blocking problems: %s", joinList(names))
+		r.rep.Summary = fmt.Sprintf("Phase 0 found blocking problems: %s", english.List(names))
 		if len(cr.Denied) > 0 {
 			r.rep.recommend("Grant the kubeconfig's user the permissions listed under 'permissions', or use an account that has them.")
 		}
-		return cr, ExitFailure
+		return cr, exitcode.Failure
 	}
-	return cr, ExitOK
+	return cr, exitcode.OK
 }
 
 // clusterOptions are the Phase 0 options every action shares. The
@@ -265,32 +275,4 @@ func stackOf(a *ir.App) string {
 		return ""
 	}
 	return a.Stack.Name
-}
-
-func plural(n int, s string) string {
-	if n == 1 {
-		return s
-	}
-	return s + "s"
-}
-
-func joinList(xs []string) string {
-	switch len(xs) {
-	case 0:
-		return ""
-	case 1:
-		return xs[0]
-	}
-	out := ""
-	for i, x := range xs {
-		switch {
-		case i == 0:
-			out = x
-		case i == len(xs)-1:
-			out += " and " + x
-		default:
-			out += ", " + x
-		}
-	}
-	return out
 }

@@ -40,6 +40,7 @@ import (
 	"github.com/platc/platc/executor"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/internal/testenv"
 	"github.com/platc/platc/lang"
 )
@@ -205,7 +206,7 @@ func (f *fixture) run(t *testing.T, action config.Action, token string, edit fun
 	cfg, probs := config.Load(in)
 	var out, logs bytes.Buffer
 	if !probs.Empty() {
-		return result{code: executor.ExitInvalid, logs: strings.Join(probs.Errors, "\n")}
+		return result{code: exitcode.Invalid, logs: strings.Join(probs.Errors, "\n")}
 	}
 	f.logs.reset()
 	log := logging.New(io.MultiWriter(&logs, &f.logs), logging.Options{Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: cfg.TraceID})
@@ -335,7 +336,7 @@ func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
 	f.healthy(t)
 	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
 	r := wait(t, ch)
-	expect(t, r, executor.ExitOK, "succeeded")
+	expect(t, r, exitcode.OK, "succeeded")
 	if strings.Contains(r.logs, "differs from the one this platform source generates") {
 		t.Error("the generated templates were applied unchanged, yet platc reports drift")
 	}
@@ -350,7 +351,7 @@ func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
 	// Workflow object (RFC 7.3).
 	before := f.countWorkflows(t)
 	r = f.run(t, config.Deploy, testenv.DeployerToken, nil)
-	expect(t, r, executor.ExitOK, "succeeded")
+	expect(t, r, exitcode.OK, "succeeded")
 	contains(t, "summary", fmt.Sprint(r.report["summary"]), "already Synced and Healthy; nothing changed")
 	if n := f.countWorkflows(t); n != before {
 		t.Errorf("deploy on a healthy platform created a workflow (%d → %d)", before, n)
@@ -365,7 +366,7 @@ func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
 	}
 	f.s.Retarget(t, f.argocd, "db", "v1b")
 	r = f.run(t, config.Deploy, testenv.DeployerToken, func(in *config.Input) { in.DryRun = "true" })
-	expect(t, r, executor.ExitOK, "dry-run")
+	expect(t, r, exitcode.OK, "dry-run")
 	contains(t, "logs", r.logs, "differs from the one this platform source generates")
 	contains(t, "report", r.out, "run 'platc build', commit generated/")
 	if err := os.WriteFile(filepath.Join(f.dir, "platform.hcl"), src, 0o644); err != nil {
@@ -377,7 +378,7 @@ func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
 	// it yet, so its Synced is about the old one: deploy must run.
 	f.s.Retarget(t, f.argocd, "api", "v2")
 	r = f.run(t, config.Deploy, testenv.DeployerToken, func(in *config.Input) { in.DryRun = "true" })
-	expect(t, r, executor.ExitOK, "dry-run")
+	expect(t, r, exitcode.OK, "dry-run")
 	contains(t, "report", r.out, "deploy 1 app not yet converged, in dependency order: api")
 	contains(t, "logs", r.logs, `Argo CD last compared it with targetRevision \"v1\", but the spec now says \"v2\"`)
 }
@@ -404,7 +405,7 @@ func TestDeployTimeouts(t *testing.T) {
 	wf := f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
 	f.s.WorkflowStatus(t, wf, "Failed", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Failed", Message: "Step exceeded its deadline"}, testenv.Node{Task: "api", Phase: "Omitted"})
 	r := wait(t, ch)
-	expect(t, r, executor.ExitTimeout, "timeout")
+	expect(t, r, exitcode.Timeout, "timeout")
 
 	// platc's own limit: the workflow is still running when ACTION_TIMEOUT
 	// is up. A later run attaches to it rather than starting another.
@@ -416,7 +417,7 @@ func TestDeployTimeouts(t *testing.T) {
 	f2.waitLog(t, "has not been picked up by the workflow controller yet")
 	f2.s.WorkflowStatus(t, wf, "Running", "", testenv.Node{Task: "db", Phase: "Running"})
 	r = wait(t, ch)
-	expect(t, r, executor.ExitTimeout, "timeout")
+	expect(t, r, exitcode.Timeout, "timeout")
 	contains(t, "report", r.out, "is still running. Run platc deploy again to follow it")
 
 	ch = f2.async(t, config.Deploy, testenv.AdminToken, nil)
@@ -424,7 +425,7 @@ func TestDeployTimeouts(t *testing.T) {
 	f2.healthy(t)
 	f2.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
 	r = wait(t, ch)
-	expect(t, r, executor.ExitOK, "succeeded")
+	expect(t, r, exitcode.OK, "succeeded")
 	if wfi := r.report["workflow"].(map[string]any); wfi["name"] != wf.GetName() || wfi["attached"] != true {
 		t.Errorf("second run did not attach to %s: %v", wf.GetName(), wfi)
 	}
@@ -437,7 +438,7 @@ func TestDeployDryRun(t *testing.T) {
 	f := newFixture(t, "dry")
 	f.primitives(t)
 	r := f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
-	expect(t, r, executor.ExitOK, "dry-run")
+	expect(t, r, exitcode.OK, "dry-run")
 	contains(t, "report", r.out, "the API server accepted it in a server-side dry run", "deploy 3 apps not yet converged")
 	if n := f.countWorkflows(t); n != 0 {
 		t.Errorf("dry run created %d workflows", n)
@@ -450,7 +451,7 @@ func TestPhase0(t *testing.T) {
 
 	// Authenticated, but without any role.
 	r := f.run(t, config.Deploy, testenv.NobodyToken, nil)
-	expect(t, r, executor.ExitFailure, "failed")
+	expect(t, r, exitcode.Failure, "failed")
 	contains(t, "report", r.out, `user \"nobody\" may not: list nodes (cluster-wide)`, "create workflows.argoproj.io in namespace argo-phase0 (to submit the workflow)")
 	if f.countWorkflows(t) != 0 {
 		t.Error("Phase 0 failed but a workflow was submitted")
@@ -458,13 +459,13 @@ func TestPhase0(t *testing.T) {
 
 	// Wrong token: 401.
 	r = f.run(t, config.Validate, "not-a-valid-token", nil)
-	expect(t, r, executor.ExitFailure, "failed")
+	expect(t, r, exitcode.Failure, "failed")
 	contains(t, "report", r.out, "rejected the credentials (401 Unauthorized)")
 
 	// Nothing listening.
 	port := closedPort(t)
 	r = f.runKubeconfig(t, testenv.Kubeconfig(fmt.Sprintf("https://127.0.0.1:%d", port), f.s.CA, "x"))
-	expect(t, r, executor.ExitFailure, "failed")
+	expect(t, r, exitcode.Failure, "failed")
 	contains(t, "report", r.out, "cannot reach the Kubernetes API", "connection refused")
 
 	// Something listening that never answers: bounded by the call timeout.
@@ -484,7 +485,7 @@ func TestPhase0(t *testing.T) {
 	}()
 	start := time.Now()
 	r = f.runKubeconfig(t, testenv.Kubeconfig("https://"+l.Addr().String(), f.s.CA, "x"))
-	expect(t, r, executor.ExitFailure, "failed")
+	expect(t, r, exitcode.Failure, "failed")
 	contains(t, "report", r.out, "no answer within the time limit")
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("an API server that never answers took %s to give up", d)
@@ -493,7 +494,7 @@ func TestPhase0(t *testing.T) {
 	// A missing tool is exit 3 before the cluster is touched.
 	f.tools = toolsDir(t, map[string]string{"helm": ""})
 	r = f.run(t, config.Deploy, testenv.AdminToken, nil)
-	expect(t, r, executor.ExitInvalid, "invalid")
+	expect(t, r, exitcode.Invalid, "invalid")
 	contains(t, "report", r.out, "helm is not installed (not found on PATH); RFC 3.2.1 requires helm 3.12.0 or later")
 }
 
@@ -514,7 +515,7 @@ func TestDeployAdoptedApplication(t *testing.T) {
 	}
 	f.primitives(t)
 	r := f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
-	expect(t, r, executor.ExitFailure, "failed")
+	expect(t, r, exitcode.Failure, "failed")
 	contains(t, "report", r.out, "Phase 0 found blocking problems: adopted-applications",
 		"these do not exist in namespace argocd-adopt: legacy-api (app api); create them, or give each app a source block")
 	if f.countWorkflows(t) != 0 {
@@ -523,7 +524,7 @@ func TestDeployAdoptedApplication(t *testing.T) {
 
 	f.s.Application(t, f.argocd, "legacy-api", "Healthy", "Synced")
 	r = f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
-	expect(t, r, executor.ExitOK, "dry-run")
+	expect(t, r, exitcode.OK, "dry-run")
 	contains(t, "logs", r.logs, "the 1 Application adopted by apps without a source exists")
 }
 
@@ -551,7 +552,7 @@ func TestDeployNeedsBootstrap(t *testing.T) {
 	f := newFixture(t, "bare")
 	grantDeployer(t, f.s)
 	r := f.run(t, config.Deploy, testenv.DeployerToken, nil)
-	expect(t, r, executor.ExitFailure, "failed")
+	expect(t, r, exitcode.Failure, "failed")
 	contains(t, "report", r.out, "bootstrap is needed (Argo CD (namespace argocd-bare)", "may not: create namespaces (cluster-wide)",
 		"may not: create namespaces (cluster-wide) (bootstrap creates the Argo namespaces); any verb on any resource (cluster-admin)",
 		`"name":"argo-workflows","status":"info","message":"Argo Workflows is not installed: namespace argo-bare missing"`)
@@ -560,7 +561,7 @@ func TestDeployNeedsBootstrap(t *testing.T) {
 	// A cluster admin's dry run says what bootstrap would run, and runs
 	// nothing.
 	r = f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
-	expect(t, r, executor.ExitOK, "dry-run")
+	expect(t, r, exitcode.OK, "dry-run")
 	contains(t, "report", r.out, "bootstrap Argo CD (namespace argocd-bare) and Argo Workflows (namespace argo-bare): ansible-playbook -i inventories/staging/hosts.yml site.yml --extra-vars @../platc-vars.json")
 }
 
@@ -578,9 +579,9 @@ func TestEnvironmentFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := f.run(t, config.Validate, testenv.AdminToken, nil)
-	expect(t, r, executor.ExitFailure, "unhealthy")
+	expect(t, r, exitcode.Failure, "unhealthy")
 	r = f.run(t, config.Validate, testenv.AdminToken, func(in *config.Input) { in.EnvFile = envFile })
-	expect(t, r, executor.ExitOK, "healthy")
+	expect(t, r, exitcode.OK, "healthy")
 	contains(t, "report", r.out, `"argocd":{"name":"Argo CD","installed":true,"namespace":"gitops-envf"}`)
 }
 
@@ -603,9 +604,8 @@ spec:
 	f.healthy(t)
 	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
 	r := wait(t, ch)
-	expect(t, r, executor.ExitOK, "succeeded")
+	expect(t, r, exitcode.OK, "succeeded")
 	if n := f.countWorkflows(t); n != 1 {
 		t.Errorf("%d workflows, want only the sensor's", n)
 	}
 }
-

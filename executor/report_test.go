@@ -47,7 +47,7 @@ Phase 0 (prerequisites):
 Components:
   APP    STACK  STATUS     HEALTH    SYNC    DURATION  MESSAGE
   db     data   succeeded  Healthy   Synced  1m35s     
-  cache  data   failed     Degraded  Synced  10m0s     Error (exit code 20) (after 3 attempts)
+  cache  data   failed     Degraded  Synced  10m       Error (exit code 20) (after 3 attempts)
   api    -      omitted    -         -       -         not run: cache did not succeed
 
 Failures:

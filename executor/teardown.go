@@ -15,6 +15,8 @@ import (
 	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/preflight"
+	"github.com/platc/platc/internal/english"
+	"github.com/platc/platc/internal/exitcode"
 )
 
 // Parameters of the teardown workflow (the Argo Workflows emitter's
@@ -41,7 +43,7 @@ func (r *run) teardown(ctx context.Context) int {
 		preflight.Permission{Verb: "list", Resource: "persistentvolumeclaims", Why: "to report volumes kept or left behind"},
 		preflight.Permission{Verb: "list", Resource: "namespaces", Why: "to report namespaces stuck terminating"})
 	cr, code := r.phase0(ctx, true, r.clusterOptions(perms, TeardownTemplate))
-	if code != ExitOK {
+	if code != exitcode.OK {
 		return code
 	}
 	apps := r.cfg.ScopeApps
@@ -49,7 +51,7 @@ func (r *run) teardown(ctx context.Context) int {
 	before, err := r.readApps(ctx, apps)
 	if err != nil {
 		r.rep.Summary = err.Error()
-		return ExitFailure
+		return exitcode.Failure
 	}
 	var present []*ir.App
 	for _, a := range apps {
@@ -61,47 +63,37 @@ func (r *run) teardown(ctx context.Context) int {
 		// RFC 7.3: teardown of an already removed platform succeeds.
 		r.log.Infof(r.phase, "platform", "no Application of the %d apps in scope exists; nothing to remove", len(apps))
 		r.rep.Status = "clean"
-		r.rep.Summary = fmt.Sprintf("already removed: none of the %d %s in scope has an Application", len(apps), plural(len(apps), "app"))
+		r.rep.Summary = fmt.Sprintf("already removed: none of the %d %s in scope has an Application", len(apps), english.Plural(len(apps), "app"))
 		r.rep.Metrics["removed"] = 0
 		r.retained(ctx, apps)
-		return ExitOK
+		return exitcode.OK
 	}
 	r.log.Infof(r.phase, "platform", "%d of %d apps still have an Application", len(present), len(apps))
 	if !cr.Workflows.Installed {
-		r.rep.Summary = fmt.Sprintf("%d Applications remain but the teardown workflow cannot run: Argo Workflows is not ready (%s missing)", len(present), joinList(cr.Workflows.Missing))
+		r.rep.Summary = fmt.Sprintf("%d Applications remain but the teardown workflow cannot run: Argo Workflows is not ready (%s missing)", len(present), english.List(cr.Workflows.Missing))
 		r.rep.recommend("Install Argo Workflows and apply the generated templates (platc build, then sync them with Argo CD), or run platc deploy, which bootstraps them; then run teardown again.")
-		return ExitFailure
+		return exitcode.Failure
 	}
 
 	r.phase = "orchestration"
 	params, code := r.teardownParams(ctx)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		return code
 	}
 	cur, err := r.running(ctx)
 	if err != nil {
 		r.rep.Summary = fmt.Sprintf("cannot list workflows: %s", r.client.Explain(err))
-		return ExitFailure
+		return exitcode.Failure
 	}
 	if cur == nil && r.cfg.Scope.Kind == config.ScopePlatform {
 		r.checkDrift(ctx, TeardownTemplate)
 	}
 	wf, attached, code := r.launch(ctx, TeardownTemplate, params, cur)
-	if code != ExitOK || wf == nil {
+	if code != exitcode.OK || wf == nil {
 		return code
 	}
 	if r.cfg.DryRun {
-		order := make([]string, 0, len(present))
-		for i := len(present) - 1; i >= 0; i-- {
-			order = append(order, present[i].Name)
-		}
-		r.rep.Plan = append(r.rep.Plan, "remove, dependents first: "+strings.Join(order, ", "))
-		for _, a := range present {
-			r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("volumes of %s: %s", a.Name, r.volumePolicy(a)))
-		}
-		r.rep.Status = "dry-run"
-		r.rep.Summary = fmt.Sprintf("Phase 0 passed; a real run would remove %d %s", len(present), plural(len(present), "app"))
-		return ExitOK
+		return r.teardownPlan(present)
 	}
 	res := r.followAndRecord(ctx, wf, apps, attached)
 
@@ -109,21 +101,10 @@ func (r *run) teardown(ctx context.Context) int {
 	after, err := r.readApps(ctx, apps)
 	if err != nil {
 		r.rep.Summary = err.Error()
-		return ExitFailure
+		return exitcode.Failure
 	}
 	r.components(apps, res.Nodes, after)
-	for _, a := range present {
-		s := after[a.Name]
-		if !s.Exists {
-			r.rep.Removed = append(r.rep.Removed, fmt.Sprintf("Application %s/%s (%s)", r.cfg.Program.Platform.ArgoCD.Namespace, a.Application, a.Name))
-			continue
-		}
-		reason := "still exists"
-		if s.Deleting {
-			reason = "being deleted, waiting on finalizers " + strings.Join(s.Finalizers, ", ")
-		}
-		r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "Application", Namespace: r.cfg.Program.Platform.ArgoCD.Namespace, Name: a.Application, Reason: reason})
-	}
+	r.recordRemoval(present, after)
 	orphanStep := r.orphanStep(&res)
 	r.stepFailures(res.Others)
 	r.retained(ctx, apps)
@@ -132,6 +113,40 @@ func (r *run) teardown(ctx context.Context) int {
 	r.rep.Metrics["orphans"] = len(r.rep.Orphans)
 	r.rep.Metrics["retained"] = len(r.rep.Retained)
 	return r.teardownOutcome(res, orphanStep)
+}
+
+// teardownPlan is a dry run's report: what would be removed, in order,
+// and what happens to each app's volumes.
+func (r *run) teardownPlan(present []*ir.App) int {
+	order := make([]string, 0, len(present))
+	for i := len(present) - 1; i >= 0; i-- {
+		order = append(order, present[i].Name)
+	}
+	r.rep.Plan = append(r.rep.Plan, "remove, dependents first: "+strings.Join(order, ", "))
+	for _, a := range present {
+		r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("volumes of %s: %s", a.Name, r.volumePolicy(a)))
+	}
+	r.rep.Status = "dry-run"
+	r.rep.Summary = fmt.Sprintf("Phase 0 passed; a real run would remove %d %s", len(present), english.Plural(len(present), "app"))
+	return exitcode.OK
+}
+
+// recordRemoval records each app that had an Application before the run
+// as removed, or as an orphan with the reason it is still there.
+func (r *run) recordRemoval(present []*ir.App, after map[string]appStatus) {
+	ns := r.cfg.Program.Platform.ArgoCD.Namespace
+	for _, a := range present {
+		s := after[a.Name]
+		if !s.Exists {
+			r.rep.Removed = append(r.rep.Removed, fmt.Sprintf("Application %s/%s (%s)", ns, a.Application, a.Name))
+			continue
+		}
+		reason := "still exists"
+		if s.Deleting {
+			reason = "being deleted, waiting on finalizers " + strings.Join(s.Finalizers, ", ")
+		}
+		r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "Application", Namespace: ns, Name: a.Application, Reason: reason})
+	}
 }
 
 // orphanStep reads the orphan report step: true when it is the workflow's
@@ -192,44 +207,42 @@ func (r *run) teardownOutcome(res followResult, orphansOnly bool) int {
 	wfName := res.WF.Namespace + "/" + res.WF.Name
 	switch {
 	case errors.Is(res.Err, context.Canceled):
-		rep.Summary = fmt.Sprintf("interrupted; workflow %s goes on in the cluster", wfName)
-		rep.recommend("Run platc %s again to follow workflow %s to its end.", r.cfg.Action, wfName)
-		return ExitFailure
+		return r.interrupted(wfName)
 	case res.Err != nil:
 		rep.Summary = res.Err.Error()
-		return ExitFailure
+		return exitcode.Failure
 	case res.Gone:
 		rep.Summary = fmt.Sprintf("workflow %s was deleted while platc followed it", wfName)
-		return ExitFailure
+		return exitcode.Failure
 	case res.TimedOut:
 		rep.Status = "timeout"
 		rep.Summary = fmt.Sprintf("teardown workflow %s did not finish within %s; %d removed so far", wfName, human(r.limit), len(rep.Removed))
 		rep.recommend("Workflow %s is still running. Run platc teardown again to follow it, or set ACTION_TIMEOUT longer.", wfName)
-		return ExitTimeout
+		return exitcode.Timeout
 	}
 	r.recommendFailures(wfName)
 	if res.WF.Status.Phase != wfv1.WorkflowSucceeded && !orphansOnly {
 		if timedOut(res.WF) {
 			rep.Status = "timeout"
 			rep.Summary = fmt.Sprintf("teardown workflow %s ran out of time; %d removed, %d left", wfName, len(rep.Removed), len(rep.Orphans))
-			return ExitTimeout
+			return exitcode.Timeout
 		}
 		rep.Summary = fmt.Sprintf("teardown workflow %s %s: %d removed, %d left", wfName, strings.ToLower(string(res.WF.Status.Phase)), len(rep.Removed), len(rep.Orphans))
 		rep.recommend("Fix the failing deletion (often a finalizer waiting on an operator that is already gone, ARGO-NOTES §5), then run platc teardown again: what is gone stays gone.")
-		return ExitFailure
+		return exitcode.Failure
 	}
 	if len(rep.Orphans) > 0 {
 		rep.Status = "orphans"
-		rep.Summary = fmt.Sprintf("teardown workflow %s succeeded but %d %s remain", wfName, len(rep.Orphans), plural(len(rep.Orphans), "orphan"))
+		rep.Summary = fmt.Sprintf("teardown workflow %s succeeded but %d %s remain", wfName, len(rep.Orphans), english.Plural(len(rep.Orphans), "orphan"))
 		rep.recommend("Look at each orphan's finalizers and owner before removing anything by hand; forcing a finalizer off can leak storage or cloud resources.")
-		return ExitPartial
+		return exitcode.Partial
 	}
 	rep.Status = "clean"
-	rep.Summary = fmt.Sprintf("teardown workflow %s succeeded: %d %s removed", wfName, len(rep.Removed), plural(len(rep.Removed), "Application"))
+	rep.Summary = fmt.Sprintf("teardown workflow %s succeeded: %d %s removed", wfName, len(rep.Removed), english.Plural(len(rep.Removed), "Application"))
 	if len(rep.Retained) > 0 {
 		rep.recommend("%d volume claims were kept by the volume policy; delete them once their data is no longer needed.", len(rep.Retained))
 	}
-	return ExitOK
+	return exitcode.OK
 }
 
 // volumePolicy is the policy in force for a's volumes: PV_POLICY when
@@ -258,7 +271,7 @@ func (r *run) teardownParams(ctx context.Context) (map[string]string, int) {
 		t, err := r.template(ctx, TeardownTemplate)
 		if err != nil {
 			r.rep.Summary = fmt.Sprintf("reading WorkflowTemplate %s: %s", TeardownTemplate, r.client.Explain(err))
-			return nil, ExitFailure
+			return nil, exitcode.Failure
 		}
 		declared = map[string]bool{}
 		allowed = nil
@@ -277,15 +290,15 @@ func (r *run) teardownParams(ctx context.Context) (map[string]string, int) {
 	if r.cfg.PVPolicy != "" {
 		if !declared[VolumePolicyParam] {
 			r.rep.Summary = fmt.Sprintf("PV_POLICY is set, but WorkflowTemplate %s has no %q parameter to pass it to; unset PV_POLICY to use each app's own volume policy, or regenerate the templates with this platc", TeardownTemplate, VolumePolicyParam)
-			return nil, ExitInvalid
+			return nil, exitcode.Invalid
 		}
 		if len(allowed) > 0 && !slices.Contains(allowed, string(r.cfg.PVPolicy)) {
 			r.rep.Summary = fmt.Sprintf("PV_POLICY=%s is not a volume policy this platform's teardown accepts (%s): the workflows may create VolumeSnapshots only when an app declares teardown { volumes = \"snapshot\" }", r.cfg.PVPolicy, strings.Join(allowed, ", "))
-			return nil, ExitInvalid
+			return nil, exitcode.Invalid
 		}
 		params[VolumePolicyParam] = string(r.cfg.PVPolicy)
 	}
-	return params, ExitOK
+	return params, exitcode.OK
 }
 
 // retained lists the volume claims left in the apps' namespaces: kept on

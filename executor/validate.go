@@ -3,6 +3,9 @@ package executor
 import (
 	"context"
 	"fmt"
+
+	"github.com/platc/platc/internal/english"
+	"github.com/platc/platc/internal/exitcode"
 )
 
 // validate is RFC 7.2's validate: read-only. It reads every Application in
@@ -13,18 +16,18 @@ func (r *run) validate(ctx context.Context) int {
 	opts.Advisory = true
 	opts.Templates, opts.ClusterTemplates = nil, nil
 	cr, code := r.phase0(ctx, false, opts)
-	if code != ExitOK {
+	if code != exitcode.OK {
 		return code
 	}
 	r.phase = "verification"
 	apps := r.cfg.ScopeApps
 	if !cr.ArgoCD.Installed {
-		r.log.Errorf(r.phase, "argocd", "Argo CD is not installed (%s missing); no app can be healthy", joinList(cr.ArgoCD.Missing))
+		r.log.Errorf(r.phase, "argocd", "Argo CD is not installed (%s missing); no app can be healthy", english.List(cr.ArgoCD.Missing))
 	}
 	status, err := r.readApps(ctx, apps)
 	if err != nil {
 		r.rep.Summary = err.Error()
-		return ExitFailure
+		return exitcode.Failure
 	}
 	m := r.rep.Metrics
 	for _, a := range apps {
@@ -55,14 +58,14 @@ func (r *run) validate(ctx context.Context) int {
 		} else {
 			r.rep.recommend("Run platc deploy: it deploys the apps whose Application is missing or failed, and skips the healthy ones.")
 		}
-		return ExitFailure
+		return exitcode.Failure
 	case m[verdictDegraded] > 0:
 		r.rep.Status = verdictDegraded
 		r.rep.Summary = fmt.Sprintf("%d of %d apps degraded, %d healthy", m[verdictDegraded], len(apps), m[verdictHealthy])
 		r.rep.recommend("Inspect the degraded apps with 'argocd app get <application>'; an app out of sync with Git needs a sync (platc deploy does it), a Degraded one needs its resources looked at.")
-		return ExitPartial
+		return exitcode.Partial
 	}
 	r.rep.Status = verdictHealthy
-	r.rep.Summary = fmt.Sprintf("all %d %s Healthy and Synced", len(apps), plural(len(apps), "app"))
-	return ExitOK
+	r.rep.Summary = fmt.Sprintf("all %d %s Healthy and Synced", len(apps), english.Plural(len(apps), "app"))
+	return exitcode.OK
 }

@@ -41,85 +41,102 @@ func Tests(h *lang.Health) ([]*Test, hcl.Diagnostics) {
 	var diags hcl.Diagnostics
 	var tests []*Test
 	for _, b := range h.Tests {
-		t := &Test{Kind: h.Kind, Name: b.Name, Block: b}
-		ok := true
-		str := func(a *hcl.Attribute, what string) (string, bool) {
-			v, ds := constValue(a)
-			if ds.HasErrors() {
-				diags = append(diags, ds...)
-				return "", false
-			}
-			if v == nil && (a == b.Object || a == b.Want) {
-				// null is the same as leaving a required attribute out.
-				diags = append(diags, diag.Error(a.Expr.Range(), "Missing required argument",
-					fmt.Sprintf("The argument %q is required, but it is set to null. Give it a value in the test block.", a.Name)))
-				return "", false
-			}
-			s, isStr := v.(string)
-			if !isStr {
-				diags = append(diags, diag.Error(a.Expr.Range(), "Invalid "+what, fmt.Sprintf("%s must be a string; got %s.", a.Name, typeName(v))))
-				return "", false
-			}
-			return s, true
-		}
-		for _, req := range []struct {
-			a    *hcl.Attribute
-			name string
-		}{{b.Object, "object"}, {b.Want, "want"}} {
-			if req.a == nil {
-				diags = append(diags, diag.Error(b.DeclRange, "Missing required argument",
-					fmt.Sprintf("The argument %q is required, but no definition was found. Add it to the test block.", req.name)))
-				ok = false
-			}
-		}
-		if b.Object != nil {
-			p, good := str(b.Object, "test object")
-			if good && (p == "" || filepath.IsAbs(p) || path.IsAbs(filepath.ToSlash(p))) {
-				diags = append(diags, diag.Error(b.Object.Expr.Range(), "Invalid test object",
-					"object is the path of a YAML or JSON file holding the resource, relative to the file that declares the test, such as \"testdata/ready.yaml\"."))
-				good = false
-			}
-			ok = ok && good
-			t.Object = path.Join(filepath.ToSlash(filepath.Dir(h.DeclRange.Filename)), filepath.ToSlash(p))
-		}
-		if b.Want != nil {
-			w, good := str(b.Want, "want")
-			if good && !slices.Contains(Statuses, w) {
-				msg := fmt.Sprintf("%q is not a health status a rule can give. Use one of %s.", w, strings.Join(Statuses, ", "))
-				if s := diag.Suggest(w, Statuses); s != "" {
-					msg = fmt.Sprintf("%q is not a health status a rule can give; did you mean %q? Use one of %s.", w, s, strings.Join(Statuses, ", "))
-				}
-				diags = append(diags, diag.Error(b.Want.Expr.Range(), "Invalid want", msg))
-				good = false
-			}
-			ok = ok && good
-			t.Want = w
-		}
-		if b.WantMessage != nil {
-			m, good := str(b.WantMessage, "want_message")
-			ok = ok && good
-			t.WantMessage, t.HasWantMessage = m, true
-		}
-		if b.Env != nil {
-			v, ds := constValue(b.Env)
-			diags = append(diags, ds...)
-			m, isObj := v.(map[string]any)
-			switch {
-			case ds.HasErrors():
-				ok = false
-			case !isObj:
-				diags = append(diags, diag.Error(b.Env.Expr.Range(), "Invalid test env",
-					"env holds env.* values for this test only, such as env = { ceph_health_warn = \"healthy\" }."))
-				ok = false
-			default:
-				t.Env = m
-			}
-		}
+		t, ok, ds := decodeTest(h, b)
+		diags = append(diags, ds...)
 		if ok {
 			tests = append(tests, t)
 		}
 	}
 	return tests, diags
+}
+
+// decodeTest checks one test block; ok is false when it has an error.
+func decodeTest(h *lang.Health, b *lang.HealthTest) (t *Test, ok bool, diags hcl.Diagnostics) {
+	t = &Test{Kind: h.Kind, Name: b.Name, Block: b}
+	ok = true
+	for _, req := range []struct {
+		a    *hcl.Attribute
+		name string
+	}{{b.Object, "object"}, {b.Want, "want"}} {
+		if req.a == nil {
+			diags = append(diags, diag.Error(b.DeclRange, "Missing required argument",
+				fmt.Sprintf("The argument %q is required, but no definition was found. Add it to the test block.", req.name)))
+			ok = false
+		}
+	}
+	if b.Object != nil {
+		p, ds := testString(b.Object, "test object", true)
+		diags = append(diags, ds...)
+		good := !ds.HasErrors()
+		if good && (p == "" || filepath.IsAbs(p) || path.IsAbs(filepath.ToSlash(p))) {
+			diags = append(diags, diag.Error(b.Object.Expr.Range(), "Invalid test object",
+				"object is the path of a YAML or JSON file holding the resource, relative to the file that declares the test, such as \"testdata/ready.yaml\"."))
+			good = false
+		}
+		ok = ok && good
+		t.Object = path.Join(filepath.ToSlash(filepath.Dir(h.DeclRange.Filename)), filepath.ToSlash(p))
+	}
+	if b.Want != nil {
+		w, ds := testString(b.Want, "want", true)
+		diags = append(diags, ds...)
+		good := !ds.HasErrors()
+		if good && !slices.Contains(Statuses, w) {
+			msg := fmt.Sprintf("%q is not a health status a rule can give. Use one of %s.", w, strings.Join(Statuses, ", "))
+			if s := diag.Suggest(w, Statuses); s != "" {
+				msg = fmt.Sprintf("%q is not a health status a rule can give; did you mean %q? Use one of %s.", w, s, strings.Join(Statuses, ", "))
+			}
+			diags = append(diags, diag.Error(b.Want.Expr.Range(), "Invalid want", msg))
+			good = false
+		}
+		ok = ok && good
+		t.Want = w
+	}
+	if b.WantMessage != nil {
+		m, ds := testString(b.WantMessage, "want_message", false)
+		diags = append(diags, ds...)
+		ok = ok && !ds.HasErrors()
+		t.WantMessage, t.HasWantMessage = m, true
+	}
+	if b.Env != nil {
+		env, good, ds := testEnv(b.Env)
+		diags = append(diags, ds...)
+		ok = ok && good
+		t.Env = env
+	}
+	return t, ok, diags
+}
+
+// testString is a test attribute that must be a constant string; a
+// required one may not be null either.
+func testString(a *hcl.Attribute, what string, required bool) (string, hcl.Diagnostics) {
+	v, ds := constValue(a)
+	if ds.HasErrors() {
+		return "", ds
+	}
+	if v == nil && required {
+		// null is the same as leaving a required attribute out.
+		return "", hcl.Diagnostics{diag.Error(a.Expr.Range(), "Missing required argument",
+			fmt.Sprintf("The argument %q is required, but it is set to null. Give it a value in the test block.", a.Name))}
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		return "", hcl.Diagnostics{diag.Error(a.Expr.Range(), "Invalid "+what, fmt.Sprintf("%s must be a string; got %s.", a.Name, typeName(v)))}
+	}
+	return s, nil
+}
+
+// testEnv is a test's env: a constant object of env.* values.
+func testEnv(a *hcl.Attribute) (map[string]any, bool, hcl.Diagnostics) {
+	v, ds := constValue(a)
+	m, isObj := v.(map[string]any)
+	switch {
+	case ds.HasErrors():
+		return nil, false, ds
+	case !isObj:
+		return nil, false, append(ds, diag.Error(a.Expr.Range(), "Invalid test env",
+			"env holds env.* values for this test only, such as env = { ceph_health_warn = \"healthy\" }."))
+	}
+	return m, true, ds
 }
 
 // constValue evaluates an attribute that may not refer to anything.

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/english"
 )
 
 // A blockKind names one body schema for people: the phrase diagnostics
@@ -210,10 +211,10 @@ func elsewhere(name string, isBlock bool) *blockKind {
 func expected(k *blockKind, attrs, blocks []string) string {
 	var parts []string
 	if len(attrs) > 0 {
-		parts = append(parts, plural(len(attrs), "the argument ", "the arguments ")+list(attrs))
+		parts = append(parts, english.Plural(len(attrs), "the argument")+" "+english.List(attrs))
 	}
 	if len(blocks) > 0 {
-		parts = append(parts, plural(len(blocks), "the block ", "the blocks ")+list(blocks))
+		parts = append(parts, english.Plural(len(blocks), "the block")+" "+english.List(blocks))
 	}
 	what := "nothing"
 	if len(parts) > 0 {
@@ -222,20 +223,4 @@ func expected(k *blockKind, attrs, blocks []string) string {
 	return fmt.Sprintf("Expected %s: %s. docs/language.md, section %q, describes each.", k.in, what, k.section)
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 // list joins names as "a, b and c".
-func list(names []string) string {
-	switch len(names) {
-	case 0:
-		return ""
-	case 1:
-		return names[0]
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
-}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
-	"github.com/platc/platc/internal/udiff"
+	"github.com/rogpeppe/go-internal/diff"
 )
 
 var updateFmt = flag.Bool("update", false, "rewrite the golden.hcl sections of testdata/fmt/*.txtar")
@@ -47,14 +47,14 @@ func TestFormatGolden(t *testing.T) {
 				}
 				return
 			}
-			if d := udiff.Unified("golden.hcl", "formatted", sec["golden.hcl"], got); d != "" {
+			if d := diff.Diff("golden.hcl", sec["golden.hcl"], "formatted", got); d != nil {
 				t.Errorf("first run differs from golden.hcl:\n%s", d)
 			}
 			again, diags := Format("golden.hcl", sec["golden.hcl"])
 			if diags.HasErrors() {
 				t.Fatalf("golden.hcl does not parse: %s", diags.Error())
 			}
-			if d := udiff.Unified("golden.hcl", "formatted again", sec["golden.hcl"], again); d != "" {
+			if d := diff.Diff("golden.hcl", sec["golden.hcl"], "formatted again", again); d != nil {
 				t.Errorf("formatting golden.hcl changes it; fmt is not idempotent:\n%s", d)
 			}
 		})

@@ -94,6 +94,9 @@ type Pass struct {
 	// When the platform did not compile it may be partial: blocks that
 	// failed to decode are missing.
 	Module *lang.Module
+	// Decls finds the block in Module behind a name: an app, stack,
+	// class or health rule of the IR.
+	Decls *Decls
 	// Programs holds the platform compiled for each environment, in
 	// declaration order; empty when the platform did not compile, and
 	// then only Syntax rules run. The graph, names and classes are the same in all

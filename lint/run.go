@@ -62,6 +62,7 @@ func Run(cfg Config) (hcl.Diagnostics, error) {
 	var issues []Issue
 	var errs []error
 	var final *Rule
+	decls := NewDecls(cfg.Module)
 	for _, r := range cfg.Rules {
 		if r == InvalidSuppression {
 			final = r
@@ -73,7 +74,7 @@ func Run(cfg Config) (hcl.Diagnostics, error) {
 		for _, s := range sups {
 			s.Ran[r.Name] = true
 		}
-		found, err := runRule(r, cfg, nil, known)
+		found, err := runRule(r, cfg, decls, nil, known)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -95,7 +96,7 @@ func Run(cfg Config) (hcl.Diagnostics, error) {
 	}
 	issues = kept
 	if final != nil {
-		found, err := runRule(final, cfg, sups, known)
+		found, err := runRule(final, cfg, decls, sups, known)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -138,7 +139,7 @@ func Skipped(cfg Config) []*Rule {
 
 // runRule runs one rule, turning a panic into an error so one broken rule
 // does not hide the findings of the others.
-func runRule(r *Rule, cfg Config, sups []*Suppression, known []string) (found []Issue, err error) {
+func runRule(r *Rule, cfg Config, decls *Decls, sups []*Suppression, known []string) (found []Issue, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("rule %s panicked: %v", r.Name, v)
@@ -151,6 +152,7 @@ func runRule(r *Rule, cfg Config, sups []*Suppression, known []string) (found []
 	p := &Pass{
 		Rule:         r,
 		Module:       cfg.Module,
+		Decls:        decls,
 		Programs:     cfg.Programs,
 		Program:      first,
 		Manifests:    cfg.Manifests,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/internal/satmath"
 )
 
 // A Model is one way of running a deploy, simulated with every app taking
@@ -45,8 +46,8 @@ type Simulation struct {
 
 // Simulate runs the deploy of p on paper. groups is the deploy DAG's
 // nesting, each group's apps in dependency order and groups in an order
-// where every group comes after the groups it waits for (as emit/argo's
-// Grouping lists them); nil means a flat DAG.
+// where every group comes after the groups it waits for (as
+// Grouping.Groups lists them); nil means a flat DAG.
 //
 // With limited parallelism the apps that are ready at the same moment
 // start in the order of p.Apps (dependency order, then name), which is
@@ -59,9 +60,20 @@ func Simulate(p *ir.Program, groups [][]*ir.App) Simulation {
 	if groups == nil {
 		groups = [][]*ir.App{p.Apps}
 	}
+	members := make([][]int, len(groups))
+	for k, g := range groups {
+		for _, a := range g {
+			members[k] = append(members[k], a.Index)
+		}
+	}
+	g := DeployGraph(p.Apps)
+	gr, ok := layout(g, members, "")
+	if !ok {
+		panic("plan: the groups wait for each other in a cycle (this is a platc bug)")
+	}
 	s := Simulation{Parallelism: par, Groups: len(groups), Schedule: ASAP(p)}
 	unlimited := len(p.Apps) + 1
-	s.DAG = Model{Name: "dag", Unlimited: runDAG(p, groups, unlimited), Limited: runDAG(p, groups, par)}
+	s.DAG = Model{Name: "dag", Unlimited: gr.run(g, unlimited, expected), Limited: gr.run(g, par, expected)}
 	s.Waves = Model{Name: "waves", Unlimited: runWaves(p, unlimited), Limited: runWaves(p, par)}
 	var total time.Duration
 	for _, a := range p.Apps {
@@ -71,57 +83,86 @@ func Simulate(p *ir.Program, groups [][]*ir.App) Simulation {
 	return s
 }
 
-// runDAG is an event-driven run of the nested DAG with at most par apps
-// syncing at once.
-func runDAG(p *ir.Program, groups [][]*ir.App, par int) time.Duration {
-	n := len(p.Apps)
-	groupOf := make([]int, n)
-	for k, members := range groups {
-		for _, a := range members {
-			groupOf[a.Index] = k
+// WorstCase bounds how long the grouped DAG of g takes when each app
+// takes at most dur and at most par apps run at once: a greedy scheduler
+// finishes within (total work)/par + (longest path) (Graham's bound), and
+// the group barriers are part of the longest path. The sums saturate.
+func (gr Grouping) WorstCase(g *Graph, par int, dur func(*ir.App) time.Duration) time.Duration {
+	if len(g.Apps) == 0 {
+		return 0
+	}
+	var work time.Duration
+	for _, a := range g.Apps {
+		work = satmath.Add(work, dur(a))
+	}
+	return satmath.Add(work/time.Duration(max(par, 1)), gr.run(g, len(g.Apps), dur))
+}
+
+// run is the one simulation of a grouped DAG: each app of g takes dur, at
+// most par at once; a group starts when the groups it waits for are
+// done, and inside it each app starts as soon as the group has started
+// and its dependencies within the group are done. It returns when the
+// last app finishes.
+func (gr Grouping) run(g *Graph, par int, dur func(*ir.App) time.Duration) time.Duration {
+	if par >= len(g.Apps) {
+		return gr.runUnlimited(g, dur)
+	}
+	return gr.runLimited(g, par, dur)
+}
+
+// runUnlimited is run when nothing waits for a free slot: one pass over
+// the groups in their topological order, so the layout search can afford
+// to estimate every candidate. Sums saturate, as worst cases can be
+// huge.
+func (gr Grouping) runUnlimited(g *Graph, dur func(*ir.App) time.Duration) time.Duration {
+	finishAt := make([]time.Duration, len(g.Apps))
+	groupEnd := make([]time.Duration, len(gr.Members))
+	// When an app is reached, its dependencies in earlier groups already
+	// carry another group number.
+	groupOf := make([]int, len(g.Apps))
+	for i := range groupOf {
+		groupOf[i] = -1
+	}
+	var end time.Duration
+	for k, members := range gr.Members {
+		var begin time.Duration
+		for _, h := range gr.Waits[k] {
+			begin = max(begin, groupEnd[h])
 		}
-	}
-	// waitingApps[i]: dependencies of app i inside its group not yet done;
-	// waitingGroups[k]: groups group k waits for not yet done; left[k]:
-	// apps of group k not yet done.
-	waitingApps := make([]int, n)
-	dependents := make([][]int, n)
-	waitingGroups := make([]int, len(groups))
-	groupDependents := make([][]int, len(groups))
-	seen := make([]int, len(groups))
-	for k := range seen {
-		seen[k] = -1
-	}
-	left := make([]int, len(groups))
-	for k, members := range groups {
-		left[k] = len(members)
-		for _, a := range members {
-			for _, d := range a.Deps {
-				h := groupOf[d.App.Index]
-				switch {
-				case h == k:
-					waitingApps[a.Index]++
-					dependents[d.App.Index] = append(dependents[d.App.Index], a.Index)
-				case seen[h] != k:
-					seen[h] = k
-					waitingGroups[k]++
-					groupDependents[h] = append(groupDependents[h], k)
+		groupEnd[k] = begin
+		for _, i := range members {
+			groupOf[i] = k
+		}
+		for _, i := range members { // in graph order: dependencies first
+			s := begin
+			for _, d := range g.Deps[i] {
+				if groupOf[d] == k {
+					s = max(s, finishAt[d])
 				}
 			}
+			finishAt[i] = satmath.Add(s, dur(g.Apps[i]))
+			groupEnd[k] = max(groupEnd[k], finishAt[i])
 		}
+		end = max(end, groupEnd[k])
 	}
+	return end
+}
+
+// runLimited is run with at most par apps at once: an event-driven run
+// in which the apps that become ready at one moment start in graph order.
+func (gr Grouping) runLimited(g *Graph, par int, dur func(*ir.App) time.Duration) time.Duration {
+	st := newRunState(g, gr)
 	ready := &indexHeap{}
-	started := make([]bool, len(groups))
 	startGroup := func(k int) {
-		started[k] = true
-		for _, a := range groups[k] {
-			if waitingApps[a.Index] == 0 {
-				heap.Push(ready, a.Index)
+		st.started[k] = true
+		for _, i := range gr.Members[k] {
+			if st.waitingApps[i] == 0 {
+				heap.Push(ready, i)
 			}
 		}
 	}
-	for k := range groups {
-		if waitingGroups[k] == 0 {
+	for k := range gr.Members {
+		if st.waitingGroups[k] == 0 {
 			startGroup(k)
 		}
 	}
@@ -131,7 +172,7 @@ func runDAG(p *ir.Program, groups [][]*ir.App, par int) time.Duration {
 	for ready.Len() > 0 || running.Len() > 0 {
 		for ready.Len() > 0 && running.Len() < par {
 			i := heap.Pop(ready).(int)
-			heap.Push(running, event{at: now + p.Apps[i].ExpectedDuration, app: i})
+			heap.Push(running, event{at: now + dur(g.Apps[i]), app: i})
 		}
 		// Everything that finishes at the next moment finishes together,
 		// then what became ready starts.
@@ -139,25 +180,66 @@ func runDAG(p *ir.Program, groups [][]*ir.App, par int) time.Duration {
 		for running.Len() > 0 && (*running)[0].at == now {
 			i := heap.Pop(running).(event).app
 			done++
-			for _, j := range dependents[i] {
-				if waitingApps[j]--; waitingApps[j] == 0 {
+			for _, j := range st.dependents[i] {
+				if st.waitingApps[j]--; st.waitingApps[j] == 0 {
 					heap.Push(ready, j)
 				}
 			}
-			k := groupOf[i]
-			if left[k]--; left[k] == 0 {
-				for _, h := range groupDependents[k] {
-					if waitingGroups[h]--; waitingGroups[h] == 0 && !started[h] {
+			k := st.groupOf[i]
+			if st.left[k]--; st.left[k] == 0 {
+				for _, h := range st.groupDependents[k] {
+					if st.waitingGroups[h]--; st.waitingGroups[h] == 0 && !st.started[h] {
 						startGroup(h)
 					}
 				}
 			}
 		}
 	}
-	if done != n {
+	if done != len(g.Apps) {
 		panic("plan: the groups wait for each other in a cycle (this is a platc bug)")
 	}
 	return now
+}
+
+// runState is what runLimited counts down: waitingApps[i], the
+// dependencies of app i inside its group not yet done; waitingGroups[k],
+// the groups group k waits for not yet done; left[k], the apps of group
+// k not yet done.
+type runState struct {
+	groupOf                     []int
+	waitingApps, waitingGroups  []int
+	left                        []int
+	dependents, groupDependents [][]int
+	started                     []bool
+}
+
+func newRunState(g *Graph, gr Grouping) *runState {
+	n, m := len(g.Apps), len(gr.Members)
+	st := &runState{
+		groupOf: make([]int, n), waitingApps: make([]int, n), dependents: make([][]int, n),
+		waitingGroups: make([]int, m), groupDependents: make([][]int, m), left: make([]int, m), started: make([]bool, m),
+	}
+	for k, members := range gr.Members {
+		for _, i := range members {
+			st.groupOf[i] = k
+		}
+	}
+	for k, members := range gr.Members {
+		st.left[k] = len(members)
+		st.waitingGroups[k] = len(gr.Waits[k])
+		for _, h := range gr.Waits[k] {
+			st.groupDependents[h] = append(st.groupDependents[h], k)
+		}
+		for _, i := range members {
+			for _, d := range g.Deps[i] {
+				if st.groupOf[d] == k {
+					st.waitingApps[i]++
+					st.dependents[d] = append(st.dependents[d], i)
+				}
+			}
+		}
+	}
+	return st
 }
 
 // runWaves runs the waves one after the other, each with at most par apps

@@ -6,7 +6,6 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
-	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/internal/synth"
 	"github.com/platc/platc/internal/synth/synthtest"
 	"github.com/platc/platc/lang"
@@ -113,18 +112,18 @@ func TestSimulateByHand(t *testing.T) {
 	}
 }
 
-// The simulation of the nested DAG agrees with emit/argo's own estimate
-// of the layout it chose, and never beats the critical path.
+// The simulation of the nested DAG agrees with the estimate the layout
+// search made of the layout it chose, and never beats the critical path.
 func TestSimulateNested(t *testing.T) {
 	for _, o := range []synth.Options{{Apps: 1000, CrossStack: true}, {Apps: 3000, Layers: 300}} {
 		p := synthtest.Program(t, o)
-		gr, err := argo.DeployGrouping(p)
+		gr, err := plan.DeployGrouping(p, plan.Limits{Engine: "Argo Workflows", Workflow: "Argo workflow", Tasks: 200, Groups: 198})
 		if err != nil {
 			t.Fatal(err)
 		}
 		s := plan.Simulate(p, gr.Groups)
 		if s.DAG.Unlimited != gr.Makespan || s.Schedule.Makespan != gr.Ungrouped {
-			t.Errorf("%d apps: simulated %v (flat %v), emit/argo estimates %v (flat %v)", o.Apps, s.DAG.Unlimited, s.Schedule.Makespan, gr.Makespan, gr.Ungrouped)
+			t.Errorf("%d apps: simulated %v (flat %v), the layout search estimates %v (flat %v)", o.Apps, s.DAG.Unlimited, s.Schedule.Makespan, gr.Makespan, gr.Ungrouped)
 		}
 		if s.DAG.Unlimited < s.Schedule.Makespan || s.DAG.Limited < s.DAG.Unlimited || s.Groups != len(gr.Groups) {
 			t.Errorf("%d apps: %+v", o.Apps, s.DAG)

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/english"
 )
 
 // MaxText is how many diagnostics Text prints before summarising the rest;
@@ -234,16 +235,9 @@ func Notices(diags hcl.Diagnostics) int {
 // counted only when there are some ("0 errors, 0 warnings, 3 notices").
 func Summary(diags hcl.Diagnostics) string {
 	e, w := Counts(diags)
-	s := fmt.Sprintf("%d %s, %d %s", e, plural(e, "error"), w, plural(w, "warning"))
+	s := fmt.Sprintf("%d %s, %d %s", e, english.Plural(e, "error"), w, english.Plural(w, "warning"))
 	if n := Notices(diags); n > 0 {
-		s += fmt.Sprintf(", %d %s", n, plural(n, "notice"))
+		s += fmt.Sprintf(", %d %s", n, english.Plural(n, "notice"))
 	}
 	return s
-}
-
-func plural(n int, s string) string {
-	if n == 1 {
-		return s
-	}
-	return s + "s"
 }

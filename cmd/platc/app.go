@@ -18,17 +18,10 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/exitcode"
+	"github.com/platc/platc/internal/parallel"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/report"
-)
-
-// Exit codes: one table for the whole binary (RFC 7.1, DESIGN §5).
-const (
-	exitOK      = 0 // clean / success / healthy
-	exitFailure = 1 // findings, failing tests, stale output; action failed
-	exitPartial = 2 // deploy partial, validate degraded, teardown orphans
-	exitInvalid = 3 // invalid configuration or arguments
-	exitTimeout = 4 // action exceeded its time limit
 )
 
 // exitError carries an exit code out of a command. Whatever the command
@@ -38,7 +31,7 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 func exitWith(code int) error {
-	if code == exitOK {
+	if code == exitcode.OK {
 		return nil
 	}
 	return exitError{code}
@@ -74,12 +67,12 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			fmt.Fprintf(stderr, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", r)
 			if os.Getenv("PLATC_DEBUG") != "" {
 				stack := debug.Stack()
-				if tp, ok := r.(*taskPanic); ok {
-					stack = tp.stack
+				if tp, ok := r.(*parallel.Panic); ok {
+					stack = tp.Stack
 				}
 				fmt.Fprintf(stderr, "%s\n", stack)
 			}
-			code = exitFailure
+			code = exitcode.Failure
 		}
 	}()
 	app := newApp(stdout, stderr)
@@ -89,21 +82,21 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	var ec cli.ExitCoder
 	switch {
 	case err == nil:
-		return exitOK
+		return exitcode.OK
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "platc: %s\n", ue.msg)
-		return exitInvalid
+		return exitcode.Invalid
 	case errors.As(err, &ec):
 		// urfave/cli's own exits (help for an unknown topic) are about
 		// how platc was called.
 		fmt.Fprintf(stderr, "platc: %s\n", err)
-		return exitInvalid
+		return exitcode.Invalid
 	default:
 		// urfave/cli's own errors are about arguments and flags.
 		fmt.Fprintf(stderr, "platc: %s\nRun 'platc help' for usage.\n", err)
-		return exitInvalid
+		return exitcode.Invalid
 	}
 }
 
@@ -361,13 +354,13 @@ func compile(cmd *cli.Command, format string) (*lang.Module, *ir.Program, error)
 	mod, diags := lang.Parse(path)
 	if diags.HasErrors() {
 		printDiags(cmd, mod, diag.Sort(diags), format)
-		return nil, nil, exitWith(exitInvalid)
+		return nil, nil, exitWith(exitcode.Invalid)
 	}
 	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: cmd.String("env")})
 	diags = diag.Sort(append(diags, cdiags...))
 	if diags.HasErrors() {
 		printDiags(cmd, mod, diags, format)
-		return nil, nil, exitWith(exitInvalid)
+		return nil, nil, exitWith(exitcode.Invalid)
 	}
 	if len(diags) > 0 && format != "json" {
 		printDiags(cmd, mod, diags, format)

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/internal/synth"
 	"github.com/platc/platc/internal/synth/synthtest"
 )
@@ -25,7 +26,7 @@ func BenchmarkBuild(b *testing.B) {
 		for b.Loop() {
 			i++
 			out := filepath.Join(dir, fmt.Sprint("out", i))
-			if code := run([]string{"platc", "build", "-o", out, src}, io.Discard, os.Stderr); code != exitOK {
+			if code := run([]string{"platc", "build", "-o", out, src}, io.Discard, os.Stderr); code != exitcode.OK {
 				b.Fatalf("build: exit %d", code)
 			}
 		}

@@ -17,6 +17,8 @@ import (
 	"github.com/platc/platc/emit"
 	"github.com/platc/platc/emit/all"
 	"github.com/platc/platc/emit/write"
+	"github.com/platc/platc/internal/exitcode"
+	"github.com/platc/platc/internal/parallel"
 	"github.com/platc/platc/lang"
 )
 
@@ -84,9 +86,9 @@ func compileForBuild(cmd *cli.Command, path string) ([]*ir.Program, error) {
 	switch {
 	case secrets.HasErrors():
 		fmt.Fprintln(cmd.Root().ErrWriter, "platc: the platform holds credentials, and its output is committed; nothing was written.")
-		return nil, exitWith(exitFailure)
+		return nil, exitWith(exitcode.Failure)
 	case diags.HasErrors():
-		return nil, exitWith(exitInvalid)
+		return nil, exitWith(exitcode.Invalid)
 	}
 	return progs, nil
 }
@@ -111,30 +113,13 @@ func outputs(cmd *cli.Command, path string, progs []*ir.Program) ([]output, erro
 		}
 		outs[i] = output{env: p.Env.Name, dir: dir}
 	}
-	emitters := all.Emitters()
-	type job struct {
-		prog, emitter int
-		files         []emit.File
-		err           error
-	}
-	jobs := make([]job, 0, len(progs)*len(emitters))
-	for i := range progs {
-		for j := range emitters {
-			jobs = append(jobs, job{prog: i, emitter: j})
+	errs := make([]error, len(progs))
+	parallel.Do(len(progs), func(i int) { outs[i].files, errs[i] = all.Emit(progs[i]) })
+	for _, err := range errs {
+		if err != nil {
+			fmt.Fprintf(cmd.Root().ErrWriter, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", err)
+			return nil, exitWith(exitcode.Failure)
 		}
-	}
-	parallel(len(jobs), func(k int) {
-		jobs[k].files, jobs[k].err = emitters[jobs[k].emitter].Emit(progs[jobs[k].prog])
-	})
-	for _, j := range jobs {
-		if j.err != nil {
-			fmt.Fprintf(cmd.Root().ErrWriter, "platc: internal error: emitter %s, environment %s: %v\nThis is a bug in platc; please report it with the input that caused it.\n", emitters[j.emitter].Name(), progs[j.prog].Env.Name, j.err)
-			return nil, exitWith(exitFailure)
-		}
-		outs[j.prog].files = append(outs[j.prog].files, j.files...)
-	}
-	for i := range outs {
-		emit.Sort(outs[i].files)
 	}
 	return outs, nil
 }
@@ -217,7 +202,7 @@ func check(stdout, stderr io.Writer, outs []output) error {
 	}
 	if stale > 0 {
 		fmt.Fprintf(stderr, "platc: generated output is stale (%s); run 'platc build' to update it.\n", counts(all))
-		return exitWith(exitFailure)
+		return exitWith(exitcode.Failure)
 	}
 	return nil
 }
@@ -252,5 +237,5 @@ func writeError(stderr io.Writer, err error) error {
 	} else {
 		fmt.Fprintf(stderr, "platc: writing the output failed: %v. The previous output is unchanged.\n", err)
 	}
-	return exitWith(exitFailure)
+	return exitWith(exitcode.Failure)
 }

@@ -13,6 +13,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/platc/platc/internal/exitcode"
 )
 
 func TestBuildExitCodes(t *testing.T) {
@@ -42,16 +44,16 @@ app "b" { depends_on = [app.a] }
 		args []string
 		want int
 	}{
-		{"check before any build", []string{"build", "--check", "-o", out, good}, exitFailure},
-		{"build", []string{"build", "-o", out, good}, exitOK},
-		{"check after build", []string{"build", "--check", "-o", out, good}, exitOK},
-		{"rebuild", []string{"build", "-o", out, good}, exitOK},
-		{"cycle", []string{"build", "-o", out, cyclic}, exitInvalid},
-		{"unknown env", []string{"build", "--env", "prod", "-o", out, good}, exitInvalid},
-		{"conflict", []string{"build", "-o", conflict, good}, exitFailure},
-		{"flag after path", []string{"build", good, "--check", "-o", out}, exitOK},
-		{"two paths", []string{"build", good, cyclic}, exitInvalid},
-		{"unknown flag", []string{"build", "--force", good}, exitInvalid},
+		{"check before any build", []string{"build", "--check", "-o", out, good}, exitcode.Failure},
+		{"build", []string{"build", "-o", out, good}, exitcode.OK},
+		{"check after build", []string{"build", "--check", "-o", out, good}, exitcode.OK},
+		{"rebuild", []string{"build", "-o", out, good}, exitcode.OK},
+		{"cycle", []string{"build", "-o", out, cyclic}, exitcode.Invalid},
+		{"unknown env", []string{"build", "--env", "prod", "-o", out, good}, exitcode.Invalid},
+		{"conflict", []string{"build", "-o", conflict, good}, exitcode.Failure},
+		{"flag after path", []string{"build", good, "--check", "-o", out}, exitcode.OK},
+		{"two paths", []string{"build", good, cyclic}, exitcode.Invalid},
+		{"unknown flag", []string{"build", "--force", good}, exitcode.Invalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -123,7 +125,7 @@ func TestBuildDeterministic(t *testing.T) {
 		t.Helper()
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		var stdout, stderr bytes.Buffer
-		if code := run([]string{"platc", "build", "-o", out, platform}, &stdout, &stderr); code != exitOK {
+		if code := run([]string{"platc", "build", "-o", out, platform}, &stdout, &stderr); code != exitcode.OK {
 			t.Fatalf("build %s: exit %d\n%s", platform, code, stderr.String())
 		}
 		return tree(t, out)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/internal/golden"
 	"github.com/platc/platc/report"
 )
@@ -34,8 +35,8 @@ func lintBad(t *testing.T, dir string) string {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"platc", "lint", dir}, &stdout, &stderr)
-	if code != exitInvalid {
-		t.Errorf("exit code = %d, want %d\nstderr:\n%s", code, exitInvalid, stderr.String())
+	if code != exitcode.Invalid {
+		t.Errorf("exit code = %d, want %d\nstderr:\n%s", code, exitcode.Invalid, stderr.String())
 	}
 	if stderr.Len() != 0 {
 		t.Errorf("stderr should be empty, got:\n%s", stderr.String())
@@ -54,8 +55,8 @@ func lintBad(t *testing.T, dir string) string {
 
 	stdout.Reset()
 	stderr.Reset()
-	if code := run([]string{"platc", "lint", "--format", "json", dir}, &stdout, &stderr); code != exitInvalid {
-		t.Errorf("--format json: exit code = %d, want %d", code, exitInvalid)
+	if code := run([]string{"platc", "lint", "--format", "json", dir}, &stdout, &stderr); code != exitcode.Invalid {
+		t.Errorf("--format json: exit code = %d, want %d", code, exitcode.Invalid)
 	}
 	var rep report.JSONReport
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {

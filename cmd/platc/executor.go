@@ -11,10 +11,13 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/urfave/cli/v3"
+	"k8s.io/klog/v2"
 
 	"github.com/platc/platc/executor"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
+	"github.com/platc/platc/internal/english"
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/report"
 )
 
@@ -128,6 +131,9 @@ func runExecutor(cmd *cli.Command, action config.Action, efs []envVarFlag) int {
 		Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: cfg.TraceID, SpanID: cfg.SpanID,
 	})
 	log.Redact(cfg.Secrets...)
+	// client-go logs through klog (a failed watch, a throttled request);
+	// those lines take the RFC format and the redaction too.
+	klog.SetSlogLogger(log.Slog("", "client-go"))
 	if !probs.Empty() {
 		return configProblems(cmd, cfg, probs, log)
 	}
@@ -165,8 +171,8 @@ func configProblems(cmd *cli.Command, cfg *config.Config, probs *config.Problems
 	}
 	n := len(probs.Errors) + errs
 	rep := &executor.Report{
-		Action: string(cfg.Action), Status: "invalid", StartedAt: time.Now().UTC().Truncate(time.Second), ExitCode: exitInvalid, Scope: cfg.Scope.String(),
-		Summary:    fmt.Sprintf("invalid configuration: %d %s; nothing was done", n, pluralize(n, "problem")),
+		Action: string(cfg.Action), Status: "invalid", StartedAt: time.Now().UTC().Truncate(time.Second), ExitCode: exitcode.Invalid, Scope: cfg.Scope.String(),
+		Summary:    fmt.Sprintf("invalid configuration: %d %s; nothing was done", n, english.Plural(n, "problem")),
 		Problems:   probs.Errors,
 		Components: []executor.Component{}, Failures: []executor.Failure{}, Metrics: map[string]int{},
 		Recommend: []string{"Fix the configuration problems above and run again; see 'platc " + string(cfg.Action) + " --help' for every setting."},
@@ -181,7 +187,7 @@ func configProblems(cmd *cli.Command, cfg *config.Config, probs *config.Problems
 	} else {
 		rep.WriteText(cmd.Root().Writer)
 	}
-	return exitInvalid
+	return exitcode.Invalid
 }
 
 // diagLine is a diagnostic on one line: file:line:col: summary; detail.

@@ -9,6 +9,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/platc/platc/internal/exitcode"
 )
 
 // executorEnv clears every variable the executor reads, so the test
@@ -119,8 +121,8 @@ func TestExecutorConfigErrors(t *testing.T) {
 			executorEnv(t, tc.env)
 			var stdout, stderr bytes.Buffer
 			code := run(append([]string{"platc"}, tc.args...), &stdout, &stderr)
-			if code != exitInvalid {
-				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitInvalid, stdout.String(), stderr.String())
+			if code != exitcode.Invalid {
+				t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitcode.Invalid, stdout.String(), stderr.String())
 			}
 			for _, w := range tc.want {
 				if !strings.Contains(stderr.String(), w) {
@@ -144,7 +146,7 @@ func TestExecutorMissingTool(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // no tool at all
 	var stdout, stderr bytes.Buffer
 	code := run([]string{"platc", "deploy"}, &stdout, &stderr)
-	if code != exitInvalid {
+	if code != exitcode.Invalid {
 		t.Fatalf("exit %d, want 3\n%s\n%s", code, stdout.String(), stderr.String())
 	}
 	for _, w := range []string{"ansible-playbook is not installed (not found on PATH); RFC 3.2.1 requires ansible-playbook 2.15.0 or later",
@@ -168,7 +170,7 @@ func TestExecutorLogFormats(t *testing.T) {
 
 	executorEnv(t, base)
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"platc", "validate"}, &stdout, &stderr); code != exitInvalid {
+	if code := run([]string{"platc", "validate"}, &stdout, &stderr); code != exitcode.Invalid {
 		t.Fatalf("exit %d", code)
 	}
 	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")

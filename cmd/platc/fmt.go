@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -10,11 +11,12 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/rogpeppe/go-internal/diff"
 	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/internal/safefile"
-	"github.com/platc/platc/internal/udiff"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/report"
 )
@@ -85,7 +87,9 @@ func runFmt(_ context.Context, cmd *cli.Command) error {
 			unformatted++
 			if showDiff {
 				slash := filepath.ToSlash(name)
-				fmt.Fprint(cmd.Root().Writer, udiff.Unified("a/"+slash, "b/"+slash, src, out))
+				if _, err := cmd.Root().Writer.Write(unified("a/"+slash, "b/"+slash, src, out)); err != nil {
+					return err
+				}
 			}
 			if check && !showDiff {
 				fmt.Fprintln(cmd.Root().Writer, name)
@@ -106,10 +110,10 @@ func runFmt(_ context.Context, cmd *cli.Command) error {
 		ew := cmd.Root().ErrWriter
 		_ = report.Text(ew, files, diags, report.TextOptions{Color: colorFor(ew)})
 		fmt.Fprintf(ew, "%s\n", report.Summary(diags))
-		return exitWith(exitInvalid)
+		return exitWith(exitcode.Invalid)
 	}
 	if check && unformatted > 0 {
-		return exitWith(exitFailure)
+		return exitWith(exitcode.Failure)
 	}
 	return nil
 }
@@ -177,4 +181,16 @@ func writeFileAtomic(name string, data []byte) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), name)
+}
+
+// unified is the unified diff that turns a into b, as patch -p1 and git
+// apply read it: go-internal's anchored diff without its leading
+// "diff a b" line, so the output starts at the --- and +++ headers as
+// diff -u's does.
+func unified(aName, bName string, a, b []byte) []byte {
+	d := diff.Diff(aName, a, bName, b)
+	if i := bytes.IndexByte(d, '\n'); i >= 0 && bytes.HasPrefix(d, []byte("diff ")) {
+		d = d[i+1:]
+	}
+	return d
 }

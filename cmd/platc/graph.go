@@ -10,7 +10,9 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/platc/platc/cmd/platc/internal/planview"
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/internal/english"
 	"github.com/platc/platc/plan"
 )
 
@@ -184,14 +186,14 @@ func (d *drawing) title() string {
 	p := d.p
 	if d.byStack {
 		return fmt.Sprintf("%s: %s, %s; by stack; critical path in red (%s)", p.Platform.Name,
-			count(len(p.Stacks), "stack"), count(len(p.Apps), "app"), human(d.sched.Makespan))
+			english.Count(len(p.Stacks), "stack"), english.Count(len(p.Apps), "app"), planview.Human(d.sched.Makespan))
 	}
 	drawn := "every dependency"
 	if len(d.edges) < d.total {
 		drawn = fmt.Sprintf("%d of %d dependencies drawn, the others are implied", len(d.edges), d.total)
 	}
 	return fmt.Sprintf("%s: %s in %s, %s; critical path in red (%s)", p.Platform.Name,
-		count(len(p.Apps), "app"), count(len(p.Stacks), "stack"), drawn, human(d.sched.Makespan))
+		english.Count(len(p.Apps), "app"), english.Count(len(p.Stacks), "stack"), drawn, planview.Human(d.sched.Makespan))
 }
 
 const (
@@ -210,7 +212,7 @@ func (d *drawing) dot(w io.Writer) {
 	node := func(indent string, i int) {
 		var attrs []string
 		if n := d.stacks.Nodes; d.byStack && n[i].Stack != nil {
-			attrs = append(attrs, fmt.Sprintf("label=%q", n[i].Stack.Name+"\n"+count(len(n[i].Stack.Apps), "app")))
+			attrs = append(attrs, fmt.Sprintf("label=%q", n[i].Stack.Name+"\n"+english.Count(len(n[i].Stack.Apps), "app")))
 		}
 		if d.onPath[i] {
 			attrs = append(attrs, fmt.Sprintf("color=%q, penwidth=2.5, fontcolor=%q", criticalColor, criticalColor))

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/platc/platc/internal/exitcode"
 )
 
 // requireTool finds a program the test needs. Without it the test
@@ -55,7 +57,7 @@ func TestGraphPictures(t *testing.T) {
 		t.Run(pic.name, func(t *testing.T) {
 			var src, stderr bytes.Buffer
 			args := append(append([]string{"platc", "graph"}, pic.args...), "../../examples/platform.hcl")
-			if code := run(args, &src, &stderr); code != exitOK {
+			if code := run(args, &src, &stderr); code != exitcode.OK {
 				t.Fatalf("platc graph: exit %d\n%s", code, stderr.String())
 			}
 			cmd := exec.Command(dot, "-Tpng")

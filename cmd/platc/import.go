@@ -15,6 +15,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/importer"
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/report"
 )
 
@@ -70,13 +71,13 @@ func runImport(opts importOptions, stdout, stderr io.Writer) int {
 	if opts.out != "" {
 		if err := checkOutDir(opts.out); err != nil {
 			fmt.Fprintf(stderr, "platc: %v\n", err)
-			return exitInvalid
+			return exitcode.Invalid
 		}
 	}
 	res, diags, err := importer.Import(opts.paths, importer.Options{OutDir: opts.out, Name: opts.name})
 	if err != nil {
 		fmt.Fprintf(stderr, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", err)
-		return exitFailure
+		return exitcode.Failure
 	}
 	var files map[string]*hcl.File
 	if res != nil {
@@ -102,13 +103,13 @@ func runImport(opts importOptions, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s\n", report.Summary(diags))
 	}
 	if res == nil {
-		return exitInvalid
+		return exitcode.Invalid
 	}
 	if opts.out != "" {
 		written, err := writeImport(opts.out, res)
 		if err != nil {
 			fmt.Fprintf(stderr, "platc: writing the import failed: %v. Nothing was written.\n", err)
-			return exitFailure
+			return exitcode.Failure
 		}
 		if opts.format != "json" {
 			fmt.Fprintf(stdout, "Wrote %s.\n\n", wroteList(opts.out, written))
@@ -123,9 +124,9 @@ func runImport(opts importOptions, stdout, stderr io.Writer) int {
 		_ = res.Report.WriteText(stderr)
 	}
 	if diags.HasErrors() {
-		return exitFailure
+		return exitcode.Failure
 	}
-	return exitOK
+	return exitcode.OK
 }
 
 type importJSON struct {

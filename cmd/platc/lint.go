@@ -16,6 +16,7 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
 	"github.com/platc/platc/lint/manifest"
@@ -68,36 +69,7 @@ func runLint(_ context.Context, cmd *cli.Command) error {
 	}
 	out := lintOutput{cmd: cmd, format: format, files: map[string]*hcl.File{}}
 
-	// Every problem in one run: the compiler's errors do not stop the
-	// rules that need only the syntax (lint.Rule.Syntax); the others need
-	// a compiled platform and are listed as skipped.
-	mod, diags := lang.Parse(path)
-	if mod != nil {
-		maps.Copy(out.files, mod.Files)
-	}
-	var progs []*ir.Program
-	if !diags.HasErrors() {
-		var cdiags hcl.Diagnostics
-		progs, cdiags = compiler.CompileAll(mod)
-		diags = append(diags, cdiags...)
-	}
-	invalid := diags.HasErrors()
-	if invalid {
-		progs = nil
-	}
-	var set *manifest.Set
-	if dir := cmd.String("scan"); dir != "" {
-		var sdiags hcl.Diagnostics
-		set, sdiags = manifest.Load(dir)
-		if set != nil {
-			maps.Copy(out.files, set.HCLFiles())
-		}
-		diags = append(diags, sdiags...)
-		if sdiags.HasErrors() {
-			invalid = true
-			set = nil
-		}
-	}
+	mod, progs, set, diags, invalid := lintInputs(cmd.String("scan"), path, out.files)
 	cfg := lint.Config{Module: mod, Programs: progs, Manifests: set, Rules: enabled, Known: rules.Names()}
 	var runErr error
 	if mod != nil {
@@ -123,17 +95,52 @@ func runLint(_ context.Context, cmd *cli.Command) error {
 	out.print(diags)
 	if runErr != nil {
 		fmt.Fprintf(cmd.Root().ErrWriter, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", runErr)
-		return exitWith(exitFailure)
+		return exitWith(exitcode.Failure)
 	}
 	if invalid {
-		return exitWith(exitInvalid)
+		return exitWith(exitcode.Invalid)
 	}
 	for _, d := range diags {
 		if severityOf(d) <= failOn {
-			return exitWith(exitFailure)
+			return exitWith(exitcode.Failure)
 		}
 	}
 	return nil
+}
+
+// lintInputs parses and compiles the platform at path and, with a scan
+// directory, loads its manifests, recording every file read in files
+// for the diagnostics. Every problem comes out in one run: the
+// compiler's errors do not stop the rules that need only the syntax
+// (lint.Rule.Syntax); invalid says the others cannot run, and then progs
+// is nil (and set, when the manifests have errors).
+func lintInputs(scan, path string, files map[string]*hcl.File) (mod *lang.Module, progs []*ir.Program, set *manifest.Set, diags hcl.Diagnostics, invalid bool) {
+	mod, diags = lang.Parse(path)
+	if mod != nil {
+		maps.Copy(files, mod.Files)
+	}
+	if !diags.HasErrors() {
+		var cdiags hcl.Diagnostics
+		progs, cdiags = compiler.CompileAll(mod)
+		diags = append(diags, cdiags...)
+	}
+	invalid = diags.HasErrors()
+	if invalid {
+		progs = nil
+	}
+	if scan != "" {
+		var sdiags hcl.Diagnostics
+		set, sdiags = manifest.Load(scan)
+		if set != nil {
+			maps.Copy(files, set.HCLFiles())
+		}
+		diags = append(diags, sdiags...)
+		if sdiags.HasErrors() {
+			invalid = true
+			set = nil
+		}
+	}
+	return mod, progs, set, diags, invalid
 }
 
 // severityOf is a diagnostic's lint severity: compiler warnings count as

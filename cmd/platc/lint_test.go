@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/internal/golden"
 	"github.com/platc/platc/internal/sarifcheck"
 )
@@ -59,9 +60,9 @@ func TestLintSARIFValidates(t *testing.T) {
 		exit       int
 		related    bool
 	}{
-		{"scan-tree", "--scan manifests platform.hcl", exitFailure, false},
-		{"findings", "platform.hcl", exitFailure, true},
-		{"cycle", "platform.hcl", exitInvalid, true},
+		{"scan-tree", "--scan manifests platform.hcl", exitcode.Failure, false},
+		{"findings", "platform.hcl", exitcode.Failure, true},
+		{"cycle", "platform.hcl", exitcode.Invalid, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, ok := byName[tc.name]
@@ -136,7 +137,7 @@ func TestExampleLintsClean(t *testing.T) {
 	} {
 		var stdout, stderr bytes.Buffer
 		code := run(append([]string{"platc"}, args...), &stdout, &stderr)
-		if code != exitOK || stdout.Len() > 0 || stderr.Len() > 0 {
+		if code != exitcode.OK || stdout.Len() > 0 || stderr.Len() > 0 {
 			t.Errorf("platc %s: exit %d, want 0 and no output\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
 		}
 	}
@@ -165,35 +166,35 @@ func TestLintExitCodes(t *testing.T) {
 		args []string
 		want int
 	}{
-		{"clean", []string{"lint", clean}, exitOK},
-		{"clean sarif", []string{"lint", "--format", "sarif", clean}, exitOK},
-		{"notice passes by default", []string{"lint", notice}, exitOK},
-		{"notice fails with --fail-on notice", []string{"lint", "--fail-on", "notice", notice}, exitFailure},
-		{"warning fails by default", []string{"lint", warning}, exitFailure},
-		{"warning passes with --fail-on error", []string{"lint", "--fail-on", "error", warning}, exitOK},
-		{"lint error fails", []string{"lint", "--fail-on", "error", errorFinding}, exitFailure},
-		{"disabled rule", []string{"lint", "--disable", "empty-stack", warning}, exitOK},
-		{"rule off by default", []string{"lint", "--fail-on", "notice", outside}, exitOK},
-		{"rule enabled", []string{"lint", "--fail-on", "notice", "--enable", "app-outside-stack", outside}, exitFailure},
-		{"scan finding", []string{"lint", "--scan", manifests, clean}, exitFailure},
-		{"scan dir missing", []string{"lint", "--scan", filepath.Join(dir, "nope"), clean}, exitInvalid},
-		{"cycle", []string{"lint", cycle}, exitInvalid},
-		{"cycle sarif", []string{"lint", "--format", "sarif", cycle}, exitInvalid},
-		{"bad fail-on", []string{"lint", "--fail-on", "fatal", clean}, exitInvalid},
-		{"unknown rule enabled", []string{"lint", "--enable", "no-such-rule", clean}, exitInvalid},
-		{"unknown rule disabled", []string{"lint", "--disable", "empty-stak", clean}, exitInvalid},
-		{"rules", []string{"rules"}, exitOK},
-		{"rules with argument", []string{"rules", "x"}, exitInvalid},
-		{"explain", []string{"explain", "undeclared-hook"}, exitOK},
-		{"explain unknown", []string{"explain", "undeclared-hok"}, exitInvalid},
-		{"explain nothing", []string{"explain"}, exitInvalid},
-		{"fmt formatted", []string{"fmt", "--check", filepath.Dir(clean)}, exitOK},
-		{"fmt check unformatted", []string{"fmt", "--check", unformatted}, exitFailure},
-		{"fmt diff unformatted", []string{"fmt", "--diff", unformatted}, exitOK},
-		{"fmt syntax error", []string{"fmt", "--check", broken}, exitInvalid},
-		{"fmt missing path", []string{"fmt", filepath.Join(dir, "nope.hcl")}, exitInvalid},
-		{"fmt flag after path", []string{"fmt", unformatted, "--check"}, exitFailure},
-		{"unknown flag after path", []string{"fmt", unformatted, "--chekc"}, exitInvalid},
+		{"clean", []string{"lint", clean}, exitcode.OK},
+		{"clean sarif", []string{"lint", "--format", "sarif", clean}, exitcode.OK},
+		{"notice passes by default", []string{"lint", notice}, exitcode.OK},
+		{"notice fails with --fail-on notice", []string{"lint", "--fail-on", "notice", notice}, exitcode.Failure},
+		{"warning fails by default", []string{"lint", warning}, exitcode.Failure},
+		{"warning passes with --fail-on error", []string{"lint", "--fail-on", "error", warning}, exitcode.OK},
+		{"lint error fails", []string{"lint", "--fail-on", "error", errorFinding}, exitcode.Failure},
+		{"disabled rule", []string{"lint", "--disable", "empty-stack", warning}, exitcode.OK},
+		{"rule off by default", []string{"lint", "--fail-on", "notice", outside}, exitcode.OK},
+		{"rule enabled", []string{"lint", "--fail-on", "notice", "--enable", "app-outside-stack", outside}, exitcode.Failure},
+		{"scan finding", []string{"lint", "--scan", manifests, clean}, exitcode.Failure},
+		{"scan dir missing", []string{"lint", "--scan", filepath.Join(dir, "nope"), clean}, exitcode.Invalid},
+		{"cycle", []string{"lint", cycle}, exitcode.Invalid},
+		{"cycle sarif", []string{"lint", "--format", "sarif", cycle}, exitcode.Invalid},
+		{"bad fail-on", []string{"lint", "--fail-on", "fatal", clean}, exitcode.Invalid},
+		{"unknown rule enabled", []string{"lint", "--enable", "no-such-rule", clean}, exitcode.Invalid},
+		{"unknown rule disabled", []string{"lint", "--disable", "empty-stak", clean}, exitcode.Invalid},
+		{"rules", []string{"rules"}, exitcode.OK},
+		{"rules with argument", []string{"rules", "x"}, exitcode.Invalid},
+		{"explain", []string{"explain", "undeclared-hook"}, exitcode.OK},
+		{"explain unknown", []string{"explain", "undeclared-hok"}, exitcode.Invalid},
+		{"explain nothing", []string{"explain"}, exitcode.Invalid},
+		{"fmt formatted", []string{"fmt", "--check", filepath.Dir(clean)}, exitcode.OK},
+		{"fmt check unformatted", []string{"fmt", "--check", unformatted}, exitcode.Failure},
+		{"fmt diff unformatted", []string{"fmt", "--diff", unformatted}, exitcode.OK},
+		{"fmt syntax error", []string{"fmt", "--check", broken}, exitcode.Invalid},
+		{"fmt missing path", []string{"fmt", filepath.Join(dir, "nope.hcl")}, exitcode.Invalid},
+		{"fmt flag after path", []string{"fmt", unformatted, "--check"}, exitcode.Failure},
+		{"unknown flag after path", []string{"fmt", unformatted, "--chekc"}, exitcode.Invalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -238,7 +239,7 @@ func TestFmtFollowsSymlinks(t *testing.T) {
 		t.Skip("no symlinks here:", err)
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"platc", "fmt", link}, &stdout, &stderr); code != exitOK {
+	if code := run([]string{"platc", "fmt", link}, &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platc/platc/cmd/platc/internal/planview"
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/internal/synth"
 )
 
@@ -23,7 +25,7 @@ func TestPlanShowsGrouping(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"platc", "plan", big}, &stdout, &stderr); code != exitOK {
+	if code := run([]string{"platc", "plan", big}, &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("plan: exit %d\n%s", code, stderr.String())
 	}
 	want := regexp.MustCompile(`(?m)^Argo Workflows runs at most 200 tasks in one DAG, so the deploy DAG of 1000 apps is nested: \d+ groups \([a-z-]+\), each waiting for the groups its apps depend on\.\nEstimated duration as nested: \S+, \S+ \(\d+\.\d%\) more than the flat DAG's \S+\.$`)
@@ -32,7 +34,7 @@ func TestPlanShowsGrouping(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := run([]string{"platc", "plan", "--format", "json", big}, &stdout, &stderr); code != exitOK {
+	if code := run([]string{"platc", "plan", "--format", "json", big}, &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("plan json: exit %d\n%s", code, stderr.String())
 	}
 	var out struct {
@@ -51,7 +53,7 @@ func TestPlanShowsGrouping(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := run([]string{"platc", "plan", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitOK {
+	if code := run([]string{"platc", "plan", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("plan example: exit %d", code)
 	}
 	if bytes.Contains(stdout.Bytes(), []byte("nested")) {
@@ -63,7 +65,7 @@ func TestPlanShowsGrouping(t *testing.T) {
 // critical path, and the wave model's makespan is printed beside it.
 func TestPlanSimulateExample(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"platc", "plan", "--simulate", "--format", "json", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitOK {
+	if code := run([]string{"platc", "plan", "--simulate", "--format", "json", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("plan --simulate: exit %d\n%s", code, stderr.String())
 	}
 	var out struct {
@@ -95,15 +97,15 @@ func TestPlanSimulateExample(t *testing.T) {
 	}
 
 	stdout.Reset()
-	if code := run([]string{"platc", "plan", "--simulate", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitOK {
+	if code := run([]string{"platc", "plan", "--simulate", "../../examples/platform.hcl"}, &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("plan --simulate: exit %d\n%s", code, stderr.String())
 	}
 	text := stdout.String()
 	for _, want := range []string{
-		fmt.Sprintf("deploy DAG, flat               %-15s  %s\n", human(44*time.Minute), human(44*time.Minute)),
-		fmt.Sprintf("RFC 5.3 wave by wave, %d waves  %-15s  %s\n", waves.Waves, human(time.Duration(waves.Unlimited)*time.Second), human(time.Duration(waves.Parallelism)*time.Second)),
+		fmt.Sprintf("deploy DAG, flat               %-15s  %s\n", planview.Human(44*time.Minute), planview.Human(44*time.Minute)),
+		fmt.Sprintf("RFC 5.3 wave by wave, %d waves  %-15s  %s\n", waves.Waves, planview.Human(time.Duration(waves.Unlimited)*time.Second), planview.Human(time.Duration(waves.Parallelism)*time.Second)),
 		"Critical path (6 apps, 44m):\n  metallb ",
-		"so it takes exactly the critical path, 44m; wave by wave takes " + human(time.Duration(waves.Unlimited)*time.Second) + ".",
+		"so it takes exactly the critical path, 44m; wave by wave takes " + planview.Human(time.Duration(waves.Unlimited)*time.Second) + ".",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("plan --simulate lacks %q:\n%s", want, text)

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/platc/platc/internal/exitcode"
 )
 
 // TestPreCommitHooks keeps .pre-commit-hooks.yaml working: every hook
@@ -64,7 +66,7 @@ func TestPreCommitHooks(t *testing.T) {
 				t.Chdir("../../examples")
 			}
 			var stdout, stderr bytes.Buffer
-			if code := run(args, &stdout, &stderr); code != exitOK {
+			if code := run(args, &stdout, &stderr); code != exitcode.OK {
 				t.Errorf("%s on the example: exit %d\n%s%s", strings.Join(args, " "), code, stdout.String(), stderr.String())
 			}
 			if !bytes.Contains(readme, []byte(h.ID)) {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/platc/platc/internal/exitcode"
 )
 
 // docBlock is one fenced code block of a Markdown page. Blocks whose
@@ -107,7 +109,7 @@ func TestDocExamples(t *testing.T) {
 					{"test", dir},
 				} {
 					var stdout, stderr bytes.Buffer
-					if code := run(append([]string{"platc"}, args...), &stdout, &stderr); code != exitOK {
+					if code := run(append([]string{"platc"}, args...), &stdout, &stderr); code != exitcode.OK {
 						t.Errorf("%s, example %s: platc %s: exit %d\n%s%s", page, rel, args[0], code, stdout.String(), stderr.String())
 					}
 				}
@@ -132,7 +134,7 @@ func TestReadmeImport(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "platform")
 	t.Chdir("../../importer/testdata")
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"platc", "import", "-o", out, "acme"}, &stdout, &stderr); code != exitOK {
+	if code := run([]string{"platc", "import", "-o", out, "acme"}, &stdout, &stderr); code != exitcode.OK {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
 	hcl, err := os.ReadFile(filepath.Join(out, "platform.hcl"))

@@ -15,6 +15,7 @@ import (
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/health"
 	"github.com/platc/platc/health/builtin"
+	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/lang"
 )
@@ -40,7 +41,7 @@ func testCommand() *cli.Command {
 			mod, diags := lang.Parse(path)
 			if diags.HasErrors() {
 				printDiags(cmd, mod, diag.Sort(diags), "text")
-				return exitWith(exitInvalid)
+				return exitWith(exitcode.Invalid)
 			}
 			// Samples are checked even when the platform has errors, so
 			// every problem is reported in one run.
@@ -51,14 +52,14 @@ func testCommand() *cli.Command {
 				printDiags(cmd, mod, diags, "text")
 			}
 			if diags.HasErrors() {
-				return exitWith(exitInvalid)
+				return exitWith(exitcode.Invalid)
 			}
 			if len(cases) == 0 {
 				fmt.Fprintln(cmd.Root().Writer, "no health rule tests to run")
 				return nil
 			}
 			if failed := runTests(cmd.Root().Writer, cases); failed > 0 {
-				return exitWith(exitFailure)
+				return exitWith(exitcode.Failure)
 			}
 			return nil
 		},
@@ -82,7 +83,7 @@ type testCase struct {
 func testCases(mod *lang.Module, prog *ir.Program, withBuiltin bool) ([]testCase, hcl.Diagnostics) {
 	var scope health.Scope
 	if prog != nil {
-		scope = health.ScopeOf(prog)
+		scope = health.Scope(prog.Scope)
 	}
 	var cases []testCase
 	var diags hcl.Diagnostics

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"path/filepath"
 	"testing"
+
+	"github.com/platc/platc/internal/exitcode"
 )
 
 // TestTestExitCodes pins the exit codes of platc test, which testscript
@@ -49,15 +51,15 @@ health "x.io/W" {
 		args []string
 		want int
 	}{
-		{"all pass", []string{"test", pass}, exitOK},
-		{"all pass with built-ins", []string{"test", "--builtin", pass}, exitOK},
-		{"nothing to run", []string{"test", none}, exitOK},
-		{"a test fails", []string{"test", fail}, exitFailure},
-		{"invalid want", []string{"test", badWant}, exitInvalid},
-		{"missing sample", []string{"test", missing}, exitInvalid},
-		{"unknown environment", []string{"test", "--env", "staging", pass}, exitInvalid},
-		{"flag after path", []string{"test", pass, "--builtin"}, exitOK},
-		{"missing platform", []string{"test", filepath.Join(dir, "nope.hcl")}, exitInvalid},
+		{"all pass", []string{"test", pass}, exitcode.OK},
+		{"all pass with built-ins", []string{"test", "--builtin", pass}, exitcode.OK},
+		{"nothing to run", []string{"test", none}, exitcode.OK},
+		{"a test fails", []string{"test", fail}, exitcode.Failure},
+		{"invalid want", []string{"test", badWant}, exitcode.Invalid},
+		{"missing sample", []string{"test", missing}, exitcode.Invalid},
+		{"unknown environment", []string{"test", "--env", "staging", pass}, exitcode.Invalid},
+		{"flag after path", []string{"test", pass, "--builtin"}, exitcode.OK},
+		{"missing platform", []string{"test", filepath.Join(dir, "nope.hcl")}, exitcode.Invalid},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

@@ -33,6 +33,9 @@ type Program struct {
 	Health []*HealthRule
 	// Events is nil unless the platform has an events block.
 	Events *Events
+	// Scope is what env.* and platform.* are in this environment, as
+	// health rules (and their tests) see them.
+	Scope Scope
 
 	apps   map[string]*App
 	stacks map[string]*Stack
@@ -342,10 +345,13 @@ type Hook struct {
 // Class is a resolved class: built-in settings with any declared
 // overrides applied.
 type Class struct {
-	Name             string
-	Description      string
-	BuiltIn          bool // a built-in class (possibly overridden)
-	Declared         bool // declared in the platform
+	Name        string
+	Description string
+	BuiltIn     bool // a built-in class (possibly overridden)
+	Declared    bool // declared in the platform
+	// Default is, for a built-in class, its RFC 3.8.5 timeouts before any
+	// class block overrides them; lint compares overrides against it.
+	Default          Timeouts
 	Timeouts         Timeouts
 	Retry            *Retry // nil: the class does not set retry
 	ExpectedDuration time.Duration
@@ -370,6 +376,10 @@ type HealthRule struct {
 	Group  string
 	Kind   string
 	Origin HealthOrigin
+	// Replaces is, for a user rule, the check the kind would have without
+	// it: HealthBuiltIn, HealthArgoCD (in any Argo CD release that ships
+	// one), or empty when nothing else covers the kind.
+	Replaces HealthOrigin
 	// Lua is the compiled Argo CD health script; empty for HealthArgoCD.
 	Lua string
 	// UseOpenLibs asks Argo CD to open Lua's standard libraries for this
@@ -391,4 +401,14 @@ type Events struct {
 	Repository string
 	URL        string
 	Secret     *SecretRef
+}
+
+// Scope holds the values of env.* and platform.* in one environment, as
+// plain Go values (string, bool, float64, []any, map[string]any): env.*
+// is the environment's attributes plus env.name, platform.* the name and
+// the argocd, workflows and git fields general expressions see. The
+// compiler builds it once; health.Scope has the same shape.
+type Scope struct {
+	Env      map[string]any
+	Platform map[string]any
 }

@@ -2,8 +2,10 @@ package ansible
 
 import (
 	"bytes"
+	"embed"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"maps"
 	"path"
 	"slices"
@@ -23,52 +25,50 @@ type Emitter struct{}
 // Name implements emit.Emitter.
 func (Emitter) Name() string { return "ansible" }
 
-// Emit implements emit.Emitter.
+// tree is the part of the bootstrap that is the same for every platform,
+// kept as the files it becomes (README.md excepted), so that reviewers
+// and ansible-lint read exactly what runs: the five roles of RFC 6.2.1,
+// their playbooks, site.yml, the collections and the ansible-lint
+// profile. hosts.yml is the inventory, written under
+// inventories/<environment>/. files/README.md says why the tasks are as
+// they are.
+//
+//go:embed all:files
+var tree embed.FS
+
+// Emit implements emit.Emitter: the embedded tree, then what depends on
+// the platform, which is ansible.cfg (the inventory to use) and the
+// environment's group_vars (every value from the platform, !unsafe).
 func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
-	var files []emit.File
-	add := func(name string, v any, unsafe bool) error {
-		data, err := yamlFile(v, unsafe)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		files = append(files, emit.File{Path: path.Join(Dir, name), Data: data})
-		return nil
-	}
 	inv := path.Join("inventories", p.Env.Name)
-	files = append(files,
-		emit.File{Path: path.Join(Dir, "ansible.cfg"), Data: config(p)},
-	)
+	files := []emit.File{{Path: path.Join(Dir, "ansible.cfg"), Data: config(p)}}
+	err := fs.WalkDir(tree, "files", func(name string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || path.Base(name) == "README.md" {
+			return err
+		}
+		b, err := tree.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(name, "files/")
+		if rel == "hosts.yml" {
+			rel = path.Join(inv, rel)
+		}
+		files = append(files, emit.File{Path: path.Join(Dir, rel), Data: append([]byte(emit.Header), b...)})
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("emit/ansible: the embedded roles: %w", err)
+	}
 	vars, err := groupVars(p)
 	if err != nil {
 		return nil, err
 	}
-	type file struct {
-		name string
-		v    any
-		// unsafe marks the file that carries platform values.
-		unsafe bool
+	data, err := yamlFile(vars, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path.Join(inv, "group_vars", "all.yml"), err)
 	}
-	steps := []file{
-		{".ansible-lint", lintConfig(), false},
-		{"requirements.yml", requirements(), false},
-		{"site.yml", site(), false},
-		{path.Join(inv, "hosts.yml"), hosts(), false},
-		{path.Join(inv, "group_vars", "all.yml"), vars, true},
-	}
-	for _, r := range roles() {
-		dir := path.Join("roles", r.dir)
-		steps = append(steps,
-			file{path.Join("playbooks", r.dir+".yml"), playbook(r), false},
-			file{path.Join(dir, "tasks", "main.yml"), r.tasks(), false},
-			file{path.Join(dir, "defaults", "main.yml"), r.defaults, false},
-			file{path.Join(dir, "meta", "main.yml"), r.meta(), false},
-		)
-	}
-	for _, s := range steps {
-		if err := add(s.name, s.v, s.unsafe); err != nil {
-			return nil, err
-		}
-	}
+	files = append(files, emit.File{Path: path.Join(Dir, inv, "group_vars", "all.yml"), Data: data})
 	emit.Sort(files)
 	return files, nil
 }
@@ -90,57 +90,6 @@ func config(p *ir.Program) []byte {
 	// inventory that makes every play skip.
 	b.WriteString("unparsed_is_failed = True\n")
 	return b.Bytes()
-}
-
-// lintConfig pins how ansible-lint judges the tree: the production
-// profile, plus opt-in rules that matter for a bootstrap that handles a
-// credential.
-func lintConfig() om {
-	return om{
-		{"profile", "production"},
-		{"offline", true},
-		{"enable_list", []string{"no-log-password", "empty-string-compare", "loop-var-prefix", "no-same-owner", "no-prompting"}},
-	}
-}
-
-// requirements lists the collections RFC 3.2.3 requires, at its minimum
-// versions. The roles use only kubernetes.core modules and options that
-// kubernetes.core 2.4.0 already has.
-func requirements() om {
-	col := func(name, version string) om { return om{{"name", name}, {"version", ">=" + version}} }
-	return om{{"collections", []om{
-		col("kubernetes.core", "4.0.0"),
-		col("community.general", "4.0.0"),
-		col("ansible.posix", "1.0.0"),
-		col("ansible.utils", "5.0.0"),
-	}}}
-}
-
-// site runs the five playbooks in RFC 6.2.2's order.
-func site() []om {
-	var out []om
-	for _, r := range roles() {
-		out = append(out, om{{"name", "Bootstrap " + r.dir}, {"ansible.builtin.import_playbook", "playbooks/" + r.dir + ".yml"}})
-	}
-	return out
-}
-
-func playbook(r role) []om {
-	return []om{{
-		{"name", "Bootstrap " + r.dir},
-		{"hosts", "bootstrap"},
-		{"gather_facts", false},
-		{"roles", []om{{{"role", r.dir}}}},
-	}}
-}
-
-// hosts is the inventory: the machine that runs Ansible, which reaches the
-// cluster through the kubeconfig in KUBECONFIG (or ~/.kube/config).
-func hosts() om {
-	return om{{"all", om{{"children", om{{"bootstrap", om{{"hosts", om{{"localhost", om{
-		{"ansible_connection", "local"},
-		{"ansible_python_interpreter", "{{ ansible_playbook_python }}"},
-	}}}}}}}}}}}
 }
 
 // chart returns the chart_ref and chart_repo_url for a chart in repo: a

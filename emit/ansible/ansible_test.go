@@ -65,8 +65,22 @@ var forbidden = []string{
 func tokenTask(task map[string]any) bool {
 	sh, ok := task["ansible.builtin.shell"].(map[string]any)
 	return ok && task["name"] == "Apply | Issue an API token for the automation account" &&
-		sh["cmd"] == ansible.TokenScript && sh["executable"] == "/bin/bash" && task["no_log"] == true
+		sh["cmd"] == tokenScript && sh["executable"] == "/bin/bash" && task["no_log"] == true
 }
+
+// tokenScript is the one shell script the roles may run, as reviewed:
+// it issues the automation account's token on the bootstrap host,
+// reading ARGOCD_NAMESPACE, ARGOCD_ACCOUNT and KUBECONFIG. The role file
+// (files/roles/gitops-handoff/tasks/main.yml) must carry exactly this
+// text; the e2e environment runs the script it finds there against the
+// real Argo CD.
+const tokenScript = `set -euo pipefail
+kubeconfig=$(mktemp)
+trap 'rm -f "$kubeconfig"' EXIT
+kubectl config view --raw --minify --flatten >"$kubeconfig"
+KUBECONFIG=$kubeconfig kubectl config set-context --current --namespace "$ARGOCD_NAMESPACE" >/dev/null
+KUBECONFIG=$kubeconfig argocd account generate-token --core --account "$ARGOCD_ACCOUNT"
+`
 
 // checkTask applies the per-task rules and returns the task's phase.
 func checkTask(t *testing.T, where string, task map[string]any) int {

@@ -18,8 +18,12 @@
 // file, creates the root Application through the argocd-apps chart, waits
 // for the deploy WorkflowTemplate and submits the deploy workflow.
 //
-// All values come from group_vars/all.yml, generated from the platform;
-// Argo CD's chart values are read from ../argocd/values.yaml so they exist
-// once. This package does not run Ansible; the executor and the README
-// say how to.
+// The roles, playbooks, site.yml, requirements.yml and the inventory are
+// the same for every platform and live as files under files/, embedded
+// and written as they are (files/README.md says why each task is as it
+// is). Generated from the platform are only ansible.cfg and
+// group_vars/all.yml, which holds every value and the list of
+// components; Argo CD's chart values are read from ../argocd/values.yaml
+// so they exist once. This package does not run Ansible; the executor and
+// the README say how to.
 package ansible

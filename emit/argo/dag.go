@@ -7,6 +7,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/plan"
 )
 
 // dag lays out the DAG template called name over g as gr says: one task per
@@ -17,48 +18,51 @@ import (
 //
 // An empty graph becomes a suspend template of zero duration: Argo
 // rejects a DAG without tasks, and an empty platform still has a deploy.
-func dag(name string, g *graph, gr Grouping, task func(a *ir.App) wfv1.DAGTask, failFast *bool) []wfv1.Template {
-	if len(g.apps) == 0 {
+func dag(name string, g *plan.Graph, gr plan.Grouping, task func(a *ir.App) wfv1.DAGTask, failFast *bool) []wfv1.Template {
+	if len(g.Apps) == 0 {
 		return []wfv1.Template{{Name: name, Suspend: &wfv1.SuspendTemplate{Duration: "0"}}}
 	}
-	appTasks := func(members []int, groupOf []int, k int) []wfv1.DAGTask {
-		tasks := make([]wfv1.DAGTask, 0, len(members))
-		for _, i := range members {
-			t := task(g.apps[i])
-			t.Name = g.apps[i].Name
-			var deps []string
-			for _, d := range g.deps[i] {
-				if groupOf == nil || groupOf[d] == k {
-					deps = append(deps, g.apps[d].Name)
-				}
-			}
-			t.Depends = strings.Join(deps, " && ")
-			tasks = append(tasks, t)
-		}
-		return tasks
-	}
 	if !gr.Nested() {
-		return []wfv1.Template{{Name: name, DAG: &wfv1.DAGTemplate{Tasks: appTasks(gr.groups[0], nil, 0), FailFast: failFast}}}
+		return []wfv1.Template{{Name: name, DAG: &wfv1.DAGTemplate{Tasks: appTasks(g, gr.Members[0], nil, 0, task), FailFast: failFast}}}
 	}
-	groupOf := make([]int, len(g.apps))
-	for k, members := range gr.groups {
+	groupOf := make([]int, len(g.Apps))
+	for k, members := range gr.Members {
 		for _, i := range members {
 			groupOf[i] = k
 		}
 	}
-	names := groupNames(name, len(gr.groups))
+	names := groupNames(name, len(gr.Members))
 	top := wfv1.Template{Name: name, DAG: &wfv1.DAGTemplate{FailFast: failFast}}
 	out := []wfv1.Template{{}} // top goes first, filled below
-	for k, members := range gr.groups {
+	for k, members := range gr.Members {
 		var deps []string
-		for _, h := range gr.groupDeps[k] {
+		for _, h := range gr.Waits[k] {
 			deps = append(deps, names[h])
 		}
 		top.DAG.Tasks = append(top.DAG.Tasks, wfv1.DAGTask{Name: names[k], Template: names[k], Depends: strings.Join(deps, " && ")})
-		out = append(out, wfv1.Template{Name: names[k], DAG: &wfv1.DAGTemplate{Tasks: appTasks(members, groupOf, k), FailFast: failFast}})
+		out = append(out, wfv1.Template{Name: names[k], DAG: &wfv1.DAGTemplate{Tasks: appTasks(g, members, groupOf, k, task), FailFast: failFast}})
 	}
 	out[0] = top
 	return out
+}
+
+// appTasks are the tasks of the apps members of g, in group k when
+// groupOf is set: each depends on its dependencies in the same group.
+func appTasks(g *plan.Graph, members, groupOf []int, k int, task func(a *ir.App) wfv1.DAGTask) []wfv1.DAGTask {
+	tasks := make([]wfv1.DAGTask, 0, len(members))
+	for _, i := range members {
+		t := task(g.Apps[i])
+		t.Name = g.Apps[i].Name
+		var deps []string
+		for _, d := range g.Deps[i] {
+			if groupOf == nil || groupOf[d] == k {
+				deps = append(deps, g.Apps[d].Name)
+			}
+		}
+		t.Depends = strings.Join(deps, " && ")
+		tasks = append(tasks, t)
+	}
+	return tasks
 }
 
 // groupNames are name-01, name-02, …, zero-padded so they sort in order.
@@ -71,24 +75,4 @@ func groupNames(name string, n int) []string {
 		out[k] = fmt.Sprintf("%s-%0*d", name, width, k+1)
 	}
 	return out
-}
-
-// flatChecks is a DAG of independent tasks, one per app (validate, and the
-// dependency checks of a scoped deploy), in groups of at most MaxTasks.
-func flatChecks(apps []*ir.App, maxGroups int) (*graph, Grouping, error) {
-	g := &graph{apps: apps, deps: make([][]int, len(apps))}
-	all := make([]int, len(apps))
-	for i := range all {
-		all[i] = i
-	}
-	if len(apps) <= MaxTasks {
-		gr, _ := finish(g, [][]int{all}, "flat")
-		return g, gr, nil
-	}
-	k := (len(apps) + MaxTasks - 1) / MaxTasks
-	if k > min(maxGroups, MaxTasks) {
-		return nil, Grouping{}, fmt.Errorf("%d apps do not fit in one Argo workflow: at most %d groups of %d tasks", len(apps), min(maxGroups, MaxTasks), MaxTasks)
-	}
-	gr, _ := finish(g, cut(all, k), "slices")
-	return g, gr, nil
 }

@@ -15,42 +15,73 @@ type Emitter struct{}
 // Name is the output area, "workflows".
 func (Emitter) Name() string { return "workflows" }
 
-// Emit returns templates.yaml, deploy.yaml, teardown.yaml, validate.yaml
-// and rbac.yaml. An error means platc built something Argo would reject:
-// a bug, or a platform beyond Argo's limits (tens of thousands of apps).
-func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
+// Objects are the Argo Workflows objects of generated/<env>/workflows/,
+// typed: what Emit renders, and what the executor compares with the
+// cluster's templates.
+type Objects struct {
+	ClusterTemplate            *wfv1.ClusterWorkflowTemplate
+	Deploy, Teardown, Validate *wfv1.WorkflowTemplate
+	// RBAC are the Role, RoleBinding and (with snapshots) ClusterRole
+	// objects of rbac.yaml.
+	RBAC []any
+}
+
+// Template is the WorkflowTemplate called name (DeployTemplate,
+// TeardownTemplate or ValidateTemplate), or nil.
+func (o *Objects) Template(name string) *wfv1.WorkflowTemplate {
+	for _, t := range []*wfv1.WorkflowTemplate{o.Deploy, o.Teardown, o.Validate} {
+		if t.Name == name {
+			return t
+		}
+	}
+	return nil
+}
+
+// Build builds the objects for p. An error means platc built something
+// Argo would reject: a bug, or a platform beyond Argo's limits (tens of
+// thousands of apps).
+func Build(p *ir.Program) (*Objects, error) {
 	b := newBuilder(p)
-	cwt := b.clusterTemplate()
-	deploy, _, err := b.deploy()
-	if err != nil {
+	o := &Objects{ClusterTemplate: b.clusterTemplate()}
+	var err error
+	if o.Deploy, _, err = b.deploy(); err != nil {
 		return nil, fmt.Errorf("workflows: deploy: %w", err)
 	}
-	teardown, err := b.teardown()
-	if err != nil {
+	if o.Teardown, err = b.teardown(); err != nil {
 		return nil, fmt.Errorf("workflows: teardown: %w", err)
 	}
-	validate, err := b.validate()
-	if err != nil {
+	if o.Validate, err = b.validate(); err != nil {
 		return nil, fmt.Errorf("workflows: validate: %w", err)
 	}
 	if err := checkNamespace(p.Platform.Workflows.Namespace); err != nil {
 		return nil, fmt.Errorf("workflows: %w (the compiler should have rejected it; this is a platc bug)", err)
 	}
-	for _, spec := range []*wfv1.WorkflowSpec{&cwt.Spec, &deploy.Spec, &teardown.Spec, &validate.Spec} {
+	for _, spec := range []*wfv1.WorkflowSpec{&o.ClusterTemplate.Spec, &o.Deploy.Spec, &o.Teardown.Spec, &o.Validate.Spec} {
 		if err := checkSpec(spec); err != nil {
 			return nil, fmt.Errorf("workflows: %w (this is a platc bug)", err)
 		}
+	}
+	o.RBAC = b.rbac()
+	return o, nil
+}
+
+// Emit returns templates.yaml, deploy.yaml, teardown.yaml, validate.yaml
+// and rbac.yaml, rendered from Build's objects.
+func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
+	o, err := Build(p)
+	if err != nil {
+		return nil, err
 	}
 	var files []emit.File
 	for _, f := range []struct {
 		path string
 		objs []any
 	}{
-		{"workflows/templates.yaml", []any{cwt}},
-		{"workflows/deploy.yaml", []any{deploy}},
-		{"workflows/teardown.yaml", []any{teardown}},
-		{"workflows/validate.yaml", []any{validate}},
-		{"workflows/rbac.yaml", b.rbac()},
+		{"workflows/templates.yaml", []any{o.ClusterTemplate}},
+		{"workflows/deploy.yaml", []any{o.Deploy}},
+		{"workflows/teardown.yaml", []any{o.Teardown}},
+		{"workflows/validate.yaml", []any{o.Validate}},
+		{"workflows/rbac.yaml", o.RBAC},
 	} {
 		data, err := render(f.objs...)
 		if err != nil {

@@ -1,22 +1,27 @@
 package argo
 
+import (
+	"github.com/platc/platc/emit/internal/gitops"
+	"github.com/platc/platc/plan"
+)
+
 // Names of the objects and templates this package emits. They are fixed
 // so that the executor, the Argo Events sensor and people can refer to
-// them.
+// them; those the other emitters also name are gitops's.
 const (
 	// ClusterTemplate is the ClusterWorkflowTemplate holding the steps
 	// that talk to Argo CD.
-	ClusterTemplate = "platc-argocd"
+	ClusterTemplate = gitops.ClusterTemplate
 	// DeployTemplate, TeardownTemplate and ValidateTemplate are the
 	// WorkflowTemplates in platform.workflows.namespace. Submit a Workflow
 	// with workflowTemplateRef {name: <one of these>} to run them.
-	DeployTemplate   = "deploy"
-	TeardownTemplate = "teardown"
-	ValidateTemplate = "validate"
+	DeployTemplate   = gitops.DeployTemplate
+	TeardownTemplate = gitops.TeardownTemplate
+	ValidateTemplate = gitops.ValidateTemplate
 	// WorkflowsApplication is the Argo CD Application, created by the
 	// root app, that syncs generated/<env>/workflows/ to the cluster. No
 	// workflow deploys or deletes it.
-	WorkflowsApplication = "platc-workflows"
+	WorkflowsApplication = gitops.WorkflowsApp
 	// ExecutorRole is the Role (and RoleBinding) the workflow pods need.
 	ExecutorRole = "platc-workflow-executor"
 	// SnapshotRole is the ClusterRole (and ClusterRoleBinding) that lets
@@ -77,6 +82,18 @@ const (
 	MaxTasks     = 200
 	MaxTemplates = 200
 )
+
+// Limits are Argo's limits as plan lays out a deploy or teardown DAG
+// within them: besides main and the top DAG, every template may be a
+// group. The confirm, suspend and report steps are ClusterTemplate
+// references (or, inlined in a scoped workflow, counted by the caller).
+var Limits = limits(MaxTemplates - 2)
+
+// limits are Argo's limits for a workflow with room for groups group
+// templates.
+func limits(groups int) plan.Limits {
+	return plan.Limits{Engine: "Argo Workflows", Workflow: "Argo workflow", Tasks: MaxTasks, Groups: groups}
+}
 
 // DefaultImage is the step image when platform.workflows.image is not
 // set: platc's own image, which carries bash, jq, coreutils and the

@@ -1,7 +1,6 @@
 package argo
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"time"
@@ -9,6 +8,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/internal/satmath"
 )
 
 // Per-app inputs of the ClusterTemplate templates, in the order they are
@@ -86,19 +86,17 @@ func deleteWorstCase(a *ir.App) time.Duration {
 // worstCase is every attempt running into its deadline, with the backoff
 // between attempts growing by Factor up to MaxBackoff.
 func worstCase(attempt time.Duration, r ir.Retry) time.Duration {
-	total := mulSat(attempt, int64(r.Limit)+1)
+	total := satmath.Mul(attempt, int64(r.Limit)+1)
 	wait := r.Backoff
 	for range r.Limit {
 		if r.MaxBackoff > 0 && wait > r.MaxBackoff {
 			wait = r.MaxBackoff
 		}
-		total = addSat(total, wait)
-		wait = mulSat(wait, int64(max(r.Factor, 1)))
+		total = satmath.Add(total, wait)
+		wait = satmath.Mul(wait, int64(max(r.Factor, 1)))
 	}
 	return total
 }
-
-var fullSHA = regexp.MustCompile(`^[0-9a-f]{40}$`)
 
 // expectRevision is the revision Argo CD reports in status.sync.revision
 // when the app is at what platc generated: the chart version of a Helm
@@ -112,7 +110,7 @@ func expectRevision(a *ir.App) string {
 		return ""
 	case s.IsChart():
 		return s.Version
-	case fullSHA.MatchString(s.TargetRevision):
+	case ir.IsFullCommit(s.TargetRevision):
 		return s.TargetRevision
 	}
 	return ""

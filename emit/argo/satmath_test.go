@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/internal/satmath"
 )
 
 // worst is an app at the compiler's limits: 24h timeouts, a hundred
@@ -66,17 +67,17 @@ func TestSaturatingArithmetic(t *testing.T) {
 	for _, c := range []struct {
 		got, want time.Duration
 	}{
-		{addSat(maxDuration-1, 2), maxDuration},
-		{addSat(time.Hour, time.Minute), time.Hour + time.Minute},
-		{mulSat(maxDuration/2, 3), maxDuration},
-		{mulSat(time.Hour, 0), 0},
-		{mulSat(time.Hour, 101), 101 * time.Hour},
+		{satmath.Add(satmath.Max-1, 2), satmath.Max},
+		{satmath.Add(time.Hour, time.Minute), time.Hour + time.Minute},
+		{satmath.Mul(satmath.Max/2, 3), satmath.Max},
+		{satmath.Mul(time.Hour, 0), 0},
+		{satmath.Mul(time.Hour, 101), 101 * time.Hour},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %v, want %v", c.got, c.want)
 		}
 	}
-	if got := wholeMinutes(maxDuration); got <= 0 {
+	if got := wholeMinutes(satmath.Max); got <= 0 {
 		t.Errorf("wholeMinutes(max) = %d", got)
 	}
 	if got := wholeMinutes(61 * time.Second); got != 120 {

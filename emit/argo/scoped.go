@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/plan"
 )
 
 // ScopedDeploy builds the Workflow the executor submits to deploy part of
@@ -49,8 +50,8 @@ func ScopedDeploy(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
 	if slices.ContainsFunc(apps, func(a *ir.App) bool { return a.Sync.Automated }) {
 		inline = append(inline, b.enableAutoSync())
 	}
-	g := newGraph(apps)
-	gr, err := chooseGrouping(g, MaxTemplates-2-len(pre)-len(inline))
+	g := plan.DeployGraph(apps)
+	gr, err := plan.Group(g, limits(MaxTemplates-2-len(pre)-len(inline)))
 	if err != nil {
 		return nil, err
 	}
@@ -87,8 +88,8 @@ func ScopedTeardown(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
 		pre = checks
 		inline = append(inline, b.checkAbsent())
 	}
-	g := newGraph(apps).reversed()
-	gr, err := chooseGrouping(g, MaxTemplates-2-len(pre)-len(inline))
+	g := plan.DeployGraph(apps).Reversed()
+	gr, err := plan.Group(g, limits(MaxTemplates-2-len(pre)-len(inline)))
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +104,8 @@ func ScopedTeardown(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
 // checks is the DAG of independent checks that runs before a scoped
 // workflow touches anything.
 func (b *builder) checks(apps []*ir.App, task func(*ir.App) wfv1.DAGTask, maxGroups int) ([]wfv1.Template, error) {
-	g, gr, err := flatChecks(apps, maxGroups)
+	g := plan.Independent(apps)
+	gr, err := plan.Slices(g, limits(maxGroups))
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit/internal/gitops"
+	"github.com/platc/platc/internal/satmath"
+	"github.com/platc/platc/plan"
 )
 
 // deadlineMargin covers pod scheduling and controller latency on top of
@@ -133,26 +135,16 @@ func steps(names ...string) []wfv1.ParallelSteps {
 }
 
 // bound is the derived activeDeadlineSeconds of a DAG whose tasks take at
-// most worst each: with P tasks at a time, a greedy scheduler finishes
-// within (total work)/P + (longest path) (Graham's bound), and the group
-// barriers are part of the longest path.
-func (b *builder) bound(g *graph, gr Grouping, worst func(*ir.App) time.Duration) time.Duration {
-	var work time.Duration
-	for _, a := range g.apps {
-		work = addSat(work, worst(a))
-	}
-	p := time.Duration(max(b.p.Platform.Workflows.Parallelism, 1))
-	if len(g.apps) == 0 {
-		return 0
-	}
-	return addSat(work/p, groupedMakespan(g, gr.groups, gr.groupDeps, worst))
+// most worst each, with the workflow's parallelism (plan's worst case).
+func (b *builder) bound(g *plan.Graph, gr plan.Grouping, worst func(*ir.App) time.Duration) time.Duration {
+	return gr.WorstCase(g, b.p.Platform.Workflows.Parallelism, worst)
 }
 
 // deploy is deploy.yaml: main runs the apps DAG, then the steady-state
 // step. The template takes no parameters.
-func (b *builder) deploy() (*wfv1.WorkflowTemplate, Grouping, error) {
-	g := newGraph(b.p.Apps)
-	gr, err := chooseGrouping(g, deployGroupLimit)
+func (b *builder) deploy() (*wfv1.WorkflowTemplate, plan.Grouping, error) {
+	g := plan.DeployGraph(b.p.Apps)
+	gr, err := plan.Group(g, Limits)
 	if err != nil {
 		return nil, gr, err
 	}
@@ -166,22 +158,22 @@ func (b *builder) deploy() (*wfv1.WorkflowTemplate, Grouping, error) {
 // deploySpec is the spec of a deploy of g; pre, when set, is a template
 // that must succeed first (a scoped deploy's dependency checks), followed
 // by its own templates.
-func (b *builder) deploySpec(g *graph, gr Grouping, pre []wfv1.Template) (wfv1.WorkflowSpec, error) {
-	steady, err := b.steadyState(g.apps)
+func (b *builder) deploySpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Template) (wfv1.WorkflowSpec, error) {
+	steady, err := b.steadyState(g.Apps)
 	if err != nil {
 		return wfv1.WorkflowSpec{}, err
 	}
-	deadline := addSat(b.bound(g, gr, syncWorstCase), deadlineMargin)
+	deadline := satmath.Add(b.bound(g, gr, syncWorstCase), deadlineMargin)
 	main := wfv1.Template{Name: tmplMain}
 	if pre != nil {
 		main.Steps = append(main.Steps, steps(pre[0].Name)...)
-		deadline = addSat(deadline, shortDeadlineDuration*2)
+		deadline = satmath.Add(deadline, shortDeadlineDuration*2)
 	}
 	main.Steps = append(main.Steps, steps(tmplApps)...)
 	if steady != nil {
 		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{*steady}})
 		p := max(b.p.Platform.Workflows.Parallelism, 1)
-		deadline = addSat(deadline, mulSat(worstCase(callHeadroom, fixedRetryPolicy), int64((len(steady.WithItems)+p-1)/p)))
+		deadline = satmath.Add(deadline, satmath.Mul(worstCase(callHeadroom, fixedRetryPolicy), int64((len(steady.WithItems)+p-1)/p)))
 	}
 	spec := b.spec("deploy", deadline, true)
 	spec.Templates = append([]wfv1.Template{main}, pre...)
@@ -200,8 +192,8 @@ var fixedRetryPolicy = ir.Retry{Limit: 2, Backoff: 10 * time.Second, Factor: 2, 
 // equal the platform's name) and volumes (per-app, retain, delete or
 // snapshot).
 func (b *builder) teardown() (*wfv1.WorkflowTemplate, error) {
-	g := newGraph(b.p.Apps).reversed()
-	gr, err := chooseGrouping(g, teardownGroupLimit)
+	g := plan.DeployGraph(b.p.Apps).Reversed()
+	gr, err := plan.Group(g, Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -212,17 +204,12 @@ func (b *builder) teardown() (*wfv1.WorkflowTemplate, error) {
 	return &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(TeardownTemplate, "teardown"), Spec: spec}, nil
 }
 
-// teardownGroupLimit leaves room for main and the top DAG; the confirm,
-// suspend and report steps are ClusterTemplate references (or, inlined
-// in a scoped teardown, counted by the caller).
-const teardownGroupLimit = MaxTemplates - 2
-
-func (b *builder) teardownSpec(g *graph, gr Grouping, pre []wfv1.Template, report bool) (wfv1.WorkflowSpec, error) {
-	apps, projects, err := b.appLists(g.apps)
+func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Template, report bool) (wfv1.WorkflowSpec, error) {
+	apps, projects, err := b.appLists(g.Apps)
 	if err != nil {
 		return wfv1.WorkflowSpec{}, err
 	}
-	deadline := addSat(addSat(b.bound(g, gr, deleteWorstCase), deadlineMargin),
+	deadline := satmath.Add(satmath.Add(b.bound(g, gr, deleteWorstCase), deadlineMargin),
 		worstCase(shortDeadlineDuration, ir.Retry{})+worstCase(longDeadline*time.Second, fixedRetryPolicy))
 	main := wfv1.Template{Name: tmplMain}
 	confirm := wfv1.WorkflowStep{Name: "confirm", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("confirm", "{{workflow.parameters."+ParamConfirm+"}}")}}}
@@ -230,7 +217,7 @@ func (b *builder) teardownSpec(g *graph, gr Grouping, pre []wfv1.Template, repor
 	main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{confirm}})
 	if pre != nil {
 		main.Steps = append(main.Steps, steps(pre[0].Name)...)
-		deadline = addSat(deadline, 2*shortDeadlineDuration)
+		deadline = satmath.Add(deadline, 2*shortDeadlineDuration)
 	}
 	suspend := wfv1.WorkflowStep{Name: "suspend-parents", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("applications", apps), value("projects", projects)}}}
 	suspend.Template, suspend.TemplateRef = b.call(tmplSuspend)
@@ -243,7 +230,7 @@ func (b *builder) teardownSpec(g *graph, gr Grouping, pre []wfv1.Template, repor
 		}}}
 		r.Template, r.TemplateRef = b.call(tmplOrphans)
 		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{r}})
-		deadline = addSat(deadline, longDeadline*time.Second)
+		deadline = satmath.Add(deadline, longDeadline*time.Second)
 	}
 	spec := b.spec("teardown", deadline, true)
 	var enum []wfv1.AnyString
@@ -291,12 +278,13 @@ func (b *builder) appLists(apps []*ir.App) (string, string, error) {
 // one unhealthy app does not stop the others being checked. No mutex:
 // it changes nothing.
 func (b *builder) validate() (*wfv1.WorkflowTemplate, error) {
-	g, gr, err := flatChecks(b.p.Apps, MaxTemplates-1)
+	g := plan.Independent(b.p.Apps)
+	gr, err := plan.Slices(g, limits(MaxTemplates-1))
 	if err != nil {
 		return nil, err
 	}
 	no := false
-	deadline := addSat(b.bound(g, gr, func(*ir.App) time.Duration { return shortDeadlineDuration }), deadlineMargin)
+	deadline := satmath.Add(b.bound(g, gr, func(*ir.App) time.Duration { return shortDeadlineDuration }), deadlineMargin)
 	spec := b.spec("validate", deadline, false)
 	spec.Templates = dag(tmplMain, g, gr, b.checkTask, &no)
 	return &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(ValidateTemplate, "validate"), Spec: spec}, nil

@@ -7,7 +7,6 @@ import (
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit"
-	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/emit/internal/gitops"
 )
 
@@ -68,7 +67,7 @@ func HealthEntries(p *ir.Program) map[string]any {
 // (app get, wait, get --refresh), sync (app sync) and delete (app
 // delete, teardown) on the projects of the platform's apps, the update
 // sub-resource actions teardown uses to apply volume policies
-// (argo.TeardownResourceActions: claims, namespaces, StatefulSets only),
+// (gitops.TeardownResourceActions: claims, namespaces, StatefulSets only),
 // and update (app set / app patch, which switch automated sync on after a
 // deploy) only on the Applications whose HCL asks for automated sync. The
 // orchestration project is not covered, so the workflows cannot change
@@ -97,7 +96,7 @@ func Policy(p *ir.Program) string {
 		for _, action := range []string{"get", "sync", "delete"} {
 			line(action, pr+"/*")
 		}
-		for _, action := range argo.TeardownResourceActions {
+		for _, action := range gitops.TeardownResourceActions {
 			line(action, pr+"/*")
 		}
 	}

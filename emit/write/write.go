@@ -323,80 +323,126 @@ func fill(tmp, dir string, files []emit.File, existing []entry, changes []Change
 	for _, ch := range changes {
 		changed[ch.Path] = true
 	}
-	// Directories are created as something is put in them, with their old
-	// mode, so one that held only stale generated files disappears;
-	// directories that were empty to begin with are kept.
-	dirMode := map[string]fs.FileMode{}
-	hasChildren := map[string]bool{}
-	for _, e := range existing {
-		if e.mode.IsDir() {
-			dirMode[e.rel] = e.mode.Perm()
+	t := newTreeIn(tmp, existing)
+	jobs, err := t.plan(dir, files, existing, changed)
+	if err != nil {
+		return err
+	}
+	// One after the other: creating entries in a directory takes its
+	// lock, and concurrent creators only spin on it (measured: several
+	// times the system time for the same 10,000 files, no faster).
+	var written []string
+	for _, j := range jobs {
+		var err error
+		if j.src != "" {
+			err = link(j.src, j.dst, j.mode)
+		} else {
+			err = writeFile(j.dst, j.data)
+			written = append(written, j.dst)
 		}
-		hasChildren[path.Dir(e.rel)] = true
-	}
-	// Directories are made writable while the tree is filled and get
-	// their final mode at the end, so a read-only one can still be filled.
-	type made struct {
-		path string
-		mode fs.FileMode
-	}
-	var dirs []made
-	created := map[string]bool{}
-	mkdir := func(p string, mode fs.FileMode) error {
-		if err := os.Mkdir(p, 0o700); err != nil {
+		if err != nil {
 			return err
 		}
-		created[p] = true
-		dirs = append(dirs, made{p, mode})
-		return nil
 	}
-	mkParents := func(rel string) error {
-		var todo []string
-		for d := path.Dir(rel); d != "." && !created[filepath.Join(tmp, filepath.FromSlash(d))]; d = path.Dir(d) {
-			todo = append(todo, d)
+	if err := t.setModes(dir); err != nil {
+		return err
+	}
+	return durable(tmp, written)
+}
+
+// job puts one file in the new tree: a link to an old one (src), or a
+// generated file (data).
+type job struct {
+	src, dst string
+	mode     fs.FileMode
+	data     []byte
+}
+
+// newTree is the directory tree being built in tmp. Directories are
+// created as something is put in them, with their old mode, so one that
+// held only stale generated files disappears; directories that were
+// empty to begin with are kept. They are writable while the tree is
+// filled and get their final mode at the end (setModes), so a read-only
+// one can still be filled.
+type newTree struct {
+	tmp         string
+	dirMode     map[string]fs.FileMode // old directories' modes, by relative path
+	hasChildren map[string]bool        // old directories that held something
+	created     map[string]bool
+	dirs        []madeDir // in creation order
+}
+
+type madeDir struct {
+	path string
+	mode fs.FileMode
+}
+
+func newTreeIn(tmp string, existing []entry) *newTree {
+	t := &newTree{tmp: tmp, dirMode: map[string]fs.FileMode{}, hasChildren: map[string]bool{}, created: map[string]bool{}}
+	for _, e := range existing {
+		if e.mode.IsDir() {
+			t.dirMode[e.rel] = e.mode.Perm()
 		}
-		for i := len(todo) - 1; i >= 0; i-- {
-			mode, ok := dirMode[todo[i]]
-			if !ok {
-				mode = 0o755
-			}
-			if err := mkdir(filepath.Join(tmp, filepath.FromSlash(todo[i])), mode); err != nil {
-				return err
-			}
+		t.hasChildren[path.Dir(e.rel)] = true
+	}
+	return t
+}
+
+func (t *newTree) mkdir(p string, mode fs.FileMode) error {
+	if err := os.Mkdir(p, 0o700); err != nil {
+		return err
+	}
+	t.created[p] = true
+	t.dirs = append(t.dirs, madeDir{p, mode})
+	return nil
+}
+
+// mkParents creates the directories above rel that do not exist yet.
+func (t *newTree) mkParents(rel string) error {
+	var todo []string
+	for d := path.Dir(rel); d != "." && !t.created[filepath.Join(t.tmp, filepath.FromSlash(d))]; d = path.Dir(d) {
+		todo = append(todo, d)
+	}
+	for i := len(todo) - 1; i >= 0; i-- {
+		mode, ok := t.dirMode[todo[i]]
+		if !ok {
+			mode = 0o755
 		}
-		return nil
+		if err := t.mkdir(filepath.Join(t.tmp, filepath.FromSlash(todo[i])), mode); err != nil {
+			return err
+		}
 	}
-	// A job puts one file in the new tree: a link to an old one, or a
-	// generated file.
-	type job struct {
-		src, dst string
-		mode     fs.FileMode
-		data     []byte
-	}
+	return nil
+}
+
+// plan creates the directories and symbolic links that stay and returns
+// the files to put in: every old file that stays (linked from dir), then
+// every generated file that is new or changed.
+func (t *newTree) plan(dir string, files []emit.File, existing []entry, changed map[string]bool) ([]job, error) {
 	var jobs []job
 	for _, e := range existing {
 		src := filepath.Join(dir, filepath.FromSlash(e.rel))
-		dst := filepath.Join(tmp, filepath.FromSlash(e.rel))
-		if e.mode.IsDir() && hasChildren[e.rel] || e.generated && changed[e.rel] {
+		dst := filepath.Join(t.tmp, filepath.FromSlash(e.rel))
+		if e.mode.IsDir() && t.hasChildren[e.rel] || e.generated && changed[e.rel] {
 			// Created on demand; stale generated files are dropped and
 			// changed ones written below.
 			continue
 		}
-		if err := mkParents(e.rel); err != nil {
-			return err
+		if err := t.mkParents(e.rel); err != nil {
+			return nil, err
 		}
 		switch {
 		case e.mode.IsDir():
-			if err := mkdir(dst, e.mode.Perm()); err != nil {
-				return err
+			if err := t.mkdir(dst, e.mode.Perm()); err != nil {
+				return nil, err
 			}
 		case e.mode&fs.ModeSymlink != 0:
 			target, err := os.Readlink(src)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			if err := os.Symlink(target, dst); err != nil {
-				return err
+				return nil, err
 			}
 		default:
 			jobs = append(jobs, job{src: src, dst: dst, mode: e.mode})
@@ -406,42 +452,28 @@ func fill(tmp, dir string, files []emit.File, existing []entry, changes []Change
 		if !changed[f.Path] {
 			continue
 		}
-		if err := mkParents(f.Path); err != nil {
-			return err
+		if err := t.mkParents(f.Path); err != nil {
+			return nil, err
 		}
-		jobs = append(jobs, job{dst: filepath.Join(tmp, filepath.FromSlash(f.Path)), data: f.Data})
+		jobs = append(jobs, job{dst: filepath.Join(t.tmp, filepath.FromSlash(f.Path)), data: f.Data})
 	}
-	// One after the other: creating entries in a directory takes its
-	// lock, and concurrent creators only spin on it (measured: several
-	// times the system time for the same 10,000 files, no faster).
-	for _, j := range jobs {
-		var err error
-		if j.src != "" {
-			err = link(j.src, j.dst, j.mode)
-		} else {
-			err = writeFile(j.dst, j.data)
-		}
-		if err != nil {
-			return err
-		}
-	}
+	return jobs, nil
+}
+
+// setModes gives every directory its final mode, deepest first, and the
+// new root the mode of dir.
+func (t *newTree) setModes(dir string) error {
 	root := fs.FileMode(0o755)
 	if info, err := os.Stat(dir); err == nil {
 		root = info.Mode().Perm()
 	}
-	dirs = append([]made{{tmp, root}}, dirs...)
+	dirs := append([]madeDir{{t.tmp, root}}, t.dirs...)
 	for i := len(dirs) - 1; i >= 0; i-- {
 		if err := os.Chmod(dirs[i].path, dirs[i].mode); err != nil {
 			return err
 		}
 	}
-	var written []string
-	for _, j := range jobs {
-		if j.src == "" {
-			written = append(written, j.dst)
-		}
-	}
-	return durable(tmp, written)
+	return nil
 }
 
 // link hard-links src to dst, or copies it (keeping mode and times) where

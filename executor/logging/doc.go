@@ -12,6 +12,9 @@
 // before they are written, so a credential that slips into an error
 // message from a library still never reaches the log.
 //
-// It is not a general logging framework: no sinks, no sampling, no fields
-// beyond the RFC's.
+// The writing is a log/slog Handler, so client-go's klog output (routed
+// with klog.SetSlogLogger to Logger.Slog) gets the same format and the
+// same redaction; a slog attribute other than phase and component is
+// appended to the message as key=value. It is not a general logging
+// framework: no sinks, no sampling, no fields beyond the RFC's.
 package logging

@@ -1,9 +1,11 @@
 package logging
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +24,33 @@ const (
 )
 
 var levelNames = [...]string{"debug", "info", "warn", "error"}
+
+// slogLevel is l as log/slog orders levels.
+func (l Level) slogLevel() slog.Level {
+	switch l {
+	case Debug:
+		return slog.LevelDebug
+	case Info:
+		return slog.LevelInfo
+	case Warn:
+		return slog.LevelWarn
+	}
+	return slog.LevelError + slog.Level(4*(l-Error))
+}
+
+// fromSlog is the RFC level of a slog level: anything below info is
+// debug, and so on up.
+func fromSlog(l slog.Level) Level {
+	switch {
+	case l < slog.LevelInfo:
+		return Debug
+	case l < slog.LevelWarn:
+		return Info
+	case l < slog.LevelError:
+		return Warn
+	}
+	return Error
+}
 
 // String returns the level as the RFC writes it in JSON: "info".
 func (l Level) String() string {
@@ -77,12 +106,10 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Logger writes log lines to one writer. It is safe for concurrent use.
+// Logger writes log lines to one writer through its Handler. It is safe
+// for concurrent use.
 type Logger struct {
-	mu      sync.Mutex
-	w       io.Writer
-	opts    Options
-	secrets []string
+	h *Handler
 }
 
 // New returns a Logger writing to w.
@@ -90,7 +117,7 @@ func New(w io.Writer, opts Options) *Logger {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Logger{w: w, opts: opts}
+	return &Logger{h: &Handler{out: &output{w: w}, opts: opts}}
 }
 
 // Discard is a Logger that writes nothing.
@@ -100,34 +127,29 @@ func Discard() *Logger { return New(io.Discard, Options{Level: Error + 1}) }
 // Values shorter than 4 bytes are ignored: redacting them would mangle
 // ordinary words and they are not credentials anyway.
 func (l *Logger) Redact(secrets ...string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	o := l.h.out
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	for _, s := range secrets {
-		if len(s) >= 4 && !slices.Contains(l.secrets, s) {
-			l.secrets = append(l.secrets, s)
+		if len(s) >= 4 && !slices.Contains(o.secrets, s) {
+			o.secrets = append(o.secrets, s)
 		}
 	}
 	// Longest first, so a secret that contains another is replaced whole.
-	slices.SortFunc(l.secrets, func(a, b string) int { return len(b) - len(a) })
+	slices.SortFunc(o.secrets, func(a, b string) int { return len(b) - len(a) })
 }
 
 // Scrub replaces every registered secret in s with "[redacted]". Reports
 // use it for text that came from outside platc, such as a node message.
 func (l *Logger) Scrub(s string) string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.scrub(s)
-}
-
-func (l *Logger) scrub(s string) string {
-	for _, sec := range l.secrets {
-		s = strings.ReplaceAll(s, sec, "[redacted]")
-	}
-	return s
+	o := l.h.out
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.scrub(s)
 }
 
 // Enabled reports whether lines at level are written.
-func (l *Logger) Enabled(level Level) bool { return level >= l.opts.Level }
+func (l *Logger) Enabled(level Level) bool { return level >= l.h.opts.Level }
 
 // Debugf, Infof, Warnf and Errorf write one line. phase is the RFC phase
 // (preflight, bootstrap, orchestration, verification, report) and
@@ -151,6 +173,135 @@ func (l *Logger) Errorf(phase, component, format string, args ...any) {
 	l.log(Error, phase, component, format, args...)
 }
 
+func (l *Logger) log(level Level, phase, component, format string, args ...any) {
+	if !l.Enabled(level) {
+		return
+	}
+	r := slog.NewRecord(time.Time{}, level.slogLevel(), fmt.Sprintf(format, args...), 0)
+	r.AddAttrs(slog.String(PhaseKey, phase), slog.String(ComponentKey, component))
+	_ = l.h.Handle(context.Background(), r)
+}
+
+// Slog is a log/slog logger writing through the same handler, its lines
+// in phase ("" for none) and about component: what client-go's klog
+// output is routed to, so that a library's line has the RFC's format and
+// is redacted too.
+func (l *Logger) Slog(phase, component string) *slog.Logger {
+	return slog.New(l.h.WithAttrs([]slog.Attr{slog.String(PhaseKey, phase), slog.String(ComponentKey, component)}))
+}
+
+// Keys of the two attributes the RFC's line format takes from a record
+// besides its time, level and message.
+const (
+	PhaseKey     = "phase"
+	ComponentKey = "component"
+)
+
+// output is what every Handler derived from one Logger shares: the
+// writer, the lock that keeps lines whole, and the secrets.
+type output struct {
+	mu      sync.Mutex
+	w       io.Writer
+	secrets []string
+}
+
+func (o *output) scrub(s string) string {
+	for _, sec := range o.secrets {
+		s = strings.ReplaceAll(s, sec, "[redacted]")
+	}
+	return s
+}
+
+// Handler is a log/slog handler that writes RFC 7.5 lines: the record's
+// phase and component attributes go to their places in the line, any
+// other attribute is appended to the message as key=value, and the
+// whole message is redacted.
+type Handler struct {
+	out   *output
+	opts  Options
+	attrs []slog.Attr
+	group string
+}
+
+// Enabled implements slog.Handler.
+func (h *Handler) Enabled(_ context.Context, l slog.Level) bool { return fromSlog(l) >= h.opts.Level }
+
+// WithAttrs implements slog.Handler.
+func (h *Handler) WithAttrs(as []slog.Attr) slog.Handler {
+	c := *h
+	for _, a := range as {
+		c.attrs = append(slices.Clip(c.attrs), h.qualify(a))
+	}
+	return &c
+}
+
+// WithGroup implements slog.Handler; a group only prefixes later keys.
+func (h *Handler) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return h
+	}
+	c := *h
+	c.group = h.group + name + "."
+	return &c
+}
+
+func (h *Handler) qualify(a slog.Attr) slog.Attr {
+	if h.group != "" {
+		a.Key = h.group + a.Key
+	}
+	return a
+}
+
+// Handle implements slog.Handler.
+func (h *Handler) Handle(_ context.Context, r slog.Record) error {
+	phase, component := "-", "-"
+	var extra strings.Builder
+	take := func(a slog.Attr) bool {
+		switch v := a.Value.Resolve(); {
+		case a.Key == PhaseKey && v.Kind() == slog.KindString:
+			phase = orDash(v.String())
+		case a.Key == ComponentKey && v.Kind() == slog.KindString:
+			component = orDash(v.String())
+		case a.Key != "":
+			fmt.Fprintf(&extra, " %s=%s", a.Key, v.String())
+		}
+		return true
+	}
+	for _, a := range h.attrs {
+		take(a)
+	}
+	r.Attrs(func(a slog.Attr) bool { return take(h.qualify(a)) })
+	level := fromSlog(r.Level)
+	// The line is stamped by Options.Now, not the record's time, so a
+	// library's lines and platc's come from one clock (a fixed one in
+	// tests).
+	t := h.opts.Now()
+	o := h.out
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	msg := o.scrub(r.Message + extra.String())
+	ts := t.UTC().Format(time.RFC3339)
+	if h.opts.Format == JSON {
+		// Encode writes the newline; HTML escaping would turn < into
+		// \u003c and make messages harder to read for no gain.
+		enc := json.NewEncoder(o.w)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(line{ts, level.String(), h.opts.Action, phase, component, msg, h.opts.TraceID, h.opts.SpanID})
+	}
+	// One event, one line: a multi-line message (a node's output) is
+	// folded so text logs stay greppable line by line.
+	msg = strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", " | ")
+	_, err := fmt.Fprintf(o.w, "%s %s [%s/%s/%s] %s\n", ts, strings.ToUpper(level.String()), h.opts.Action, phase, component, msg)
+	return err
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
 // line is one JSON log line; the field order is the RFC's.
 type line struct {
 	Timestamp string `json:"timestamp"`
@@ -161,32 +312,4 @@ type line struct {
 	Message   string `json:"message"`
 	TraceID   string `json:"trace_id,omitempty"`
 	SpanID    string `json:"span_id,omitempty"`
-}
-
-func (l *Logger) log(level Level, phase, component, format string, args ...any) {
-	if !l.Enabled(level) {
-		return
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	msg := l.scrub(fmt.Sprintf(format, args...))
-	ts := l.opts.Now().UTC().Format(time.RFC3339)
-	if phase == "" {
-		phase = "-"
-	}
-	if component == "" {
-		component = "-"
-	}
-	if l.opts.Format == JSON {
-		// Encode writes the newline; HTML escaping would turn < into
-		// \u003c and make messages harder to read for no gain.
-		enc := json.NewEncoder(l.w)
-		enc.SetEscapeHTML(false)
-		_ = enc.Encode(line{ts, level.String(), l.opts.Action, phase, component, msg, l.opts.TraceID, l.opts.SpanID})
-		return
-	}
-	// One event, one line: a multi-line message (a node's output) is
-	// folded so text logs stay greppable line by line.
-	msg = strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", " | ")
-	fmt.Fprintf(l.w, "%s %s [%s/%s/%s] %s\n", ts, strings.ToUpper(level.String()), l.opts.Action, phase, component, msg)
 }

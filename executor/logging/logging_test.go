@@ -2,10 +2,15 @@ package logging
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/klog/v2"
 )
 
 var fixed = func() time.Time { return time.Date(2026, 1, 7, 11, 30, 0, 500, time.FixedZone("CET", 3600)) }
@@ -78,5 +83,42 @@ func TestParse(t *testing.T) {
 	}
 	if _, err := ParseFormat("yaml"); err == nil {
 		t.Error("ParseFormat(yaml) accepted")
+	}
+}
+
+// client-go logs through klog; routed to Slog, its lines take the RFC
+// format, its key/value pairs follow the message, and secrets are
+// redacted like any other line's.
+func TestKlogThroughSlog(t *testing.T) {
+	var b bytes.Buffer
+	l := New(&b, Options{Format: Text, Level: Info, Action: "teardown", Now: fixed})
+	l.Redact("s3cr3t-token-value")
+	klog.SetSlogLogger(l.Slog("", "client-go"))
+	defer klog.ClearLogger()
+	klog.ErrorS(errors.New("Unauthorized: s3cr3t-token-value"), "Failed to watch", "resource", "workflows")
+	klog.Flush()
+	got := b.String()
+	for _, want := range []string{"ERROR [teardown/-/client-go] Failed to watch", "resource=workflows", "err=Unauthorized: [redacted]"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("klog line lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "s3cr3t") || strings.Count(got, "\n") != 1 {
+		t.Errorf("want one redacted line, got:\n%s", got)
+	}
+}
+
+// Attributes and groups of other slog callers end up in the message.
+func TestHandlerAttrs(t *testing.T) {
+	var b bytes.Buffer
+	l := New(&b, Options{Format: JSON, Level: Debug, Action: "validate", Now: fixed})
+	s := l.Slog("verification", "vault").WithGroup("http")
+	s.Debug("retrying", "attempt", 2)
+	want := `{"timestamp":"2026-01-07T10:30:00Z","level":"debug","action":"validate","phase":"verification","component":"vault","message":"retrying http.attempt=2"}` + "\n"
+	if got := b.String(); got != want {
+		t.Errorf("got %s\nwant %s", got, want)
+	}
+	if l.Slog("", "").Enabled(context.Background(), slog.LevelDebug-4) != true {
+		t.Error("verbose slog levels are debug, and debug is enabled")
 	}
 }

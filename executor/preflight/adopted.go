@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/platc/platc/executor/cluster"
+	"github.com/platc/platc/internal/english"
 )
 
 // Adopted is an app without a source: platc generates no Application for
@@ -64,5 +65,5 @@ func checkAdopted(ctx context.Context, c *cluster.Client, opts ClusterOptions, r
 	if n == 1 {
 		verb = "exists"
 	}
-	r.add("adopted-applications", Pass, "the %d %s adopted by apps without a source %s", n, plural(n, "Application"), verb)
+	r.add("adopted-applications", Pass, "the %d %s adopted by apps without a source %s", n, english.Plural(n, "Application"), verb)
 }

@@ -14,6 +14,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/platc/platc/executor/cluster"
+	"github.com/platc/platc/internal/english"
 )
 
 // Status is the outcome of one cluster check.
@@ -300,17 +301,10 @@ func checkNodes(ctx context.Context, c *cluster.Client, r *ClusterReport) {
 		r.add("nodes-ready", Pass, "%d of %d nodes are Ready (%s CPU, %s memory)", inv.ReadyNodes, inv.Nodes, inv.CPU, inv.Memory)
 	}
 	if inv.Workers < 3 {
-		r.add("worker-count", Warn, "%d Ready worker %s; RFC 3.2.4 asks for at least 3 (nodes labelled %s are not counted)", inv.Workers, plural(inv.Workers, "node"), controlPlaneLabel)
+		r.add("worker-count", Warn, "%d Ready worker %s; RFC 3.2.4 asks for at least 3 (nodes labelled %s are not counted)", inv.Workers, english.Plural(inv.Workers, "node"), controlPlaneLabel)
 	} else {
 		r.add("worker-count", Pass, "%d Ready worker nodes", inv.Workers)
 	}
-}
-
-func plural(n int, s string) string {
-	if n == 1 {
-		return s
-	}
-	return s + "s"
 }
 
 func nodeReady(n *corev1.Node) bool {
@@ -342,7 +336,7 @@ func checkDNS(ctx context.Context, c *cluster.Client, r *ClusterReport) {
 	case len(pods.Items) == 0:
 		r.add("dns", Fail, "no CoreDNS pods (label k8s-app=kube-dns) in kube-system; in-cluster DNS is required (RFC 3.2.4)")
 	case ready == 0:
-		r.add("dns", Fail, "%d CoreDNS %s in kube-system, none Running and Ready", len(pods.Items), plural(len(pods.Items), "pod"))
+		r.add("dns", Fail, "%d CoreDNS %s in kube-system, none Running and Ready", len(pods.Items), english.Plural(len(pods.Items), "pod"))
 	default:
 		r.add("dns", Pass, "%d of %d CoreDNS pods Running and Ready", ready, len(pods.Items))
 	}

@@ -149,7 +149,7 @@ func CheckTools(ctx context.Context, opts ToolOptions) []ToolResult {
 
 func checkTool(ctx context.Context, t Tool, opts ToolOptions) ToolResult {
 	r := ToolResult{Name: t.Name, Kind: "tool", Min: t.Min.String()}
-	path, err := lookPath(t.Name, opts.Path)
+	path, err := LookPath(t.Name, opts.Path)
 	if err != nil {
 		r.Status = ToolMissing
 		r.Message = fmt.Sprintf("%s is not installed (not found on PATH); RFC 3.2.1 requires %s %s or later", t.Name, t.Name, t.Min)
@@ -196,7 +196,7 @@ func checkCollections(ctx context.Context, opts ToolOptions) []ToolResult {
 		}
 		return results
 	}
-	path, err := lookPath("ansible-galaxy", opts.Path)
+	path, err := LookPath("ansible-galaxy", opts.Path)
 	if err != nil {
 		return fail(ToolMissing, "ansible-galaxy is not installed, so the Ansible collections of RFC 3.2.3 cannot be checked; install ansible-core")
 	}
@@ -247,9 +247,11 @@ func jsonPart(s string) string {
 	return s
 }
 
-// lookPath finds an executable file called name in the directories of
-// path, like exec.LookPath but without reading the process environment.
-func lookPath(name, path string) (string, error) {
+// LookPath finds an executable file called name in the directories of
+// path, like exec.LookPath but without reading the process environment:
+// the executor looks tools up in the PATH it hands them (PLATC_TOOL_PATH
+// or its own), and Phase 0 and the bootstrap must find the same file.
+func LookPath(name, path string) (string, error) {
 	for _, dir := range filepath.SplitList(path) {
 		if dir == "" {
 			continue

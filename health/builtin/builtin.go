@@ -21,67 +21,65 @@ var files embed.FS
 // ApplicationKind is the one kind whose rule platc always emits (RFC 5.5).
 const ApplicationKind = "argoproj.io/Application"
 
-var (
-	once    sync.Once
-	library *lang.Module
-	byKind  map[string]*lang.Health
-	loadErr error
-)
+// parsed is the library as loaded on first use: the module, its rules
+// by kind, or why it does not load.
+type parsed struct {
+	module *lang.Module
+	byKind map[string]*lang.Health
+}
 
-func load() {
+var loaded = sync.OnceValues(load)
+
+func load() (parsed, error) {
 	paths, err := fs.Glob(files, "library/*.hcl")
 	if err != nil {
-		loadErr = err
-		return
+		return parsed{}, err
 	}
 	slices.Sort(paths)
 	var srcs []lang.SourceFile
 	for _, p := range paths {
 		b, err := files.ReadFile(p)
 		if err != nil {
-			loadErr = err
-			return
+			return parsed{}, err
 		}
 		srcs = append(srcs, lang.SourceFile{Name: p, Bytes: b})
 	}
 	m, diags := lang.ParseHealthFiles(srcs)
 	if diags.HasErrors() {
-		loadErr = fmt.Errorf("platc's built-in health library does not parse (a platc bug): %s", diags.Error())
-		return
+		return parsed{}, fmt.Errorf("platc's built-in health library does not parse (a platc bug): %s", diags.Error())
 	}
-	byKind = make(map[string]*lang.Health, len(m.Health))
+	byKind := make(map[string]*lang.Health, len(m.Health))
 	for _, h := range m.Health {
 		if _, dup := byKind[h.Kind]; dup {
-			loadErr = fmt.Errorf("platc's built-in health library has two rules for %s (a platc bug)", h.Kind)
-			return
+			return parsed{}, fmt.Errorf("platc's built-in health library has two rules for %s (a platc bug)", h.Kind)
 		}
 		byKind[h.Kind] = h
 	}
-	library = m
+	return parsed{module: m, byKind: byKind}, nil
 }
 
 // Library returns the parsed library: every built-in rule in Health, in
 // file then declaration order, and the source files in Files. An error
 // means platc was built with a broken library.
 func Library() (*lang.Module, error) {
-	once.Do(load)
-	return library, loadErr
+	l, err := loaded()
+	return l.module, err
 }
 
 // Rule returns the built-in health block for kind ("group/Kind"), or nil.
 func Rule(kind string) *lang.Health {
-	once.Do(load)
-	return byKind[kind]
+	l, _ := loaded()
+	return l.byKind[kind]
 }
 
 // Files returns the library's parsed source files, for quoting the HCL
 // in emitted scripts.
 func Files() map[string]*hcl.File {
-	once.Do(load)
-	if library == nil {
+	l, _ := loaded()
+	if l.module == nil {
 		return nil
 	}
-	return library.Files
+	return l.module.Files
 }
 
 // ReadFile reads a file of the library, such as a test's sample object

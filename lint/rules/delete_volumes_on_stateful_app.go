@@ -36,7 +36,7 @@ with that reason.`,
 					continue
 				}
 				why, ok := stateful(a)
-				la := appDecl(p.Module, a.Name)
+				la := p.Decls.App(a.Name)
 				if !ok || la == nil {
 					continue
 				}
@@ -49,7 +49,7 @@ with that reason.`,
 				} else {
 					is.Subject = la.NameRange
 					is.Detail = fmt.Sprintf("The policy comes from the %s level. Add teardown { volumes = \"snapshot\" } to this app, or change it there.", a.From.Volumes)
-					if r, ok := volumesSetting(p.Module, la, a); ok {
+					if r, ok := volumesSetting(p, la, a); ok {
 						is.Related = []diag.Related{{Range: r, Message: fmt.Sprintf("volumes = \"delete\" set here (%s level)", a.From.Volumes)}}
 					}
 				}
@@ -61,7 +61,8 @@ with that reason.`,
 }
 
 // volumesSetting finds the attribute that gave an app its volume policy.
-func volumesSetting(m *lang.Module, la *lang.App, a *ir.App) (hcl.Range, bool) {
+func volumesSetting(p *lint.Pass, la *lang.App, a *ir.App) (hcl.Range, bool) {
+	m := p.Module
 	var s *lang.Settings
 	switch a.From.Volumes {
 	case ir.FromStack:
@@ -69,7 +70,7 @@ func volumesSetting(m *lang.Module, la *lang.App, a *ir.App) (hcl.Range, bool) {
 			s = &la.Stack.Settings
 		}
 	case ir.FromClass:
-		if c := classDecl(m, a.Class); c != nil {
+		if c := p.Decls.Class(a.Class); c != nil {
 			s = &c.Settings
 		}
 	case ir.FromDefaults:

@@ -52,7 +52,7 @@ suppress the finding with the reason.`,
 				if a.Source == nil || a.Source.IsChart() {
 					continue
 				}
-				la := appDecl(p.Module, a.Name)
+				la := p.Decls.App(a.Name)
 				if la == nil || la.Source == nil || la.Source.TargetRevision == nil {
 					continue // inherits the platform revision, checked above
 				}

@@ -2,12 +2,9 @@ package rules
 
 import (
 	"fmt"
-	"sync"
 
-	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
-	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
 )
 
@@ -38,7 +35,7 @@ deliberate, keep it and suppress the finding with the reason.`,
 				}
 				key := h.Key()
 				var by string
-				switch coverageWithout(key) {
+				switch h.Replaces {
 				case ir.HealthBuiltIn:
 					by = "platc's built-in health rule"
 				case ir.HealthArgoCD:
@@ -46,7 +43,7 @@ deliberate, keep it and suppress the finding with the reason.`,
 				default:
 					continue
 				}
-				lh := healthDecl(p.Module, key)
+				lh := p.Decls.Health(key)
 				if lh == nil {
 					continue
 				}
@@ -68,56 +65,4 @@ deliberate, keep it and suppress the finding with the reason.`,
 		}
 		return nil
 	},
-}
-
-func healthDecl(m *lang.Module, kind string) *lang.Health {
-	for _, h := range m.Health {
-		if h.Kind == kind {
-			return h
-		}
-	}
-	return nil
-}
-
-// coverageWithout asks the compiler who would check kind if the platform
-// had no health block for it, by compiling a one-app platform that lists
-// only that kind. Asking the compiler, rather than keeping a list here,
-// means built-in rules are picked up as soon as the compiler has them.
-// It returns "" when nothing else covers the kind.
-func coverageWithout(kind string) ir.HealthOrigin {
-	if o, ok := coverage.Load(kind); ok {
-		return o.(ir.HealthOrigin)
-	}
-	origin := probeCoverage(kind)
-	coverage.Store(kind, origin)
-	return origin
-}
-
-var coverage sync.Map // kind → ir.HealthOrigin
-
-func probeCoverage(kind string) ir.HealthOrigin {
-	src := fmt.Sprintf(`platform "probe" {
-  git {
-    repo_url = "https://git.invalid/probe.git"
-    revision = "v0.0.0"
-  }
-}
-app "probe" {
-  custom_resources = [%q]
-}
-`, kind)
-	m, diags := lang.ParseSources([]lang.SourceFile{{Name: "probe.hcl", Bytes: []byte(src)}})
-	if diags.HasErrors() {
-		return ""
-	}
-	prog, _ := compiler.Compile(m, compiler.Options{})
-	if prog == nil {
-		return "" // INV-7 fails: no other rule covers the kind
-	}
-	for _, h := range prog.Health {
-		if h.Key() == kind {
-			return h.Origin
-		}
-	}
-	return ""
 }

@@ -35,7 +35,7 @@ the path, or make the annotation and the hook block's phase agree.`,
 	Run: func(p *lint.Pass) error {
 		for _, prog := range p.Programs {
 			for _, a := range prog.Apps {
-				la := appDecl(p.Module, a.Name)
+				la := p.Decls.App(a.Name)
 				for _, h := range a.Hooks {
 					lh := hookDecl(la, h.Name)
 					if h.Manifest == "" || lh == nil || lh.Manifest == nil {

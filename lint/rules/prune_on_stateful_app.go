@@ -30,7 +30,7 @@ suppress the finding with that reason.`,
 					continue
 				}
 				why, ok := stateful(a)
-				la := appDecl(p.Module, a.Name)
+				la := p.Decls.App(a.Name)
 				if !ok || la == nil || la.Sync == nil || la.Sync.Prune == nil {
 					continue
 				}

@@ -3,13 +3,10 @@ package rules
 import (
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
-	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
 )
 
@@ -101,14 +98,13 @@ func stateful(a *ir.App) (string, bool) {
 	return "", false
 }
 
-// builtinClass returns the RFC 3.8.5 figures of a built-in class.
-func builtinClass(name string) (ir.Class, bool) {
-	for _, c := range compiler.BuiltinClasses() {
-		if c.Name == name {
-			return c, true
-		}
+// builtinClass returns the RFC 3.8.5 timeouts of a built-in class, as
+// the compiler recorded them before the platform's overrides.
+func builtinClass(p *ir.Program, name string) (ir.Timeouts, bool) {
+	if c := classOf(p, name); c != nil && c.BuiltIn {
+		return c.Default, true
 	}
-	return ir.Class{}, false
+	return ir.Timeouts{}, false
 }
 
 // classOf returns the resolved class of a program by name.
@@ -116,27 +112,6 @@ func classOf(p *ir.Program, name string) *ir.Class {
 	for _, c := range p.Classes {
 		if c.Name == name {
 			return c
-		}
-	}
-	return nil
-}
-
-// appDecl returns the app block called name; compilation guarantees it
-// exists and is unique.
-func appDecl(m *lang.Module, name string) *lang.App {
-	for _, a := range m.Apps {
-		if a.Name == name {
-			return a
-		}
-	}
-	return nil
-}
-
-// stackDecl returns the stack block called name.
-func stackDecl(m *lang.Module, name string) *lang.Stack {
-	for _, s := range m.Stacks {
-		if s.Name == name {
-			return s
 		}
 	}
 	return nil
@@ -150,8 +125,5 @@ func exprRange(a *hcl.Attribute, fallback hcl.Range) hcl.Range {
 	}
 	return a.Expr.Range()
 }
-
-// human formats a duration as people write timeouts: "30m", "1h30m".
-func human(d time.Duration) string { return ir.FormatDuration(d) }
 
 func quote(s string) string { return strconv.Quote(s) }

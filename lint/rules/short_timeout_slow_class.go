@@ -35,17 +35,17 @@ reason.`,
 	Run: func(p *lint.Pass) error {
 		for _, prog := range p.Programs {
 			for _, name := range slowClasses {
-				lc := classDecl(p.Module, name)
-				builtin, ok := builtinClass(name)
+				lc := p.Decls.Class(name)
+				builtin, ok := builtinClass(prog, name)
 				cl := classOf(prog, name)
 				if lc == nil || lc.Timeouts == nil || !ok || cl == nil {
 					continue
 				}
-				for _, t := range timeoutPairs(lc.Timeouts, cl.Timeouts, builtin.Timeouts) {
+				for _, t := range timeoutPairs(lc.Timeouts, cl.Timeouts, builtin) {
 					if t.attr != nil && t.got < t.want {
 						p.Report(lint.Issue{
-							Message: fmt.Sprintf("class %q cuts the %s timeout to %s, below the RFC 3.8.5 default of %s", name, t.what, human(t.got), human(t.want)),
-							Detail:  fmt.Sprintf("Every app of class %q gets this timeout. Remove the override or set at least %s.", name, human(t.want)),
+							Message: fmt.Sprintf("class %q cuts the %s timeout to %s, below the RFC 3.8.5 default of %s", name, t.what, ir.FormatDuration(t.got), ir.FormatDuration(t.want)),
+							Detail:  fmt.Sprintf("Every app of class %q gets this timeout. Remove the override or set at least %s.", name, ir.FormatDuration(t.want)),
 							Subject: t.attr.Expr.Range(),
 						})
 					}
@@ -55,7 +55,7 @@ reason.`,
 				if !slices.Contains(slowClasses, a.Class) {
 					continue
 				}
-				la := appDecl(p.Module, a.Name)
+				la := p.Decls.App(a.Name)
 				cl := classOf(prog, a.Class)
 				if la == nil || la.Timeouts == nil || cl == nil {
 					continue
@@ -63,8 +63,8 @@ reason.`,
 				for _, t := range timeoutPairs(la.Timeouts, a.Timeouts, cl.Timeouts) {
 					if t.attr != nil && t.got < t.want {
 						p.Report(lint.Issue{
-							Message: fmt.Sprintf("%s timeout %s is shorter than the %s of class %q", t.what, human(t.got), human(t.want), a.Class),
-							Detail:  fmt.Sprintf("Resources of class %q take long to become healthy; with %s the deploy fails while they still converge. Remove this timeout so the class default applies, or set at least %s.", a.Class, human(t.got), human(t.want)),
+							Message: fmt.Sprintf("%s timeout %s is shorter than the %s of class %q", t.what, ir.FormatDuration(t.got), ir.FormatDuration(t.want), a.Class),
+							Detail:  fmt.Sprintf("Resources of class %q take long to become healthy; with %s the deploy fails while they still converge. Remove this timeout so the class default applies, or set at least %s.", a.Class, ir.FormatDuration(t.got), ir.FormatDuration(t.want)),
 							Subject: t.attr.Expr.Range(),
 						})
 					}
@@ -86,14 +86,4 @@ func timeoutPairs(decl *lang.Timeouts, got, want ir.Timeouts) []timeoutPair {
 		{"sync", decl.Sync, got.Sync, want.Sync},
 		{"health", decl.Health, got.Health, want.Health},
 	}
-}
-
-// classDecl returns the class block called name, or nil.
-func classDecl(m *lang.Module, name string) *lang.Class {
-	for _, c := range m.Classes {
-		if c.Name == name {
-			return c
-		}
-	}
-	return nil
 }

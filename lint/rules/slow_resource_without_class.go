@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/lint"
 )
 
@@ -37,13 +38,13 @@ the slow classes are left to short-timeout-slow-class.`,
 					if !ok {
 						continue
 					}
-					cl, ok := builtinClass(want)
-					if !ok || (a.Timeouts.Sync >= cl.Timeouts.Sync && a.Timeouts.Health >= cl.Timeouts.Health) {
+					cl, ok := builtinClass(prog, want)
+					if !ok || (a.Timeouts.Sync >= cl.Sync && a.Timeouts.Health >= cl.Health) {
 						continue
 					}
 					p.Report(lint.Issue{
-						Message: fmt.Sprintf("app %q manages %s with %s/%s sync/health timeouts; class %q allows %s/%s", a.Name, cr, human(a.Timeouts.Sync), human(a.Timeouts.Health), want, human(cl.Timeouts.Sync), human(cl.Timeouts.Health)),
-						Detail:  fmt.Sprintf("A %s takes long to become healthy, so with these timeouts the deploy fails while it still converges. Add class = %q to the app, or set timeouts of at least %s.", cr.Kind, want, human(max(cl.Timeouts.Sync, cl.Timeouts.Health))),
+						Message: fmt.Sprintf("app %q manages %s with %s/%s sync/health timeouts; class %q allows %s/%s", a.Name, cr, ir.FormatDuration(a.Timeouts.Sync), ir.FormatDuration(a.Timeouts.Health), want, ir.FormatDuration(cl.Sync), ir.FormatDuration(cl.Health)),
+						Detail:  fmt.Sprintf("A %s takes long to become healthy, so with these timeouts the deploy fails while it still converges. Add class = %q to the app, or set timeouts of at least %s.", cr.Kind, want, ir.FormatDuration(max(cl.Sync, cl.Health))),
 						Subject: cr.Range,
 					})
 					break

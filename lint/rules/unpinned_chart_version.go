@@ -33,7 +33,7 @@ sources and to the bootstrap charts of the platform block.`,
 				if a.Source == nil || !a.Source.IsChart() {
 					continue
 				}
-				la := appDecl(p.Module, a.Name)
+				la := p.Decls.App(a.Name)
 				if la == nil || la.Source == nil || la.Source.Version == nil {
 					continue // a missing version is a compiler error
 				}

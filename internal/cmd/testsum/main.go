@@ -14,6 +14,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+
+	"github.com/platc/platc/internal/english"
 )
 
 // event is one line of test2json output.
@@ -96,7 +98,7 @@ func run(in io.Reader, out io.Writer, module string) int {
 		for _, s := range skips {
 			n += len(s.tests)
 		}
-		fmt.Fprintf(out, "\n%d %s skipped:\n", n, plural(n, "test"))
+		fmt.Fprintf(out, "\n%d %s skipped:\n", n, english.Plural(n, "test"))
 		for _, s := range skips {
 			tests := s.tests
 			if len(tests) > 3 {
@@ -132,11 +134,4 @@ func skipReason(lines []string) string {
 		return strings.TrimPrefix(l, "SKIP: ")
 	}
 	return "(no reason given)"
-}
-
-func plural(n int, s string) string {
-	if n == 1 {
-		return s
-	}
-	return s + "s"
 }

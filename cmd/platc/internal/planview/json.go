@@ -1,0 +1,113 @@
+package planview
+
+import (
+	"encoding/json"
+	"io"
+)
+
+type planJSON struct {
+	Platform     string         `json:"platform"`
+	Environment  string         `json:"environment"`
+	Apps         int            `json:"apps"`
+	Stacks       int            `json:"stacks"`
+	Dependencies int            `json:"dependencies"`
+	Waves        [][]string     `json:"waves"`
+	CriticalPath []planStepJSON `json:"critical_path"`
+	// EstimatedSeconds is the makespan of the deploy DAG.
+	EstimatedSeconds float64 `json:"estimated_seconds"`
+	// DeployDAG is how the DAG fits the orchestrator's limits (nested
+	// beyond 200 apps in Argo).
+	DeployDAG *deployDAGJSON `json:"deploy_dag"`
+	// Simulation is there with --simulate.
+	Simulation *simulationJSON `json:"simulation,omitempty"`
+}
+
+type planStepJSON struct {
+	App           string  `json:"app"`
+	StartSeconds  float64 `json:"start_seconds"`
+	FinishSeconds float64 `json:"finish_seconds"`
+}
+
+// deployDAGJSON is how the deploy DAG is laid out within the limits and
+// what that costs.
+type deployDAGJSON struct {
+	Nested   bool   `json:"nested"`
+	Groups   int    `json:"groups"`
+	Strategy string `json:"strategy"`
+	// EstimatedSeconds is the makespan of the DAG as emitted; with groups
+	// it can exceed the plan's estimated_seconds (the flat DAG).
+	EstimatedSeconds float64 `json:"estimated_seconds"`
+	Error            string  `json:"error,omitempty"`
+}
+
+type simulationJSON struct {
+	Parallelism int `json:"parallelism"`
+	// CriticalPathSeconds is the length of the critical path: the flat
+	// DAG with any parallelism, and a lower bound for every model.
+	CriticalPathSeconds float64     `json:"critical_path_seconds"`
+	Models              []modelJSON `json:"models"`
+	Error               string      `json:"error,omitempty"`
+}
+
+type modelJSON struct {
+	// Model is "dag", "waves" or "serial".
+	Model string `json:"model"`
+	// Groups is the deploy DAG's number of groups (1 when flat); Waves the
+	// number of waves of the wave model.
+	Groups int `json:"groups,omitempty"`
+	Waves  int `json:"waves,omitempty"`
+	// UnlimitedSeconds is the makespan with any number of apps at once,
+	// ParallelismSeconds with the workflow's parallelism.
+	UnlimitedSeconds   float64 `json:"unlimited_seconds"`
+	ParallelismSeconds float64 `json:"parallelism_seconds"`
+}
+
+// WriteJSON writes the plan as one indented JSON object.
+func (v *View) WriteJSON(w io.Writer) error {
+	p, s := v.Program, v.Schedule
+	out := planJSON{
+		Platform: p.Platform.Name, Environment: p.Env.Name,
+		Apps: len(p.Apps), Stacks: len(p.Stacks), Dependencies: p.EdgeCount(),
+		Waves: make([][]string, len(p.Waves)), CriticalPath: []planStepJSON{},
+		EstimatedSeconds: s.Makespan.Seconds(),
+		DeployDAG:        v.deployDAG(),
+		Simulation:       v.simulationJSON(),
+	}
+	for i, wave := range p.Waves {
+		for _, a := range wave {
+			out.Waves[i] = append(out.Waves[i], a.Name)
+		}
+	}
+	for _, st := range s.CriticalPath {
+		out.CriticalPath = append(out.CriticalPath, planStepJSON{App: st.App.Name, StartSeconds: st.Start.Seconds(), FinishSeconds: st.Finish.Seconds()})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+func (v *View) deployDAG() *deployDAGJSON {
+	if v.GroupingErr != nil {
+		return &deployDAGJSON{Error: v.GroupingErr.Error()}
+	}
+	gr := v.Grouping
+	return &deployDAGJSON{Nested: gr.Nested(), Groups: len(gr.Groups), Strategy: gr.Strategy, EstimatedSeconds: gr.Makespan.Seconds()}
+}
+
+func (v *View) simulationJSON() *simulationJSON {
+	if v.Simulation == nil {
+		return nil
+	}
+	s := *v.Simulation
+	out := &simulationJSON{Parallelism: s.Parallelism, CriticalPathSeconds: s.Schedule.Makespan.Seconds()}
+	if v.GroupingErr != nil {
+		out.Error = v.GroupingErr.Error()
+	} else {
+		out.Models = append(out.Models, modelJSON{Model: "dag", Groups: s.Groups, UnlimitedSeconds: s.DAG.Unlimited.Seconds(), ParallelismSeconds: s.DAG.Limited.Seconds()})
+	}
+	out.Models = append(out.Models,
+		modelJSON{Model: "waves", Waves: len(v.Program.Waves), UnlimitedSeconds: s.Waves.Unlimited.Seconds(), ParallelismSeconds: s.Waves.Limited.Seconds()},
+		modelJSON{Model: "serial", UnlimitedSeconds: s.Serial.Unlimited.Seconds(), ParallelismSeconds: s.Serial.Limited.Seconds()},
+	)
+	return out
+}

@@ -1,0 +1,55 @@
+// Package planview is what platc plan prints: the waves, the critical
+// path, the cost of fitting the deploy DAG into the orchestrator's limits
+// and, with --simulate, the simulated models, as text or JSON. Every
+// figure comes from package plan, computed once per command; this
+// package only lays it out.
+//
+// It knows no orchestrator: the command passes the limits emit/argo
+// builds its workflows within, as numbers (plan.Limits), so the plan
+// command does not depend on an emitter.
+package planview
+
+import (
+	"time"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/plan"
+)
+
+// A View is one environment's plan.
+type View struct {
+	Program  *ir.Program
+	Limits   plan.Limits
+	Schedule plan.Schedule
+	// Grouping is the deploy DAG's layout; GroupingErr says why there is
+	// none (the platform does not fit one workflow).
+	Grouping    plan.Grouping
+	GroupingErr error
+	// Simulation is set with --simulate.
+	Simulation *plan.Simulation
+}
+
+// New plans p within lim; simulate also runs the deploy on paper.
+func New(p *ir.Program, lim plan.Limits, simulate bool) *View {
+	v := &View{Program: p, Limits: lim, Schedule: plan.ASAP(p)}
+	v.Grouping, v.GroupingErr = plan.DeployGrouping(p, lim)
+	if simulate {
+		var groups [][]*ir.App
+		if v.GroupingErr == nil && v.Grouping.Nested() {
+			groups = v.Grouping.Groups
+		}
+		s := plan.Simulate(p, groups)
+		v.Simulation = &s
+	}
+	return v
+}
+
+// Human formats a duration as platc's tables show it: as the platform
+// language writes durations ("20m", "1h5m", "1m30s"), and zero as "0m",
+// which lines up with the minutes around it.
+func Human(d time.Duration) string {
+	if d == 0 {
+		return "0m"
+	}
+	return ir.FormatDuration(d)
+}

@@ -1,0 +1,128 @@
+package planview
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/internal/english"
+	"github.com/platc/platc/plan"
+)
+
+// WriteText writes the plan for people: the simulation with --simulate,
+// otherwise the waves, the critical path and the estimate.
+func (v *View) WriteText(w io.Writer) {
+	if v.Simulation != nil {
+		v.writeSimulation(w)
+		return
+	}
+	p, s := v.Program, v.Schedule
+	v.writeHeader(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for i, wave := range p.Waves {
+		fmt.Fprintf(tw, "\nWave %d (%s)\n", i, english.Count(len(wave), "app"))
+		fmt.Fprintf(tw, "  APP\tSTACK\tCLASS\tEXPECTED\tTIMEOUTS (SYNC/HEALTH)\tDEPENDS ON\n")
+		for _, a := range wave {
+			deps := make([]string, len(a.Deps))
+			for k, d := range a.Deps {
+				deps[k] = d.App.Name
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s/%s\t%s\n", a.Name, stackName(a), orDash(a.Class),
+				Human(a.ExpectedDuration), Human(a.Timeouts.Sync), Human(a.Timeouts.Health), orDash(strings.Join(deps, ", ")))
+		}
+		tw.Flush()
+	}
+	writeCriticalPath(w, s)
+	fmt.Fprintf(w, "\nEstimated duration: %s. Each app starts as soon as its own dependencies are healthy, so the critical path is the whole deploy.\n", Human(s.Makespan))
+	v.writeGrouping(w)
+}
+
+func (v *View) writeHeader(w io.Writer) {
+	p := v.Program
+	fmt.Fprintf(w, "Platform %q, environment %q: %s in %s, %s, %s.\n", p.Platform.Name, p.Env.Name,
+		english.Count(len(p.Apps), "app"), english.Count(len(p.Stacks), "stack"), english.Count(p.EdgeCount(), "dependency"), english.Count(len(p.Waves), "wave"))
+}
+
+func writeCriticalPath(w io.Writer, s plan.Schedule) {
+	fmt.Fprintf(w, "\nCritical path (%s, %s):\n", english.Count(len(s.CriticalPath), "app"), Human(s.Makespan))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, st := range s.CriticalPath {
+		fmt.Fprintf(tw, "  %s\t%s\t%s → %s\n", st.App.Name, Human(st.App.ExpectedDuration), Human(st.Start), Human(st.Finish))
+	}
+	tw.Flush()
+}
+
+// writeGrouping says, only when the limits force the deploy DAG to be
+// nested, how it was split and what the split costs.
+func (v *View) writeGrouping(w io.Writer) {
+	gr := v.Grouping
+	if v.GroupingErr != nil {
+		fmt.Fprintf(w, "\nThe deploy DAG does not fit one %s: %v.\n", v.Limits.Workflow, v.GroupingErr)
+		return
+	}
+	if !gr.Nested() {
+		return
+	}
+	lost := gr.Makespan - gr.Ungrouped
+	pct := 0.0
+	if gr.Ungrouped > 0 {
+		pct = 100 * lost.Seconds() / gr.Ungrouped.Seconds()
+	}
+	fmt.Fprintf(w, "\n%s runs at most %d tasks in one DAG, so the deploy DAG of %d apps is nested: %d groups (%s), each waiting for the groups its apps depend on.\n",
+		v.Limits.Engine, v.Limits.Tasks, len(v.Program.Apps), len(gr.Groups), gr.Strategy)
+	fmt.Fprintf(w, "Estimated duration as nested: %s, %s (%.1f%%) more than the flat DAG's %s.\n", Human(gr.Makespan), Human(lost), pct, Human(gr.Ungrouped))
+}
+
+func (v *View) writeSimulation(w io.Writer) {
+	p, s := v.Program, *v.Simulation
+	v.writeHeader(w)
+	fmt.Fprintf(w, "\nSimulated deploy, each app taking its expected duration:\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  MODEL\tANY PARALLELISM\tPARALLELISM %d\n", s.Parallelism)
+	dag := "deploy DAG, flat"
+	if s.Groups > 1 {
+		dag = fmt.Sprintf("deploy DAG, nested in %d groups", s.Groups)
+	}
+	if v.GroupingErr != nil {
+		fmt.Fprintf(tw, "  %s\t-\t-\n", "deploy DAG")
+	} else {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", dag, Human(s.DAG.Unlimited), Human(s.DAG.Limited))
+	}
+	fmt.Fprintf(tw, "  RFC 5.3 wave by wave, %s\t%s\t%s\n", english.Count(len(p.Waves), "wave"), Human(s.Waves.Unlimited), Human(s.Waves.Limited))
+	fmt.Fprintf(tw, "  serial, one app at a time\t%s\t%s\n", Human(s.Serial.Unlimited), Human(s.Serial.Limited))
+	tw.Flush()
+
+	cp := s.Schedule
+	writeCriticalPath(w, cp)
+	fmt.Fprintln(w)
+	switch {
+	case v.GroupingErr != nil:
+		fmt.Fprintf(w, "The deploy DAG does not fit one %s: %v.\n", v.Limits.Workflow, v.GroupingErr)
+	case s.DAG.Unlimited == cp.Makespan:
+		fmt.Fprintf(w, "The deploy DAG starts each app as soon as its own dependencies are healthy, so it takes exactly the critical path, %s; wave by wave takes %s.\n",
+			Human(cp.Makespan), Human(s.Waves.Unlimited))
+	default:
+		fmt.Fprintf(w, "%s runs at most %d tasks in one DAG, so the deploy DAG is nested in %d groups and a group starts only when the groups it waits for are done: %s, %s more than the critical path; wave by wave takes %s.\n",
+			v.Limits.Engine, v.Limits.Tasks, s.Groups, Human(s.DAG.Unlimited), Human(s.DAG.Unlimited-cp.Makespan), Human(s.Waves.Unlimited))
+	}
+	if v.GroupingErr == nil && s.DAG.Limited > s.DAG.Unlimited {
+		fmt.Fprintf(w, "With at most %d apps syncing at once (platform.workflows.parallelism) it takes %s.\n", s.Parallelism, Human(s.DAG.Limited))
+	}
+	fmt.Fprintf(w, "Ready apps start in dependency order when the parallelism is reached; sync polling, pod start-up and retries are not modelled.\n")
+}
+
+func stackName(a *ir.App) string {
+	if a.Stack == nil {
+		return "-"
+	}
+	return a.Stack.Name
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,180 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/executor/cluster"
+	"github.com/platc/platc/internal/exitcode"
+)
+
+// Following: polling a running Workflow until it ends or runs out of
+// time, with progress lines and the report's records.
+
+// followResult is how following a workflow ended.
+type followResult struct {
+	WF       *wfv1.Workflow
+	Nodes    map[string]nodeState
+	Others   []nodeState // failed steps that are not app tasks
+	TimedOut bool        // platc's own limit ran out before the workflow finished
+	Gone     bool        // the workflow was deleted while platc followed it
+	Err      error
+}
+
+// interrupted is the outcome of an action stopped while it followed
+// workflow wfName (a signal): the workflow goes on without platc.
+func (r *run) interrupted(wfName string) int {
+	r.rep.Summary = fmt.Sprintf("interrupted; workflow %s goes on in the cluster", wfName)
+	r.rep.recommend("Run platc %s again to follow workflow %s to its end.", r.cfg.Action, wfName)
+	return exitcode.Failure
+}
+
+// followAndRecord follows wf to its end or its deadline and records the
+// workflow, with its final phase and message, in the report.
+func (r *run) followAndRecord(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, attached bool) followResult {
+	res := r.follow(ctx, wf, apps, r.start.Add(r.timeout(r.deadlineOf(ctx, wf))))
+	r.rep.Workflow = &WorkflowInfo{Name: wf.Name, Namespace: wf.Namespace, Attached: attached}
+	if res.WF != nil {
+		r.rep.Workflow.Phase = string(res.WF.Status.Phase)
+		r.rep.Workflow.Message = r.log.Scrub(res.WF.Status.Message)
+	}
+	return res
+}
+
+// follow polls the workflow until it finishes, logging each app's node
+// as its phase changes, or until deadline. Transient API errors are
+// retried; the API being gone for longer than maxOutage ends the wait.
+func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, deadline time.Time) followResult {
+	names := map[string]bool{}
+	for _, a := range apps {
+		names[a.Name] = true
+	}
+	seen := map[string]wfv1.NodePhase{}
+	lastOK := r.now()
+	var wfPhase wfv1.WorkflowPhase
+	var wfMessage string
+	// A workflow the controller has not touched after a dozen polls (a
+	// minute at the default interval) usually means no controller runs.
+	pickup, warned := r.now().Add(12*r.env.PollInterval), false
+	var cur = wf
+	for {
+		cctx, cancel := r.client.Call(ctx)
+		u, err := r.client.Dynamic.Resource(cluster.Workflows).Namespace(wf.Namespace).Get(cctx, wf.Name, metav1.GetOptions{})
+		cancel()
+		switch {
+		case apierrors.IsNotFound(err):
+			return followResult{WF: cur, Nodes: appNodes(cur, names), Gone: true}
+		case err != nil:
+			if r.now().Sub(lastOK) > r.maxOutage() {
+				return followResult{WF: cur, Nodes: appNodes(cur, names), Err: fmt.Errorf("lost the Kubernetes API for over %s while following workflow %s: %s", r.maxOutage(), wf.Name, r.client.Explain(err))}
+			}
+			r.log.Warnf(r.phase, "workflow", "reading workflow %s failed, retrying: %s", wf.Name, r.client.Explain(err))
+		default:
+			lastOK = r.now()
+			if cur, err = fromUnstructured(u); err != nil {
+				return followResult{WF: wf, Err: err}
+			}
+			// The message matters while Pending: it says what the workflow
+			// waits for (the platform's mutex held by another run, say).
+			if cur.Status.Phase != wfPhase || cur.Status.Message != wfMessage {
+				wfPhase, wfMessage = cur.Status.Phase, cur.Status.Message
+				if wfPhase != "" {
+					msg := ""
+					if wfMessage != "" {
+						msg = ": " + r.log.Scrub(wfMessage)
+					}
+					r.log.Infof(r.phase, "workflow", "workflow %s is %s%s", cur.Name, wfPhase, msg)
+				}
+			}
+			if cur.Status.Phase == "" && !warned && r.now().After(pickup) {
+				warned = true
+				r.log.Warnf(r.phase, "workflow", "workflow %s has not been picked up by the workflow controller yet; is the Argo Workflows controller running in the cluster?", cur.Name)
+			}
+			nodes := appNodes(cur, names)
+			r.progress(apps, nodes, seen)
+			if cur.Status.Phase.Completed() {
+				others := otherFailures(cur, names)
+				for _, o := range others {
+					r.log.Errorf(r.phase, o.App, "step %s %s: %s", o.Node, strings.ToLower(string(o.Phase)), r.log.Scrub(orText(o.Message, "no message")))
+				}
+				return followResult{WF: cur, Nodes: nodes, Others: others}
+			}
+		}
+		if !r.now().Before(deadline) {
+			return followResult{WF: cur, Nodes: appNodes(cur, names), TimedOut: true}
+		}
+		select {
+		case <-ctx.Done():
+			return followResult{WF: cur, Nodes: appNodes(cur, names), Err: ctx.Err()}
+		case <-time.After(r.env.PollInterval):
+		}
+	}
+}
+
+func (r *run) maxOutage() time.Duration {
+	if d := 8 * r.env.PollInterval; d > 2*time.Minute {
+		return d
+	}
+	return 2 * time.Minute
+}
+
+// progress logs every app whose node changed phase since the last poll,
+// in deploy order, with a running count.
+func (r *run) progress(apps []*ir.App, nodes map[string]nodeState, seen map[string]wfv1.NodePhase) {
+	changed := false
+	for _, a := range apps {
+		n, ok := nodes[a.Name]
+		if !ok || seen[a.Name] == n.Phase {
+			continue
+		}
+		seen[a.Name] = n.Phase
+		changed = true
+		switch n.Phase {
+		case wfv1.NodePending:
+			r.log.Debugf(r.phase, a.Name, "pending")
+		case wfv1.NodeRunning:
+			r.log.Infof(r.phase, a.Name, "running")
+		case wfv1.NodeSucceeded:
+			r.log.Infof(r.phase, a.Name, "succeeded in %s", human(n.FinishedAt.Sub(n.StartedAt)))
+		case wfv1.NodeSkipped:
+			r.log.Infof(r.phase, a.Name, "skipped: %s", orText(n.Message, "nothing to do"))
+		case wfv1.NodeOmitted:
+			r.log.Warnf(r.phase, a.Name, "not run: a dependency did not succeed (node Omitted)")
+		case wfv1.NodeFailed, wfv1.NodeError:
+			r.log.Errorf(r.phase, a.Name, "%s after %s: %s", strings.ToLower(string(n.Phase)), human(n.FinishedAt.Sub(n.StartedAt)), r.log.Scrub(orText(n.Message, "no message")))
+		}
+	}
+	if changed {
+		var done, failed, running int
+		for _, a := range apps {
+			switch nodes[a.Name].Phase {
+			case wfv1.NodeSucceeded, wfv1.NodeSkipped:
+				done++
+			case wfv1.NodeFailed, wfv1.NodeError, wfv1.NodeOmitted:
+				failed++
+			case wfv1.NodeRunning:
+				running++
+			}
+		}
+		r.log.Infof(r.phase, "workflow", "progress: %d of %d apps done, %d running, %d failed or not run", done, len(apps), running, failed)
+	}
+}
+
+func orText(s, def string) string {
+	if strings.TrimSpace(s) == "" {
+		return def
+	}
+	return s
+}
+
+// human formats a duration for people as the platform language writes
+// one ("1m20s", "45s", "10m"); clocks that disagree give no negative
+// durations.
+func human(d time.Duration) string { return ir.FormatDuration(max(d, 0)) }

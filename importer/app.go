@@ -165,34 +165,70 @@ func unique(name string, used map[string]bool) string {
 // convert reads an Application into an app. What platc cannot express
 // makes it adopted; what platc takes over is dropped with a note.
 func (im *importer) convert(a *application) *appOut {
-	o := &appOut{app: a, project: "default"}
-	n := a.obj.Node
-	f := a.obj.File
-	adopt := func(why string) { o.adopted = true; o.adoptReason = append(o.adoptReason, why) }
-	drop := func(k, v *yaml.Node, field, why string) {
-		im.droppedFields = append(im.droppedFields, dropped{app: o, field: field, at: im.loc(f.Span(k, v)), why: why})
-	}
+	c := &conversion{im: im, a: a, o: &appOut{app: a, project: "default"}}
+	o := c.o
 	if a.argoNS != "" && a.argoNS != im.argoNS {
-		adopt(fmt.Sprintf("it lives in namespace %q, and platc generates every Application in %q", a.argoNS, im.argoNS))
+		c.adopt(fmt.Sprintf("it lives in namespace %q, and platc generates every Application in %q", a.argoNS, im.argoNS))
 	}
-	eachKey(manifest.Lookup(n, "metadata"), func(k, v *yaml.Node) {
+	spec := manifest.Lookup(a.obj.Node, "spec")
+	c.metadata(manifest.Lookup(a.obj.Node, "metadata"))
+	c.spec(spec)
+	c.source(manifest.Lookup(spec, "source"))
+	c.destination(manifest.Lookup(spec, "destination"))
+	c.syncPolicy(spec)
+	if !o.adopted {
+		for _, why := range unacceptable(o) {
+			c.adopt(why)
+		}
+	}
+	if o.adopted {
+		im.adopted = append(im.adopted, o)
+	}
+	return o
+}
+
+// conversion is one Application being converted into an app.
+type conversion struct {
+	im *importer
+	a  *application
+	o  *appOut
+}
+
+// adopt keeps the Application as it is, for why.
+func (c *conversion) adopt(why string) {
+	c.o.adopted = true
+	c.o.adoptReason = append(c.o.adoptReason, why)
+}
+
+// drop notes a field the generated Application will not have, and why.
+func (c *conversion) drop(k, v *yaml.Node, field, why string) {
+	c.im.droppedFields = append(c.im.droppedFields, dropped{app: c.o, field: field, at: c.im.loc(c.a.obj.File.Span(k, v)), why: why})
+}
+
+// metadata drops what platc sets itself: labels, annotations, finalizers.
+func (c *conversion) metadata(n *yaml.Node) {
+	eachKey(n, func(k, v *yaml.Node) {
 		switch k.Value {
 		case "name", "namespace":
 		case "labels":
-			drop(k, v, "metadata.labels", "platc labels its Applications itself (managed-by, part-of, stack)")
+			c.drop(k, v, "metadata.labels", "platc labels its Applications itself (managed-by, part-of, stack)")
 		case "annotations":
 			eachKey(v, func(ak, av *yaml.Node) {
 				if ak.Value != "argocd.argoproj.io/sync-wave" {
-					drop(ak, av, "metadata.annotations."+ak.Value, "platc generates no annotations; add it back by hand if something reads it")
+					c.drop(ak, av, "metadata.annotations."+ak.Value, "platc generates no annotations; add it back by hand if something reads it")
 				}
 			})
 		case "finalizers":
-			drop(k, v, "metadata.finalizers", "platc's teardown deletes Applications itself, in reverse dependency order, with their resources")
+			c.drop(k, v, "metadata.finalizers", "platc's teardown deletes Applications itself, in reverse dependency order, with their resources")
 		default:
-			drop(k, v, "metadata."+k.Value, "platc does not set it")
+			c.drop(k, v, "metadata."+k.Value, "platc does not set it")
 		}
 	})
-	spec := manifest.Lookup(n, "spec")
+}
+
+// spec reads the project and adopts what platc cannot generate.
+func (c *conversion) spec(spec *yaml.Node) {
+	o := c.o
 	eachKey(spec, func(k, v *yaml.Node) {
 		switch k.Value {
 		case "project":
@@ -201,57 +237,70 @@ func (im *importer) convert(a *application) *appOut {
 			}
 		case "source", "destination", "syncPolicy":
 		case "sources":
-			adopt("it has several sources (spec.sources)")
+			c.adopt("it has several sources (spec.sources)")
 		case "info", "revisionHistoryLimit":
-			drop(k, v, "spec."+k.Value, "it only affects how Argo CD displays the Application")
+			c.drop(k, v, "spec."+k.Value, "it only affects how Argo CD displays the Application")
 		default:
-			adopt(fmt.Sprintf("spec.%s is not something platc generates", k.Value))
+			c.adopt(fmt.Sprintf("spec.%s is not something platc generates", k.Value))
 		}
 	})
 	if o.project == "platc-orchestration" {
-		adopt("its project is platc's own, platc-orchestration")
+		c.adopt("its project is platc's own, platc-orchestration")
 	}
-	src := manifest.Lookup(spec, "source")
+}
+
+// source reads the source; options platc cannot express adopt the app.
+func (c *conversion) source(src *yaml.Node) {
+	o, a := c.o, c.a
 	o.repoURL, o.chart, o.path = a.src.repoURL, a.src.chart, a.src.path
 	o.revision = a.src.revision
 	eachKey(src, func(k, v *yaml.Node) {
 		switch k.Value {
 		case "repoURL", "path", "chart", "targetRevision":
 		case "helm":
-			im.convertHelm(a, o, v, adopt)
+			c.im.convertHelm(a, o, v, c.adopt)
 		case "directory":
 			if d := manifest.Str(manifest.Lookup(v, "recurse")); len(v.Content) > 2 || len(v.Content) == 2 && (d != "false" || manifest.Lookup(v, "recurse") == nil) {
-				adopt("it sets spec.source.directory options (recurse, include, exclude or jsonnet)")
+				c.adopt("it sets spec.source.directory options (recurse, include, exclude or jsonnet)")
 			}
 		default:
-			adopt(fmt.Sprintf("it uses spec.source.%s", k.Value))
+			c.adopt(fmt.Sprintf("it uses spec.source.%s", k.Value))
 		}
 	})
 	switch {
 	case o.chart != "" && o.path != "":
-		adopt("its source names both a chart and a path")
+		c.adopt("its source names both a chart and a path")
 	case o.chart != "" && o.revision == "":
-		adopt("its chart has no version (targetRevision)")
+		c.adopt("its chart has no version (targetRevision)")
 	case o.path != "" && o.revision == "":
 		// What Argo CD does without one; platc would use the platform's
 		// revision instead.
 		o.revision = "HEAD"
 	}
-	dest := manifest.Lookup(spec, "destination")
+}
+
+// destination adopts an app for another cluster or without a valid namespace.
+func (c *conversion) destination(dest *yaml.Node) {
+	o := c.o
 	server := manifest.Str(manifest.Lookup(dest, "server"))
 	name := manifest.Str(manifest.Lookup(dest, "name"))
 	switch {
 	case server != "" && strings.TrimSuffix(server, "/") != inCluster:
-		adopt(fmt.Sprintf("it deploys to the cluster %s, and platc deploys to the one Argo CD runs in", server))
+		c.adopt(fmt.Sprintf("it deploys to the cluster %s, and platc deploys to the one Argo CD runs in", server))
 	case name != "" && name != "in-cluster":
-		adopt(fmt.Sprintf("it deploys to the cluster %q, and platc deploys to the one Argo CD runs in", name))
+		c.adopt(fmt.Sprintf("it deploys to the cluster %q, and platc deploys to the one Argo CD runs in", name))
 	}
 	o.namespace = manifest.Str(manifest.Lookup(dest, "namespace"))
 	if o.namespace == "" {
-		adopt("it has no destination namespace, which platc needs to generate an Application")
+		c.adopt("it has no destination namespace, which platc needs to generate an Application")
 	} else if len(o.namespace) > 63 || !k8sLabel.MatchString(o.namespace) {
-		adopt(fmt.Sprintf("its destination namespace %q is not a valid namespace name", o.namespace))
+		c.adopt(fmt.Sprintf("its destination namespace %q is not a valid namespace name", o.namespace))
 	}
+}
+
+// syncPolicy reads automated sync and sync options.
+func (c *conversion) syncPolicy(spec *yaml.Node) {
+	o, f := c.o, c.a.obj.File
 	eachKey(manifest.Lookup(spec, "syncPolicy"), func(k, v *yaml.Node) {
 		o.hasSync = true
 		switch k.Value {
@@ -260,34 +309,25 @@ func (im *importer) convert(a *application) *appOut {
 			o.prune = manifest.Str(manifest.Lookup(v, "prune")) == "true"
 			o.selfHeal = manifest.Str(manifest.Lookup(v, "selfHeal")) == "true"
 			if ak, av := manifest.Entry(v, "allowEmpty"); ak != nil {
-				drop(ak, av, "spec.syncPolicy.automated.allowEmpty", "platc cannot express it; with prune, Argo CD will refuse to prune the last resource of the app")
+				c.drop(ak, av, "spec.syncPolicy.automated.allowEmpty", "platc cannot express it; with prune, Argo CD will refuse to prune the last resource of the app")
 			}
 		case "syncOptions":
 			for _, s := range manifest.Strings(v) {
 				o.syncOptions = append(o.syncOptions, s.Value)
 			}
 		case "retry":
-			drop(k, v, "spec.syncPolicy.retry", "platc retries each app's deploy step itself (retry block, RFC 5.3)")
+			c.drop(k, v, "spec.syncPolicy.retry", "platc retries each app's deploy step itself (retry block, RFC 5.3)")
 		default:
-			adopt(fmt.Sprintf("it sets spec.syncPolicy.%s", k.Value))
+			c.adopt(fmt.Sprintf("it sets spec.syncPolicy.%s", k.Value))
 		}
 	})
 	if o.automated {
 		// INV-2: generated Applications are created without automated
 		// sync; the deploy workflow turns it on once the app is healthy.
 		k, _ := manifest.Entry(manifest.Lookup(spec, "syncPolicy"), "automated")
-		im.droppedFields = append(im.droppedFields, dropped{app: o, field: "spec.syncPolicy.automated (at creation)", at: im.loc(f.Range(k)),
+		c.im.droppedFields = append(c.im.droppedFields, dropped{app: o, field: "spec.syncPolicy.automated (at creation)", at: c.im.loc(f.Range(k)),
 			why: "INV-2: platc creates the Application without automated sync and the deploy workflow switches it on (sync { automated = true }) once the app is healthy"})
 	}
-	if !o.adopted {
-		for _, why := range unacceptable(o) {
-			adopt(why)
-		}
-	}
-	if o.adopted {
-		im.adopted = append(im.adopted, o)
-	}
-	return o
 }
 
 // unacceptable lists the values of an app that platc's language does not

@@ -64,31 +64,7 @@ func (im *importer) expandSet(o *manifest.Object, parent *application) {
 		im.diags = append(im.diags, diag.Warning(im.loc(o.File.Range(k)), "ApplicationSet templatePatch not applied",
 			fmt.Sprintf("The import generates the Applications of %q from spec.template alone; what templatePatch changes is not in them. Check the imported apps against it.", o.Name)))
 	}
-	var params []map[string]any
-	for _, g := range items(manifest.Lookup(spec, "generators")) {
-		g = manifest.Resolve(g)
-		if g.Kind != yaml.MappingNode || len(g.Content) < 2 {
-			continue
-		}
-		key, body := g.Content[0], g.Content[1]
-		switch key.Value {
-		case "list":
-			for _, el := range items(manifest.Lookup(body, "elements")) {
-				var m map[string]any
-				if err := el.Decode(&m); err != nil || m == nil {
-					im.diags = append(im.diags, diag.Error(im.loc(o.File.Range(el)), "Invalid ApplicationSet element",
-						"A list generator element must be a map of parameters; this one was skipped."))
-					continue
-				}
-				params = append(params, m)
-			}
-		case "git":
-			params = append(params, im.gitDirectories(o, key, body)...)
-		default:
-			im.diags = append(im.diags, diag.Warning(im.loc(o.File.Range(key)), "ApplicationSet generator not expanded",
-				fmt.Sprintf("The import expands list and Git directory generators only: what a %s generator yields depends on the cluster or other services. The Applications it generates for %q were not imported; add them as apps by hand.", key.Value, o.Name)))
-		}
-	}
+	params := im.generate(o, spec)
 	if len(params) > maxGenerated {
 		im.diags = append(im.diags, diag.Error(im.loc(o.File.Range(o.Node)), "ApplicationSet too large",
 			fmt.Sprintf("ApplicationSet %q generates %d Applications; only the first %d were imported.", o.Name, len(params), maxGenerated)))
@@ -128,6 +104,37 @@ func (im *importer) expandSet(o *manifest.Object, parent *application) {
 			rec.generated = append(rec.generated, im.apps[len(im.apps)-1])
 		}
 	}
+}
+
+// generate yields the parameter sets of an ApplicationSet's list and Git
+// directory generators, reporting the generators it cannot expand.
+func (im *importer) generate(o *manifest.Object, spec *yaml.Node) []map[string]any {
+	var params []map[string]any
+	for _, g := range items(manifest.Lookup(spec, "generators")) {
+		g = manifest.Resolve(g)
+		if g.Kind != yaml.MappingNode || len(g.Content) < 2 {
+			continue
+		}
+		key, body := g.Content[0], g.Content[1]
+		switch key.Value {
+		case "list":
+			for _, el := range items(manifest.Lookup(body, "elements")) {
+				var m map[string]any
+				if err := el.Decode(&m); err != nil || m == nil {
+					im.diags = append(im.diags, diag.Error(im.loc(o.File.Range(el)), "Invalid ApplicationSet element",
+						"A list generator element must be a map of parameters; this one was skipped."))
+					continue
+				}
+				params = append(params, m)
+			}
+		case "git":
+			params = append(params, im.gitDirectories(o, key, body)...)
+		default:
+			im.diags = append(im.diags, diag.Warning(im.loc(o.File.Range(key)), "ApplicationSet generator not expanded",
+				fmt.Sprintf("The import expands list and Git directory generators only: what a %s generator yields depends on the cluster or other services. The Applications it generates for %q were not imported; add them as apps by hand.", key.Value, o.Name)))
+		}
+	}
+	return params
 }
 
 // gitDirectories yields the parameters of a Git directory generator for

@@ -270,10 +270,82 @@ func (s bitset) or(t bitset) {
 // only when that holds for every app of the stack.
 func (im *importer) findRedundant() {
 	idx := im.appIndex()
-	adj := im.appGraph(idx)
-	n := len(im.outApps)
-	words := (n + 63) / 64
-	// Kahn's order over "depends on", dependencies first.
+	cl := newClosure(im.appGraph(idx))
+	stackRed := map[*edge]bool{}
+	stackWhy := map[*edge]string{}
+	for ai, a := range im.outApps {
+		im.redundantFrom(ai, a, idx, cl, stackRed, stackWhy)
+	}
+	for e, red := range stackRed {
+		if red {
+			e.impliedBy = stackWhy[e]
+		}
+	}
+}
+
+// redundantFrom judges the depends_on elements that apply to app a (its
+// stack's, then its own): an app's element is marked at once, a stack's
+// is recorded in stackRed, redundant only if it is for every app.
+func (im *importer) redundantFrom(ai int, a *appOut, idx map[*appOut]int, cl *closure, stackRed map[*edge]bool, stackWhy map[*edge]string) {
+	var elems []*edge
+	if a.stack != nil {
+		elems = append(elems, im.active(im.edgesFrom(node{stack: a.stack}))...)
+	}
+	elems = append(elems, im.active(im.edgesFrom(node{app: a}))...)
+	covered := make(bitset, cl.words)
+	for _, e := range elems {
+		var targets []int
+		for _, b := range e.to.apps() {
+			if b != a {
+				targets = append(targets, idx[b])
+			}
+		}
+		redundant := len(targets) > 0
+		why := ""
+		for _, b := range targets {
+			if covered.has(b) {
+				why = cmp.Or(why, fmt.Sprintf("%s already gives app.%s → app.%s", coveredBy(elems, e, im.outApps[b]), a.name, im.outApps[b].name))
+				continue
+			}
+			if via := cl.implied(ai, b); via >= 0 {
+				why = cmp.Or(why, "app."+a.name+" → "+cl.path(via, b, im.appName))
+				continue
+			}
+			redundant = false
+		}
+		for _, b := range targets {
+			covered.set(b)
+		}
+		if e.from.stack != nil {
+			if v, ok := stackRed[e]; !ok || v {
+				stackRed[e] = redundant
+				if redundant && stackWhy[e] == "" {
+					stackWhy[e] = why
+				}
+			}
+			continue
+		}
+		if redundant {
+			e.impliedBy = why
+		}
+	}
+}
+
+func (im *importer) appName(i int) string { return "app." + im.outApps[i].name }
+
+// closure is the transitive closure of an app graph (adj[a] lists what a
+// depends on): reach[a] holds every app a reaches.
+type closure struct {
+	adj   [][]int
+	reach []bitset
+	words int
+}
+
+// newClosure computes the closure in Kahn's order over "depends on",
+// dependencies first.
+func newClosure(adj [][]int) *closure {
+	n := len(adj)
+	c := &closure{adj: adj, reach: make([]bitset, n), words: (n + 63) / 64}
 	indeg := make([]int, n)
 	rev := make([][]int, n)
 	for a, bs := range adj {
@@ -282,7 +354,7 @@ func (im *importer) findRedundant() {
 			rev[b] = append(rev[b], a)
 		}
 	}
-	var order, queue []int
+	var queue []int
 	for i := range n {
 		if indeg[i] == 0 {
 			queue = append(queue, i)
@@ -291,102 +363,53 @@ func (im *importer) findRedundant() {
 	for len(queue) > 0 {
 		v := queue[0]
 		queue = queue[1:]
-		order = append(order, v)
+		s := make(bitset, c.words)
+		for _, d := range adj[v] {
+			s.set(d)
+			s.or(c.reach[d])
+		}
+		c.reach[v] = s
 		for _, a := range rev[v] {
 			if indeg[a]--; indeg[a] == 0 {
 				queue = append(queue, a)
 			}
 		}
 	}
-	reach := make([]bitset, n)
-	for _, v := range order {
-		s := make(bitset, words)
-		for _, d := range adj[v] {
-			s.set(d)
-			s.or(reach[d])
+	return c
+}
+
+// implied returns a dependency of a other than b through which a reaches
+// b, or -1.
+func (c *closure) implied(a, b int) int {
+	for _, d := range c.adj[a] {
+		if d != b && c.reach[d].has(b) {
+			return d
 		}
-		reach[v] = s
 	}
-	implied := func(a, b int) int {
-		for _, d := range adj[a] {
-			if d != b && reach[d].has(b) {
-				return d
-			}
-		}
-		return -1
-	}
-	path := func(a, b int) string {
-		steps := []string{"app." + im.outApps[a].name}
-		for cur := a; cur != b && len(steps) <= n; {
-			next := -1
-			for _, d := range adj[cur] {
-				if d == b {
-					next = d
-					break
-				}
-				if next < 0 && reach[d].has(b) {
-					next = d
-				}
-			}
-			if next < 0 {
+	return -1
+}
+
+// path is a chain of dependencies from a to b, named by name.
+func (c *closure) path(a, b int, name func(int) string) string {
+	steps := []string{name(a)}
+	for cur := a; cur != b && len(steps) <= len(c.adj); {
+		next := -1
+		for _, d := range c.adj[cur] {
+			if d == b {
+				next = d
 				break
 			}
-			steps = append(steps, "app."+im.outApps[next].name)
-			cur = next
+			if next < 0 && c.reach[d].has(b) {
+				next = d
+			}
 		}
-		return strings.Join(steps, " → ")
+		if next < 0 {
+			break
+		}
+		steps = append(steps, name(next))
+		cur = next
 	}
-	stackRed := map[*edge]bool{}
-	stackWhy := map[*edge]string{}
-	for ai, a := range im.outApps {
-		var elems []*edge
-		if a.stack != nil {
-			elems = append(elems, im.active(im.edgesFrom(node{stack: a.stack}))...)
-		}
-		elems = append(elems, im.active(im.edgesFrom(node{app: a}))...)
-		covered := make(bitset, words)
-		for _, e := range elems {
-			var targets []int
-			for _, b := range e.to.apps() {
-				if b != a {
-					targets = append(targets, idx[b])
-				}
-			}
-			redundant := len(targets) > 0
-			why := ""
-			for _, b := range targets {
-				if covered.has(b) {
-					why = cmp.Or(why, fmt.Sprintf("%s already gives app.%s → app.%s", coveredBy(elems, e, im.outApps[b]), a.name, im.outApps[b].name))
-					continue
-				}
-				if via := implied(ai, b); via >= 0 {
-					why = cmp.Or(why, "app."+a.name+" → "+path(via, b))
-					continue
-				}
-				redundant = false
-			}
-			for _, b := range targets {
-				covered.set(b)
-			}
-			if e.from.stack != nil {
-				if v, ok := stackRed[e]; !ok || v {
-					stackRed[e] = redundant
-					if redundant && stackWhy[e] == "" {
-						stackWhy[e] = why
-					}
-				}
-				continue
-			}
-			if redundant {
-				e.impliedBy = why
-			}
-		}
-	}
-	for e, red := range stackRed {
-		if red {
-			e.impliedBy = stackWhy[e]
-		}
-	}
+	return strings.Join(steps, " → ")
 }
 
 // coveredBy names the earlier element that already gives an edge.

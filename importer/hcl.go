@@ -97,26 +97,7 @@ func (im *importer) writeApp(b *strings.Builder, a *appOut, ind string) {
 			b.WriteString(ii + "}\n")
 		}
 		b.WriteString(in + "}\n")
-		if a.automated || len(a.syncOptions) > 0 {
-			b.WriteString("\n" + in + "sync {\n")
-			if a.automated {
-				b.WriteString(in + "  automated = true\n")
-				if a.prune {
-					b.WriteString(in + "  prune = true\n")
-				}
-				if a.selfHeal {
-					b.WriteString(in + "  self_heal = true\n")
-				}
-			}
-			if len(a.syncOptions) > 0 {
-				vals := make([]cty.Value, len(a.syncOptions))
-				for i, o := range a.syncOptions {
-					vals[i] = cty.StringVal(o)
-				}
-				b.WriteString(in + "  options = " + string(hclwrite.TokensForValue(cty.TupleVal(vals)).Bytes()) + "\n")
-			}
-			b.WriteString(in + "}\n")
-		}
+		writeSync(b, a, in)
 	}
 	for _, h := range a.hooks {
 		b.WriteString("\n")
@@ -131,6 +112,31 @@ func (im *importer) writeApp(b *strings.Builder, a *appOut, ind string) {
 		b.WriteString(in + "}\n")
 	}
 	b.WriteString(ind + "}\n")
+}
+
+// writeSync writes the sync block of an app that has automated sync or
+// sync options.
+func writeSync(b *strings.Builder, a *appOut, in string) {
+	if a.automated || len(a.syncOptions) > 0 {
+		b.WriteString("\n" + in + "sync {\n")
+		if a.automated {
+			b.WriteString(in + "  automated = true\n")
+			if a.prune {
+				b.WriteString(in + "  prune = true\n")
+			}
+			if a.selfHeal {
+				b.WriteString(in + "  self_heal = true\n")
+			}
+		}
+		if len(a.syncOptions) > 0 {
+			vals := make([]cty.Value, len(a.syncOptions))
+			for i, o := range a.syncOptions {
+				vals[i] = cty.StringVal(o)
+			}
+			b.WriteString(in + "  options = " + string(hclwrite.TokensForValue(cty.TupleVal(vals)).Bytes()) + "\n")
+		}
+		b.WriteString(in + "}\n")
+	}
 }
 
 // writeDeps writes depends_on with the evidence of each element above

@@ -413,13 +413,27 @@ var lintWhy = map[string]string{
 	"adopted-application":            "platc cannot express this Application, so the platform adopts it as it is (kept verbatim in adopted/); deploy orders it and waits for it",
 }
 
-// report builds the report.
+// report builds the report, section by section.
 func (im *importer) report(found hcl.Diagnostics) *Report {
 	r := &Report{Platform: im.platformName, Roots: im.roots}
 	r.Counts.Applications = len(im.apps)
 	r.Counts.Apps = len(im.outApps)
 	r.Counts.Stacks = len(im.stacks)
 	r.Counts.Adopted = len(im.adopted)
+	im.reportStructure(r)
+	for _, h := range im.hooks {
+		r.Hooks = append(r.Hooks, im.reportHook(r, h))
+	}
+	im.reportWaves(r)
+	im.reportEdges(r)
+	im.reportApps(r)
+	r.Lint = reportLint(found)
+	return r
+}
+
+// reportStructure lists the stacks, the app-of-apps platc replaces and
+// the ApplicationSets.
+func (im *importer) reportStructure(r *Report) {
 	for _, s := range im.stacks {
 		rs := ReportStack{Name: s.name, Application: s.app.name, At: at(im.nameRange(s.app))}
 		for _, a := range s.apps {
@@ -449,56 +463,63 @@ func (im *importer) report(found hcl.Diagnostics) *Report {
 		}
 		r.ApplicationSets = append(r.ApplicationSets, rs)
 	}
-	for _, h := range im.hooks {
-		rh := ReportHook{Object: detect.ObjectName(h.obj), At: at(h.at), Action: h.action, Purpose: h.purpose}
-		if h.owner.valid() {
-			rh.Owner = h.owner.String()
-		}
-		what := "Job"
-		if h.hook {
-			what = h.phase + " hook"
-		}
-		switch h.action {
-		case "delete":
-			rh.Why = fmt.Sprintf("delete it: this %s only waits for other apps, and the dependencies replace it", what)
-			r.Counts.HooksDelete++
-		case "declare":
-			rh.Why = fmt.Sprintf("keep it, declared as hook %q with purpose %s", h.name, h.purpose)
-			if len(h.waits) > 0 {
-				rh.Why += "; delete its waits, which the dependencies replace"
-				r.Counts.HooksDelete++
-			}
-		case "delete-wait":
-			rh.Why = "delete its waits, which the dependencies replace; the rest of the Job is the app's own work"
-			r.Counts.HooksDelete++
-		default:
-			rh.Why = fmt.Sprintf("review it: the import cannot tell what this %s is for, so it is not declared; declare it (purpose migration, schema or init) or delete it", what)
-			if h.obj.File != nil && strings.Contains(h.obj.File.Path, " (rendered") {
-				rh.Why = fmt.Sprintf("review it: this %s comes from a chart, so it cannot be declared by file; delete it if it orders apps", what)
-			}
-			if len(h.waits) > 0 {
-				rh.Why += "; its waits must go in any case"
-				r.Counts.HooksDelete++
-			}
-		}
-		for _, wt := range h.waits {
-			rw := ReportWait{At: at(wt.at), Text: wt.text}
-			for _, t := range wt.targets {
-				rt := ReportTarget{What: t.what, How: t.how, Note: t.note}
-				if t.provider != nil {
-					rt.Provider = "app." + t.provider.name
-				} else {
-					r.Unresolved = append(r.Unresolved, ReportUnresolved{Object: detect.ObjectName(h.obj), At: at(wt.at), Owner: rh.Owner, What: t.what, Note: t.note})
-				}
-				rw.Targets = append(rw.Targets, rt)
-			}
-			if len(wt.targets) == 0 {
-				r.Unresolved = append(r.Unresolved, ReportUnresolved{Object: detect.ObjectName(h.obj), At: at(wt.at), Owner: rh.Owner, What: wt.text, Note: "the wait names nothing the import can attribute"})
-			}
-			rh.Waits = append(rh.Waits, rw)
-		}
-		r.Hooks = append(r.Hooks, rh)
+}
+
+// reportHook says what to do with one hook or Job, counting it and its
+// unresolved waits into r.
+func (im *importer) reportHook(r *Report, h *hookOut) ReportHook {
+	rh := ReportHook{Object: detect.ObjectName(h.obj), At: at(h.at), Action: h.action, Purpose: h.purpose}
+	if h.owner.valid() {
+		rh.Owner = h.owner.String()
 	}
+	what := "Job"
+	if h.hook {
+		what = h.phase + " hook"
+	}
+	switch h.action {
+	case "delete":
+		rh.Why = fmt.Sprintf("delete it: this %s only waits for other apps, and the dependencies replace it", what)
+		r.Counts.HooksDelete++
+	case "declare":
+		rh.Why = fmt.Sprintf("keep it, declared as hook %q with purpose %s", h.name, h.purpose)
+		if len(h.waits) > 0 {
+			rh.Why += "; delete its waits, which the dependencies replace"
+			r.Counts.HooksDelete++
+		}
+	case "delete-wait":
+		rh.Why = "delete its waits, which the dependencies replace; the rest of the Job is the app's own work"
+		r.Counts.HooksDelete++
+	default:
+		rh.Why = fmt.Sprintf("review it: the import cannot tell what this %s is for, so it is not declared; declare it (purpose migration, schema or init) or delete it", what)
+		if h.obj.File != nil && strings.Contains(h.obj.File.Path, " (rendered") {
+			rh.Why = fmt.Sprintf("review it: this %s comes from a chart, so it cannot be declared by file; delete it if it orders apps", what)
+		}
+		if len(h.waits) > 0 {
+			rh.Why += "; its waits must go in any case"
+			r.Counts.HooksDelete++
+		}
+	}
+	for _, wt := range h.waits {
+		rw := ReportWait{At: at(wt.at), Text: wt.text}
+		for _, t := range wt.targets {
+			rt := ReportTarget{What: t.what, How: t.how, Note: t.note}
+			if t.provider != nil {
+				rt.Provider = "app." + t.provider.name
+			} else {
+				r.Unresolved = append(r.Unresolved, ReportUnresolved{Object: detect.ObjectName(h.obj), At: at(wt.at), Owner: rh.Owner, What: t.what, Note: t.note})
+			}
+			rw.Targets = append(rw.Targets, rt)
+		}
+		if len(wt.targets) == 0 {
+			r.Unresolved = append(r.Unresolved, ReportUnresolved{Object: detect.ObjectName(h.obj), At: at(wt.at), Owner: rh.Owner, What: wt.text, Note: "the wait names nothing the import can attribute"})
+		}
+		rh.Waits = append(rh.Waits, rw)
+	}
+	return rh
+}
+
+// reportWaves lists the sync-wave annotations to remove.
+func (im *importer) reportWaves(r *Report) {
 	for _, a := range im.apps {
 		if a.waveAnn != nil && (a.out != nil || a.isAppOfApps()) {
 			what := fmt.Sprintf("Application %q", a.name)
@@ -512,6 +533,10 @@ func (im *importer) report(found hcl.Diagnostics) *Report {
 		}
 	}
 	r.Counts.Waves = len(r.Waves)
+}
+
+// reportEdges lists every edge with its evidence, and the cycles.
+func (im *importer) reportEdges(r *Report) {
 	for _, e := range im.edges {
 		re := im.reportEdge(e)
 		r.Edges = append(r.Edges, re)
@@ -537,6 +562,11 @@ func (im *importer) report(found hcl.Diagnostics) *Report {
 		}
 		r.Cycles = append(r.Cycles, rc)
 	}
+}
+
+// reportApps lists apps without dependencies or known contents, the
+// adopted apps and the dropped fields.
+func (im *importer) reportApps(r *Report) {
 	for _, a := range im.outApps {
 		has := false
 		for _, n := range []node{{app: a}, {stack: a.stack}} {
@@ -562,6 +592,11 @@ func (im *importer) report(found hcl.Diagnostics) *Report {
 	for _, d := range im.droppedFields {
 		r.Dropped = append(r.Dropped, ReportDropped{App: "app." + d.app.name, Field: d.field, At: at(d.at), Why: d.why})
 	}
+}
+
+// reportLint explains what platc lint says about the imported platform.
+func reportLint(found hcl.Diagnostics) []ReportLint {
+	var out []ReportLint
 	for _, d := range found {
 		rule := ""
 		if e := diag.ExtraOf(d); e != nil {
@@ -578,9 +613,9 @@ func (im *importer) report(found hcl.Diagnostics) *Report {
 		if d.Subject != nil {
 			l.At = at(*d.Subject)
 		}
-		r.Lint = append(r.Lint, l)
+		out = append(out, l)
 	}
-	return r
+	return out
 }
 
 func (im *importer) reportEdge(e *edge) ReportEdge {

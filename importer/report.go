@@ -207,30 +207,52 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // WriteText writes the report for people: one section per list, each
 // saying what to do.
 func (r *Report) WriteText(w io.Writer) error {
-	var b strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	t := &textReport{}
+	r.textSummary(t)
+	r.textStructure(t)
+	r.textHooks(t)
+	r.textEdges(t)
+	r.textApps(t)
+	_, err := io.WriteString(w, t.b.String())
+	return err
+}
+
+// textReport is the text of a report being written.
+type textReport struct{ b strings.Builder }
+
+func (t *textReport) p(format string, args ...any) { fmt.Fprintf(&t.b, format, args...) }
+
+// section starts a section titled title when it has n > 0 entries.
+func (t *textReport) section(title string, n int) bool {
+	if n == 0 {
+		return false
+	}
+	t.p("\n%s\n", title)
+	return true
+}
+
+// textSummary writes the counts.
+func (r *Report) textSummary(t *textReport) {
 	c := r.Counts
-	p("platc import: %s in %s from %s (%s)\n", n(c.Apps, "app"), n(c.Stacks, "stack"), n(c.Applications, "Application"), strings.Join(r.Roots, ", "))
-	p("  %s inferred: %d to review (waves only), %d commented out to break cycles, %d already implied by others\n",
+	t.p("platc import: %s in %s from %s (%s)\n", n(c.Apps, "app"), n(c.Stacks, "stack"), n(c.Applications, "Application"), strings.Join(r.Roots, ", "))
+	t.p("  %s inferred: %d to review (waves only), %d commented out to break cycles, %d already implied by others\n",
 		n(c.Edges, "dependency"), c.Review, c.Disabled, c.Implied)
-	p("  %s to delete or trim, %s to remove, %s adopted as %s\n", n(c.HooksDelete, "hook or Job"), n(c.Waves, "sync wave"), n(c.Adopted, "app"), map[bool]string{true: "it is", false: "they are"}[c.Adopted == 1])
-	section := func(title string, n int) bool {
-		if n == 0 {
-			return false
-		}
-		p("\n%s\n", title)
-		return true
-	}
-	if section("Stacks, from the app-of-apps hierarchy:", len(r.Stacks)) {
+	t.p("  %s to delete or trim, %s to remove, %s adopted as %s\n", n(c.HooksDelete, "hook or Job"), n(c.Waves, "sync wave"), n(c.Adopted, "app"), map[bool]string{true: "it is", false: "they are"}[c.Adopted == 1])
+}
+
+// textStructure writes the stacks, the app-of-apps replaced and the
+// ApplicationSets expanded.
+func (r *Report) textStructure(t *textReport) {
+	if t.section("Stacks, from the app-of-apps hierarchy:", len(r.Stacks)) {
 		for _, s := range r.Stacks {
-			p("  stack.%s  Application %q  %s  (%d apps)\n", s.Name, s.Application, s.At, len(s.Apps))
+			t.p("  stack.%s  Application %q  %s  (%d apps)\n", s.Name, s.Application, s.At, len(s.Apps))
 		}
 	}
-	if section("App-of-apps Applications platc's root Application and stacks replace (delete them once the platform is deployed by platc):", len(r.Replaced)) {
+	if t.section("App-of-apps Applications platc's root Application and stacks replace (delete them once the platform is deployed by platc):", len(r.Replaced)) {
 		for _, o := range r.Replaced {
-			p("  %s  %s\n", o.At, o.Object)
+			t.p("  %s  %s\n", o.At, o.Object)
 			for _, a := range o.Also {
-				p("      also deploys %s: move it into an app, or nothing will deploy it\n", a)
+				t.p("      also deploys %s: move it into an app, or nothing will deploy it\n", a)
 			}
 		}
 	}
@@ -240,20 +262,24 @@ func (r *Report) WriteText(w io.Writer) error {
 			expanded++
 		}
 	}
-	if section("ApplicationSets whose Applications became apps (delete them; platc generates the Applications):", expanded) {
+	if t.section("ApplicationSets whose Applications became apps (delete them; platc generates the Applications):", expanded) {
 		for _, s := range r.ApplicationSets {
 			if len(s.Apps) > 0 {
-				p("  %s  ApplicationSet %q: %s\n", s.At, s.Name, strings.Join(s.Apps, ", "))
+				t.p("  %s  ApplicationSet %q: %s\n", s.At, s.Name, strings.Join(s.Apps, ", "))
 			}
 		}
 	}
-	if section("Hooks and Jobs (INV-8: hooks may only do an app's own work; the dependencies replace the waits):", len(r.Hooks)) {
+}
+
+// textHooks writes each hook and Job with its waits.
+func (r *Report) textHooks(t *textReport) {
+	if t.section("Hooks and Jobs (INV-8: hooks may only do an app's own work; the dependencies replace the waits):", len(r.Hooks)) {
 		for _, h := range r.Hooks {
 			owner := ""
 			if h.Owner != "" {
 				owner = " of " + h.Owner
 			}
-			p("  %s  %s%s: %s\n", h.At, h.Object, owner, h.Why)
+			t.p("  %s  %s%s: %s\n", h.At, h.Object, owner, h.Why)
 			for _, wt := range h.Waits {
 				var to []string
 				for _, t := range wt.Targets {
@@ -266,16 +292,21 @@ func (r *Report) WriteText(w io.Writer) error {
 				if len(to) == 0 {
 					to = []string{"nothing the import could name"}
 				}
-				p("      %s  %s: %s\n", wt.At, wt.Text, strings.Join(to, "; "))
+				t.p("      %s  %s: %s\n", wt.At, wt.Text, strings.Join(to, "; "))
 			}
 		}
 	}
-	if section("Sync waves on Applications to remove (RFC 5.4: waves order resources inside an app, not apps):", len(r.Waves)) {
+}
+
+// textEdges writes the waves, the edges with their evidence, the cycles
+// and the implied edges.
+func (r *Report) textEdges(t *textReport) {
+	if t.section("Sync waves on Applications to remove (RFC 5.4: waves order resources inside an app, not apps):", len(r.Waves)) {
 		for _, wv := range r.Waves {
-			p("  %s  %s  wave %q\n", wv.At, wv.Object, wv.Wave)
+			t.p("  %s  %s  wave %q\n", wv.At, wv.Object, wv.Wave)
 		}
 	}
-	if section("Inferred dependencies, with their evidence:", len(r.Edges)) {
+	if t.section("Inferred dependencies, with their evidence:", len(r.Edges)) {
 		for _, e := range r.Edges {
 			tag := e.Kind + ", " + e.Confidence + " confidence"
 			if e.Review {
@@ -284,30 +315,30 @@ func (r *Report) WriteText(w io.Writer) error {
 			if e.Disabled {
 				tag += "; commented out to break a cycle"
 			}
-			p("  %s → %s  (%s)\n", e.From, e.To, tag)
+			t.p("  %s → %s  (%s)\n", e.From, e.To, tag)
 			for _, ev := range e.Evidence {
-				p("      %s  %s\n", ev.At, ev.Text)
+				t.p("      %s  %s\n", ev.At, ev.Text)
 			}
 		}
 	}
-	if section("Cycles in the evidence (each broken by commenting out its weakest edge):", len(r.Cycles)) {
+	if t.section("Cycles in the evidence (each broken by commenting out its weakest edge):", len(r.Cycles)) {
 		for _, cy := range r.Cycles {
 			var names []string
 			for _, h := range cy.Hops {
 				names = append(names, h.From)
 			}
 			names = append(names, cy.Hops[0].From)
-			p("  %s\n", strings.Join(names, " → "))
+			t.p("  %s\n", strings.Join(names, " → "))
 			for _, h := range cy.Hops {
 				for _, e := range h.Via {
-					p("      %s depends on %s through %s → %s (%s)", h.From, h.To, e.From, e.To, e.Kind)
+					t.p("      %s depends on %s through %s → %s (%s)", h.From, h.To, e.From, e.To, e.Kind)
 					if len(e.Evidence) > 0 {
-						p(": %s %s", e.Evidence[0].At, e.Evidence[0].Text)
+						t.p(": %s %s", e.Evidence[0].At, e.Evidence[0].Text)
 					}
-					p("\n")
+					t.p("\n")
 				}
 			}
-			p("    commented out: %s\n", cy.Broken)
+			t.p("    commented out: %s\n", cy.Broken)
 		}
 	}
 	implied := 0
@@ -316,43 +347,46 @@ func (r *Report) WriteText(w io.Writer) error {
 			implied++
 		}
 	}
-	if section("Dependencies other dependencies already imply (drop them, or keep them on purpose):", implied) {
+	if t.section("Dependencies other dependencies already imply (drop them, or keep them on purpose):", implied) {
 		for _, e := range r.Edges {
 			if e.ImpliedBy != "" {
-				p("  %s → %s  implied: %s\n", e.From, e.To, e.ImpliedBy)
+				t.p("  %s → %s  implied: %s\n", e.From, e.To, e.ImpliedBy)
 			}
 		}
 	}
-	if section("Waits no providing app was found for (add the dependency by hand):", len(r.Unresolved)) {
+}
+
+// textApps writes unresolved waits, apps without dependencies or known
+// contents, adopted apps, dropped fields and lint's findings.
+func (r *Report) textApps(t *textReport) {
+	if t.section("Waits no providing app was found for (add the dependency by hand):", len(r.Unresolved)) {
 		for _, u := range r.Unresolved {
-			p("  %s  %s waits for %s: %s\n", u.At, u.Object, u.What, u.Note)
+			t.p("  %s  %s waits for %s: %s\n", u.At, u.Object, u.What, u.Note)
 		}
 	}
-	if section("Apps with no inferred dependency (check that they need none):", len(r.NoDependencies)) {
-		p("  %s\n", strings.Join(r.NoDependencies, ", "))
+	if t.section("Apps with no inferred dependency (check that they need none):", len(r.NoDependencies)) {
+		t.p("  %s\n", strings.Join(r.NoDependencies, ", "))
 	}
-	if section("Apps whose manifests are not in the tree (nothing was inferred from what they deploy):", len(r.Unknown)) {
+	if t.section("Apps whose manifests are not in the tree (nothing was inferred from what they deploy):", len(r.Unknown)) {
 		for _, u := range r.Unknown {
-			p("  %s: %s\n", u.App, u.Why)
+			t.p("  %s: %s\n", u.App, u.Why)
 		}
 	}
-	if section("Apps adopted as they are (platc syncs the existing Application but cannot generate it):", len(r.Adopted)) {
+	if t.section("Apps adopted as they are (platc syncs the existing Application but cannot generate it):", len(r.Adopted)) {
 		for _, a := range r.Adopted {
-			p("  %s  %s: %s; keep applying %s\n", a.At, a.App, strings.Join(a.Reasons, "; "), a.File)
+			t.p("  %s  %s: %s; keep applying %s\n", a.At, a.App, strings.Join(a.Reasons, "; "), a.File)
 		}
 	}
-	if section("Fields the generated Applications do not carry:", len(r.Dropped)) {
+	if t.section("Fields the generated Applications do not carry:", len(r.Dropped)) {
 		for _, d := range r.Dropped {
-			p("  %s  %s %s: %s\n", d.At, d.App, d.Field, d.Why)
+			t.p("  %s  %s %s: %s\n", d.At, d.App, d.Field, d.Why)
 		}
 	}
-	if section("What platc lint says about the imported platform, and why:", len(r.Lint)) {
+	if t.section("What platc lint says about the imported platform, and why:", len(r.Lint)) {
 		for _, l := range r.Lint {
-			p("  %s  %s %s: %s\n      %s\n", l.At, l.Severity, l.Rule, l.Message, l.Why)
+			t.p("  %s  %s %s: %s\n      %s\n", l.At, l.Severity, l.Rule, l.Message, l.Why)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }
 
 // n counts things in English: "1 app", "2 apps", "1 dependency".

@@ -180,135 +180,31 @@ type ArgoCD struct {
 // CRDs from Argo CD's module.
 func (e *Env) InstallArgoCD(ctx context.Context, cfg *ArgoCDConfig) (*ArgoCD, error) {
 	ns := cfg.Namespace
-	if err := e.ensureNamespace(ctx, ns); err != nil {
+	if err := e.argoCDObjects(ctx, cfg); err != nil {
 		return nil, err
 	}
-	if err := e.applyCRDFiles(ctx, filepath.Join(e.opts.Src, "argo-cd", "manifests", "crds", "*.yaml")); err != nil {
-		return nil, err
-	}
-	// Argo CD reads only ConfigMaps and Secrets labelled part-of argocd.
-	meta := func(name string) metav1.ObjectMeta {
-		return metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app.kubernetes.io/part-of": "argocd"}}
-	}
-	for name, data := range map[string]map[string]string{
-		"argocd-cm": cfg.CM, "argocd-rbac-cm": cfg.RBAC, "argocd-cmd-params-cm": cfg.Params,
-		"argocd-tls-certs-cm": nil, "argocd-ssh-known-hosts-cm": nil, "argocd-gpg-keys-cm": nil,
-	} {
-		if err := e.upsertConfigMap(ctx, &corev1.ConfigMap{ObjectMeta: meta(name), Data: data}); err != nil {
-			return nil, err
-		}
-	}
-	if err := e.upsertSecret(ctx, &corev1.Secret{ObjectMeta: meta("argocd-secret")}); err != nil {
-		return nil, err
-	}
-	host, _, err := net.SplitHostPort(cfg.Server)
-	if err != nil {
-		return nil, fmt.Errorf("platform.argocd.server %q: %w", cfg.Server, err)
-	}
-	// The server's certificate, as cert-manager or an operator would
-	// provide it: valid for its Service names and the address the steps
-	// use, from the CA every client here trusts.
-	crt, key, err := e.ca.issue(host, "argocd-server", "argocd-server."+ns, "argocd-server."+ns+".svc",
-		"argocd-server."+ns+".svc.cluster.local", "localhost", "127.0.0.1")
+	env, state, err := e.argoCDEnv(ns)
 	if err != nil {
 		return nil, err
 	}
-	tlsSecret := &corev1.Secret{ObjectMeta: meta("argocd-server-tls"), Type: corev1.SecretTypeTLS,
-		Data: map[string][]byte{"tls.crt": crt, "tls.key": key}}
-	if err := e.upsertSecret(ctx, tlsSecret); err != nil {
-		return nil, err
-	}
-
-	kubeconfig, err := e.kubeconfigFile(ns)
+	redis, err := e.startRedis(ctx)
 	if err != nil {
 		return nil, err
 	}
-	state := filepath.Join(e.opts.Dir, "argocd")
-	for _, d := range []string{"tls", "ssh", "gnupg", "static", "tmp"} {
-		if err := os.MkdirAll(filepath.Join(state, d), 0o700); err != nil {
-			return nil, err
-		}
-	}
-	env := []string{
-		"KUBECONFIG=" + kubeconfig,
-		// Outside a cluster, Argo CD takes the kubeconfig's cluster for
-		// the in-cluster destination https://kubernetes.default.svc.
-		"ARGOCD_FAKE_IN_CLUSTER=true",
-		"ARGOCD_TLS_DATA_PATH=" + filepath.Join(state, "tls"),
-		"ARGOCD_SSH_DATA_PATH=" + filepath.Join(state, "ssh"),
-		"ARGOCD_GNUPGHOME=" + filepath.Join(state, "gnupg"),
-		"ARGOCD_GPG_ENABLED=false",
-		"TMPDIR=" + filepath.Join(state, "tmp"),
-		"PATH=" + e.ToolPath(),
-	}
-	redisPort, _ := freePort()
-	redisBin, err := exec.LookPath("redis-server")
+	repo, err := e.startRepoServer(ctx, env, state, redis)
 	if err != nil {
 		return nil, err
 	}
-	p, err := e.procs.start("redis", redisBin, []string{"--port", strconv.Itoa(redisPort), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--protected-mode", "no"}, nil)
-	if err != nil {
-		return nil, err
-	}
-	redis := fmt.Sprintf("127.0.0.1:%d", redisPort)
-	if err := waitFor(ctx, p, "redis", 30*time.Second, dialCheck(redis)); err != nil {
-		return nil, err
-	}
-	bin := func(n string) string { return filepath.Join(e.opts.Bin, n) }
-	ports := func() (int, int) { a, _ := freePort(); b, _ := freePort(); return a, b }
-
-	rp, rm := ports()
-	repoEnv := append(slices.Clone(env),
-		// The repo-server fetches charts and Git repositories through the
-		// simulated internet, and trusts its CA.
-		"HTTPS_PROXY="+e.net.ProxyURL(), "HTTP_PROXY="+e.net.ProxyURL(),
-		"https_proxy="+e.net.ProxyURL(), "http_proxy="+e.net.ProxyURL(),
-		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
-		"SSL_CERT_FILE="+e.caFile, "GIT_SSL_CAINFO="+e.caFile,
-		"HOME="+filepath.Join(state, "tmp"),
-		// v3.2's repo-server verifies nothing without GPG; no wrapper needed.
-	)
-	p, err = e.procs.start("argocd-repo-server", bin("argocd-repo-server"), []string{
-		"--port", strconv.Itoa(rp), "--metrics-port", strconv.Itoa(rm), "--address", "127.0.0.1",
-		"--redis", redis, "--loglevel", "info", "--parallelismlimit", "8",
-	}, repoEnv)
-	if err != nil {
-		return nil, err
-	}
-	repo := fmt.Sprintf("127.0.0.1:%d", rp)
-	if err := waitFor(ctx, p, "argocd-repo-server", 90*time.Second, dialCheck(repo)); err != nil {
-		return nil, err
-	}
-
 	_, cm := ports()
-	if p, err = e.procs.start("argocd-application-controller", bin("argocd-application-controller"), []string{
+	if _, err := e.procs.start("argocd-application-controller", e.bin("argocd-application-controller"), []string{
 		"--repo-server", repo, "--redis", redis, "--metrics-port", strconv.Itoa(cm),
 		"--status-processors", "20", "--operation-processors", "10",
 		"--loglevel", "info",
 	}, env); err != nil {
 		return nil, err
 	}
-
-	sp, sm := ports()
-	insecure := cfg.Params["server.insecure"] == "true"
-	args := []string{"--port", strconv.Itoa(sp), "--metrics-port", strconv.Itoa(sm), "--address", "127.0.0.1",
-		"--redis", redis, "--repo-server", repo, "--staticassets", filepath.Join(state, "static"), "--loglevel", "info"}
-	if insecure {
-		args = append(args, "--insecure")
-	}
-	if p, err = e.procs.start("argocd-server", bin("argocd-server"), args, env); err != nil {
-		return nil, err
-	}
-	a := &ArgoCD{Namespace: ns, Addr: fmt.Sprintf("127.0.0.1:%d", sp), Insecure: insecure, cliHome: filepath.Join(state, "cli")}
-	pool := x509.NewCertPool()
-	pool.AppendCertsFromPEM(e.ca.certPEM)
-	scheme := "https"
-	if insecure {
-		scheme = "http"
-	}
-	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
-	if err := waitFor(ctx, p, "argocd-server", 120*time.Second, httpCheck(hc, scheme+"://"+a.Addr+"/healthz")); err != nil {
+	a, err := e.startArgoCDServer(ctx, cfg, env, state, redis, repo)
+	if err != nil {
 		return nil, err
 	}
 	if err := e.argoCDPods(ctx, ns, map[string]portMap{
@@ -336,6 +232,155 @@ func (e *Env) InstallArgoCD(ctx context.Context, cfg *ArgoCDConfig) (*ArgoCD, er
 	}
 	return a, nil
 }
+
+// argoCDObjects creates what Argo CD reads at start: its CRDs,
+// ConfigMaps, Secrets and the server's certificate.
+func (e *Env) argoCDObjects(ctx context.Context, cfg *ArgoCDConfig) error {
+	ns := cfg.Namespace
+	if err := e.ensureNamespace(ctx, ns); err != nil {
+		return err
+	}
+	if err := e.applyCRDFiles(ctx, filepath.Join(e.opts.Src, "argo-cd", "manifests", "crds", "*.yaml")); err != nil {
+		return err
+	}
+	// Argo CD reads only ConfigMaps and Secrets labelled part-of argocd.
+	meta := func(name string) metav1.ObjectMeta {
+		return metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{"app.kubernetes.io/part-of": "argocd"}}
+	}
+	for name, data := range map[string]map[string]string{
+		"argocd-cm": cfg.CM, "argocd-rbac-cm": cfg.RBAC, "argocd-cmd-params-cm": cfg.Params,
+		"argocd-tls-certs-cm": nil, "argocd-ssh-known-hosts-cm": nil, "argocd-gpg-keys-cm": nil,
+	} {
+		if err := e.upsertConfigMap(ctx, &corev1.ConfigMap{ObjectMeta: meta(name), Data: data}); err != nil {
+			return err
+		}
+	}
+	if err := e.upsertSecret(ctx, &corev1.Secret{ObjectMeta: meta("argocd-secret")}); err != nil {
+		return err
+	}
+	host, _, err := net.SplitHostPort(cfg.Server)
+	if err != nil {
+		return fmt.Errorf("platform.argocd.server %q: %w", cfg.Server, err)
+	}
+	// The server's certificate, as cert-manager or an operator would
+	// provide it: valid for its Service names and the address the steps
+	// use, from the CA every client here trusts.
+	crt, key, err := e.ca.issue(host, "argocd-server", "argocd-server."+ns, "argocd-server."+ns+".svc",
+		"argocd-server."+ns+".svc.cluster.local", "localhost", "127.0.0.1")
+	if err != nil {
+		return err
+	}
+	tlsSecret := &corev1.Secret{ObjectMeta: meta("argocd-server-tls"), Type: corev1.SecretTypeTLS,
+		Data: map[string][]byte{"tls.crt": crt, "tls.key": key}}
+	if err := e.upsertSecret(ctx, tlsSecret); err != nil {
+		return err
+	}
+	return nil
+}
+
+// argoCDEnv is the environment of Argo CD's processes, with their state
+// under the environment's directory.
+func (e *Env) argoCDEnv(ns string) (env []string, state string, err error) {
+	kubeconfig, err := e.kubeconfigFile(ns)
+	if err != nil {
+		return nil, "", err
+	}
+	state = filepath.Join(e.opts.Dir, "argocd")
+	for _, d := range []string{"tls", "ssh", "gnupg", "static", "tmp"} {
+		if err := os.MkdirAll(filepath.Join(state, d), 0o700); err != nil {
+			return nil, "", err
+		}
+	}
+	env = []string{
+		"KUBECONFIG=" + kubeconfig,
+		// Outside a cluster, Argo CD takes the kubeconfig's cluster for
+		// the in-cluster destination https://kubernetes.default.svc.
+		"ARGOCD_FAKE_IN_CLUSTER=true",
+		"ARGOCD_TLS_DATA_PATH=" + filepath.Join(state, "tls"),
+		"ARGOCD_SSH_DATA_PATH=" + filepath.Join(state, "ssh"),
+		"ARGOCD_GNUPGHOME=" + filepath.Join(state, "gnupg"),
+		"ARGOCD_GPG_ENABLED=false",
+		"TMPDIR=" + filepath.Join(state, "tmp"),
+		"PATH=" + e.ToolPath(),
+	}
+	return env, state, nil
+}
+
+// startRedis starts Debian's redis-server for Argo CD and returns its
+// address.
+func (e *Env) startRedis(ctx context.Context) (string, error) {
+	redisPort, _ := freePort()
+	redisBin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return "", err
+	}
+	p, err := e.procs.start("redis", redisBin, []string{"--port", strconv.Itoa(redisPort), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--protected-mode", "no"}, nil)
+	if err != nil {
+		return "", err
+	}
+	redis := fmt.Sprintf("127.0.0.1:%d", redisPort)
+	return redis, waitFor(ctx, p, "redis", 30*time.Second, dialCheck(redis))
+}
+
+// startRepoServer starts the repo-server, which reaches the simulated
+// internet through the proxy, and returns its address.
+func (e *Env) startRepoServer(ctx context.Context, env []string, state, redis string) (string, error) {
+	rp, rm := ports()
+	repoEnv := append(slices.Clone(env),
+		// The repo-server fetches charts and Git repositories through the
+		// simulated internet, and trusts its CA.
+		"HTTPS_PROXY="+e.net.ProxyURL(), "HTTP_PROXY="+e.net.ProxyURL(),
+		"https_proxy="+e.net.ProxyURL(), "http_proxy="+e.net.ProxyURL(),
+		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
+		"SSL_CERT_FILE="+e.caFile, "GIT_SSL_CAINFO="+e.caFile,
+		"HOME="+filepath.Join(state, "tmp"),
+		// v3.2's repo-server verifies nothing without GPG; no wrapper needed.
+	)
+	p, err := e.procs.start("argocd-repo-server", e.bin("argocd-repo-server"), []string{
+		"--port", strconv.Itoa(rp), "--metrics-port", strconv.Itoa(rm), "--address", "127.0.0.1",
+		"--redis", redis, "--loglevel", "info", "--parallelismlimit", "8",
+	}, repoEnv)
+	if err != nil {
+		return "", err
+	}
+	repo := fmt.Sprintf("127.0.0.1:%d", rp)
+	return repo, waitFor(ctx, p, "argocd-repo-server", 90*time.Second, dialCheck(repo))
+}
+
+// startArgoCDServer starts argocd-server and waits until it serves.
+func (e *Env) startArgoCDServer(ctx context.Context, cfg *ArgoCDConfig, env []string, state, redis, repo string) (*ArgoCD, error) {
+	ns := cfg.Namespace
+	sp, sm := ports()
+	insecure := cfg.Params["server.insecure"] == "true"
+	args := []string{"--port", strconv.Itoa(sp), "--metrics-port", strconv.Itoa(sm), "--address", "127.0.0.1",
+		"--redis", redis, "--repo-server", repo, "--staticassets", filepath.Join(state, "static"), "--loglevel", "info"}
+	if insecure {
+		args = append(args, "--insecure")
+	}
+	p, err := e.procs.start("argocd-server", e.bin("argocd-server"), args, env)
+	if err != nil {
+		return nil, err
+	}
+	a := &ArgoCD{Namespace: ns, Addr: fmt.Sprintf("127.0.0.1:%d", sp), Insecure: insecure, cliHome: filepath.Join(state, "cli")}
+	pool := x509.NewCertPool()
+	pool.AppendCertsFromPEM(e.ca.certPEM)
+	scheme := "https"
+	if insecure {
+		scheme = "http"
+	}
+	hc := &http.Client{Timeout: 5 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
+	if err := waitFor(ctx, p, "argocd-server", 120*time.Second, httpCheck(hc, scheme+"://"+a.Addr+"/healthz")); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// bin is the path of a component's binary.
+func (e *Env) bin(name string) string { return filepath.Join(e.opts.Bin, name) }
+
+// ports returns two free ports.
+func ports() (int, int) { a, _ := freePort(); b, _ := freePort(); return a, b }
 
 // portMap is a component's port in its pod and where the process that
 // plays it listens.

@@ -146,14 +146,33 @@ func (e *Env) Close() {
 func (e *Env) Dir() string { return e.opts.Dir }
 
 func (e *Env) startControlPlane(ctx context.Context) error {
-	dir := e.opts.Dir
-	client, _ := freePort()
-	peer, _ := freePort()
-	etcd, err := exec.LookPath("etcd")
+	etcd, err := e.startEtcd(ctx)
 	if err != nil {
 		return err
 	}
-	p, err := e.procs.start("etcd", etcd, []string{
+	saKey, tokens, err := e.controlPlaneFiles()
+	if err != nil {
+		return err
+	}
+	if err := e.startAPIServer(ctx, etcd, saKey, tokens); err != nil {
+		return err
+	}
+	if err := e.connect(); err != nil {
+		return err
+	}
+	return e.startControllers(ctx, saKey)
+}
+
+// startEtcd starts Debian's etcd and returns its client URL.
+func (e *Env) startEtcd(ctx context.Context) (string, error) {
+	dir := e.opts.Dir
+	client, _ := freePort()
+	peer, _ := freePort()
+	bin, err := exec.LookPath("etcd")
+	if err != nil {
+		return "", err
+	}
+	p, err := e.procs.start("etcd", bin, []string{
 		"--name=e2e", "--data-dir=" + filepath.Join(dir, "etcd"),
 		fmt.Sprintf("--listen-client-urls=http://127.0.0.1:%d", client),
 		fmt.Sprintf("--advertise-client-urls=http://127.0.0.1:%d", client),
@@ -165,27 +184,37 @@ func (e *Env) startControlPlane(ctx context.Context) error {
 		"--quota-backend-bytes=8589934592",
 	}, nil)
 	if err != nil {
-		return err
+		return "", err
 	}
-	if err := waitFor(ctx, p, "etcd", 30*time.Second, dialCheck(fmt.Sprintf("127.0.0.1:%d", client))); err != nil {
-		return err
-	}
+	return fmt.Sprintf("http://127.0.0.1:%d", client), waitFor(ctx, p, "etcd", 30*time.Second, dialCheck(fmt.Sprintf("127.0.0.1:%d", client)))
+}
 
+// controlPlaneFiles writes the service-account signing key and the
+// static token file of the admin and the least-privileged deployer.
+func (e *Env) controlPlaneFiles() (saKey, tokens string, err error) {
+	dir := e.opts.Dir
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
-		return err
+		return "", "", err
 	}
-	saKey := filepath.Join(dir, "sa.key")
+	saKey = filepath.Join(dir, "sa.key")
 	if err := os.WriteFile(saKey, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
-		return err
+		return "", "", err
 	}
-	tokens := filepath.Join(dir, "tokens.csv")
+	tokens = filepath.Join(dir, "tokens.csv")
 	if err := os.WriteFile(tokens, []byte(adminToken+`,admin,uid-admin,"system:masters"`+"\n"+deployerToken+",deployer,uid-deployer\n"), 0o600); err != nil {
-		return err
+		return "", "", err
 	}
+	return saKey, tokens, nil
+}
+
+// startAPIServer starts kube-apiserver on etcd and waits until it is
+// ready.
+func (e *Env) startAPIServer(ctx context.Context, etcd, saKey, tokens string) error {
+	dir := e.opts.Dir
 	port, _ := freePort()
-	p, err = e.procs.start("kube-apiserver", filepath.Join(e.opts.Bin, "kube-apiserver"), []string{
-		fmt.Sprintf("--etcd-servers=http://127.0.0.1:%d", client),
+	p, err := e.procs.start("kube-apiserver", filepath.Join(e.opts.Bin, "kube-apiserver"), []string{
+		"--etcd-servers=" + etcd,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
 		"--cert-dir=" + filepath.Join(dir, "apiserver"),
 		"--token-auth-file=" + tokens,
@@ -225,9 +254,14 @@ func (e *Env) startControlPlane(ctx context.Context) error {
 		}
 		return nil
 	}
-	if err := waitFor(ctx, p, "kube-apiserver", 120*time.Second, ready); err != nil {
-		return err
-	}
+	return waitFor(ctx, p, "kube-apiserver", 120*time.Second, ready)
+}
+
+// connect writes the admin kubeconfig and makes the environment's
+// clients.
+func (e *Env) connect() error {
+	var err error
+	dir := e.opts.Dir
 	if e.apiCA, err = os.ReadFile(filepath.Join(dir, "apiserver", "apiserver.crt")); err != nil {
 		return err
 	}
@@ -242,10 +276,16 @@ func (e *Env) startControlPlane(ctx context.Context) error {
 	if e.Dynamic, err = dynamic.NewForConfig(e.rest); err != nil {
 		return err
 	}
+	return nil
+}
 
+// startControllers starts kube-controller-manager and kube-scheduler and
+// waits for the controller-manager.
+func (e *Env) startControllers(ctx context.Context, saKey string) error {
+	dir := e.opts.Dir
 	caPath := filepath.Join(dir, "apiserver", "apiserver.crt")
 	cmPort, _ := freePort()
-	p, err = e.procs.start("kube-controller-manager", filepath.Join(e.opts.Bin, "kube-controller-manager"), []string{
+	p, err := e.procs.start("kube-controller-manager", filepath.Join(e.opts.Bin, "kube-controller-manager"), []string{
 		"--kubeconfig=" + e.Kubeconfig, "--leader-elect=false",
 		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", cmPort),
 		"--service-account-private-key-file=" + saKey, "--root-ca-file=" + caPath,
@@ -267,6 +307,8 @@ func (e *Env) startControlPlane(ctx context.Context) error {
 	}, nil); err != nil {
 		return err
 	}
+	// The controller-manager is up once it has made the default
+	// ServiceAccount every namespace gets.
 	// The controller-manager is up once it has made the default
 	// ServiceAccount every namespace gets.
 	return waitFor(ctx, p, "kube-controller-manager", 90*time.Second, func(ctx context.Context) error {

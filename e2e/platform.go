@@ -118,19 +118,8 @@ func (pl *Platform) publish(ctx context.Context) error {
 		}
 	}
 	platformRepo := normalURL(p.Platform.Git.RepoURL)
-	gen := map[string][]byte{}
-	if err := filepath.WalkDir(pl.Generated, func(fp string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(fp)
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(pl.Generated, fp)
-		gen[filepath.ToSlash(rel)] = b
-		return nil
-	}); err != nil {
+	gen, err := readTree(pl.Generated)
+	if err != nil {
 		return err
 	}
 	addFiles(platformRepo, path.Join(p.Platform.Git.Path, p.Env.Name), gen)
@@ -183,6 +172,24 @@ func (pl *Platform) publish(ctx context.Context) error {
 	}
 	e.logf("published %d Git repositories and the charts of %d hosts", len(names), len(e.src.Hosts()))
 	return nil
+}
+
+// readTree reads every file under dir, by slash-separated relative path.
+func readTree(dir string) (map[string][]byte, error) {
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(fp string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(fp)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, fp)
+		files[filepath.ToSlash(rel)] = b
+		return nil
+	})
+	return files, err
 }
 
 func adoptedPath(a *ir.App) string { return "e2e-adopted/" + a.Name }

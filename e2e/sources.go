@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/cgi"
 	"net/url"
@@ -102,19 +103,8 @@ func (s *sources) publishGit(ctx context.Context, repoURL string, files map[stri
 		return "", err
 	}
 	defer os.RemoveAll(work)
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		p := filepath.Join(work, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return "", err
-		}
-		if err := os.WriteFile(p, files[name], 0o644); err != nil {
-			return "", err
-		}
+	if err := writeTree(work, files); err != nil {
+		return "", err
 	}
 	env := []string{"GIT_DIR=" + r.dir, "GIT_WORK_TREE=" + work,
 		"GIT_AUTHOR_NAME=platc e2e", "GIT_AUTHOR_EMAIL=e2e@platc.invalid",
@@ -157,6 +147,20 @@ func (s *sources) publishGit(ctx context.Context, repoURL string, files map[stri
 		}
 	}
 	return commit, nil
+}
+
+// writeTree writes files (slash-separated path → content) under dir.
+func writeTree(dir string, files map[string][]byte) error {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(p, files[name], 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func isSHA(s string) bool {

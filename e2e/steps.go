@@ -359,17 +359,36 @@ func (r *stepRunner) runScript(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.
 	if !hasEnv(env, "PLATC_STEP_DIR") {
 		cmd.Env = append(cmd.Env, "PLATC_STEP_DIR="+ms.path("/tmp"))
 	}
+	o, ran := runCommand(ctx, cmd, dir)
+	if !ran || o.deadline {
+		return o
+	}
+	outputs, err := saveOutputs(tmpl, ms, o.stdout, includeScriptOutput(pod))
+	if err != nil {
+		// argoexec's wait container fails, which errors the node.
+		o.message = err.Error()
+		return o
+	}
+	o.outputs = outputs
+	return o
+}
+
+// runCommand runs a step's command as the pod's main container would,
+// its output also logged to dir/log, until it ends or ctx does (a
+// deadline kills its process group). ran is false when it could not
+// start.
+func runCommand(ctx context.Context, cmd *exec.Cmd, dir string) (o outcome, ran bool) {
 	var stdout, stderr bytes.Buffer
 	logf, err := os.Create(filepath.Join(dir, "log"))
 	if err != nil {
-		return outcome{exitCode: 64, reason: "Error", message: err.Error()}
+		return outcome{exitCode: 64, reason: "Error", message: err.Error()}, false
 	}
 	defer logf.Close()
 	cmd.Stdout = &teeWriter{&stdout, logf}
 	cmd.Stderr = &teeWriter{&stderr, logf}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		return outcome{exitCode: 127, reason: "Error", message: err.Error()}
+		return outcome{exitCode: 127, reason: "Error", message: err.Error()}, false
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -382,7 +401,7 @@ func (r *stepRunner) runScript(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.
 		waitErr = <-done
 		deadline = errors.Is(ctx.Err(), context.DeadlineExceeded)
 	}
-	o := outcome{stdout: stdout.String()}
+	o = outcome{stdout: stdout.String()}
 	if waitErr != nil {
 		var ee *exec.ExitError
 		if errors.As(waitErr, &ee) {
@@ -398,18 +417,8 @@ func (r *stepRunner) runScript(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.
 	if o.exitCode != 0 {
 		o.reason = "Error"
 	}
-	if deadline {
-		o.deadline = true
-		return o
-	}
-	outputs, err := saveOutputs(tmpl, ms, o.stdout, includeScriptOutput(pod))
-	if err != nil {
-		// argoexec's wait container fails, which errors the node.
-		o.message = err.Error()
-		return o
-	}
-	o.outputs = outputs
-	return o
+	o.deadline = deadline
+	return o, true
 }
 
 func hasEnv(env []string, name string) bool {

@@ -132,7 +132,8 @@ func start() (*Server, string, error) {
 		return nil, "", err
 	}
 	s := &Server{dir: dir}
-	fail := func(err error) (*Server, string, error) {
+	if err := s.boot(apiserver, etcd); err != nil {
+		// The error, with the tail of each process's log.
 		msg := err.Error()
 		for _, l := range s.logs {
 			tail := l.String()
@@ -144,7 +145,13 @@ func start() (*Server, string, error) {
 		s.stop()
 		return nil, "", fmt.Errorf("%s", msg)
 	}
+	return s, "", nil
+}
 
+// boot starts etcd and kube-apiserver in s.dir, waits until the API
+// server is ready and installs the CRDs.
+func (s *Server) boot(apiserver, etcd string) error {
+	dir := s.dir
 	clientPort, _ := freePort()
 	peerPort, _ := freePort()
 	if err := s.spawn(etcd,
@@ -155,21 +162,21 @@ func start() (*Server, string, error) {
 		fmt.Sprintf("--initial-advertise-peer-urls=http://127.0.0.1:%d", peerPort),
 		fmt.Sprintf("--initial-cluster=platc-test=http://127.0.0.1:%d", peerPort),
 		"--log-level=error", "--unsafe-no-fsync"); err != nil {
-		return fail(err)
+		return err
 	}
 
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	saKey := filepath.Join(dir, "sa.key")
 	if err := os.WriteFile(saKey, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
-		return fail(err)
+		return err
 	}
 	tokens := filepath.Join(dir, "tokens.csv")
 	if err := os.WriteFile(tokens, []byte(AdminToken+",admin,uid-admin,\"system:masters\"\n"+
 		NobodyToken+",nobody,uid-nobody\n"+DeployerToken+",deployer,uid-deployer\n"), 0o600); err != nil {
-		return fail(err)
+		return err
 	}
 	port, _ := freePort()
 	if err := s.spawn(apiserver,
@@ -185,21 +192,21 @@ func start() (*Server, string, error) {
 		// plugin that requires them would refuse every pod fixture.
 		"--disable-admission-plugins=ServiceAccount",
 		"--enable-priority-and-fairness=false", "--profiling=false", "-v=0"); err != nil {
-		return fail(err)
+		return err
 	}
 	s.URL = fmt.Sprintf("https://127.0.0.1:%d", port)
 	if err := s.waitReady(90 * time.Second); err != nil {
-		return fail(err)
+		return err
 	}
 	ca, err := os.ReadFile(filepath.Join(dir, "certs", "apiserver.crt"))
 	if err != nil {
-		return fail(err)
+		return err
 	}
 	s.CA = ca
 	if err := s.applyCRDs(); err != nil {
-		return fail(err)
+		return err
 	}
-	return s, "", nil
+	return nil
 }
 
 func (s *Server) spawn(bin string, args ...string) error {

@@ -250,7 +250,7 @@ func (c *compilation) addHealth(group, kind string) bool {
 		// reported already.
 		if r := c.hs.user[key]; r != nil && !c.hs.used[key] {
 			c.hs.used[key] = true
-			c.prog.Health = append(c.prog.Health, &ir.HealthRule{Group: group, Kind: kind, Origin: ir.HealthUser, Replaces: replaced(key),
+			c.prog.Health = append(c.prog.Health, &ir.HealthRule{Group: group, Kind: kind, Origin: ir.HealthUser, Replaces: replaced(key, c.prog.Platform.ArgoCD.Version),
 				Lua: r.Lua, UseOpenLibs: r.UseOpenLibs, DeclRange: r.Block.DeclRange})
 		}
 		return true
@@ -278,13 +278,14 @@ func (c *compilation) addHealth(group, kind string) bool {
 }
 
 // replaced is the check a user rule for key takes the place of: platc's
-// built-in rule, else Argo CD's own check in any release that ships one
+// built-in rule, else Argo CD's own check in the release the platform
+// declares (any release that ships one when it declares none)
 // (lint warns about either; see health-rule-shadows-builtin).
-func replaced(key string) ir.HealthOrigin {
+func replaced(key, argoCDVersion string) ir.HealthOrigin {
 	if healthlib.Rule(key) != nil {
 		return ir.HealthBuiltIn
 	}
-	if ok, _ := ArgoCDCovers(key, ""); ok {
+	if ok, _ := ArgoCDCovers(key, argoCDVersion); ok {
 		return ir.HealthArgoCD
 	}
 	return ""

@@ -279,8 +279,8 @@ func (c *compilation) addHealth(group, kind string) bool {
 
 // replaced is the check a user rule for key takes the place of: platc's
 // built-in rule, else Argo CD's own check in the release the platform
-// declares (any release that ships one when it declares none)
-// (lint warns about either; see health-rule-shadows-builtin).
+// declares, or any release when it declares none. Lint warns about
+// either (health-rule-shadows-builtin).
 func replaced(key, argoCDVersion string) ir.HealthOrigin {
 	if healthlib.Rule(key) != nil {
 		return ir.HealthBuiltIn

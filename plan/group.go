@@ -127,7 +127,7 @@ func Group(g *Graph, lim Limits) (Grouping, error) {
 	flat, _ := layout(g, [][]int{identity(n)}, "flat")
 	flat.Ungrouped = flat.Makespan
 	if n <= lim.Tasks {
-		return flat, nil
+		return flat.withApps(g), nil
 	}
 	gp := grouper{g: g, tasks: lim.Tasks, groups: min(lim.Groups, lim.Tasks), lim: lim}
 	if err := gp.fits(); err != nil {
@@ -138,7 +138,7 @@ func Group(g *Graph, lim Limits) (Grouping, error) {
 		return Grouping{}, fmt.Errorf("no grouping of %d apps fits the limits of %s (this is a platc bug)", n, lim.Engine)
 	}
 	best.Ungrouped = flat.Ungrouped
-	return best, nil
+	return best.withApps(g), nil
 }
 
 // Slices lays out a graph without edges (g from Independent): flat when
@@ -148,14 +148,14 @@ func Slices(g *Graph, lim Limits) (Grouping, error) {
 	all := identity(n)
 	if n <= lim.Tasks {
 		gr, _ := layout(g, [][]int{all}, "flat")
-		return gr, nil
+		return gr.withApps(g), nil
 	}
 	gp := grouper{g: g, tasks: lim.Tasks, groups: min(lim.Groups, lim.Tasks), lim: lim}
 	if err := gp.fits(); err != nil {
 		return Grouping{}, err
 	}
 	gr, _ := layout(g, cut(all, gp.fewest()), "slices")
-	return gr, nil
+	return gr.withApps(g), nil
 }
 
 func identity(n int) []int {
@@ -362,7 +362,7 @@ func layout(g *Graph, groups [][]int, strategy string) (Grouping, bool) {
 	for newK, oldK := range order {
 		renumber[oldK] = newK
 	}
-	gr := Grouping{Strategy: strategy, Members: make([][]int, m), Waits: make([][]int, m), Groups: make([][]*ir.App, m)}
+	gr := Grouping{Strategy: strategy, Members: make([][]int, m), Waits: make([][]int, m)}
 	for oldK, members := range groups {
 		k := renumber[oldK]
 		gr.Members[k] = slices.Sorted(slices.Values(members))
@@ -371,13 +371,21 @@ func layout(g *Graph, groups [][]int, strategy string) (Grouping, bool) {
 		}
 		slices.Sort(gr.Waits[k])
 	}
-	for k, members := range gr.Members {
-		for _, i := range members {
-			gr.Groups[k] = append(gr.Groups[k], g.Apps[i])
-		}
-	}
 	gr.Makespan = gr.run(g, len(g.Apps), expected)
 	return gr, true
+}
+
+// withApps fills Groups for the layout chosen: the search estimates
+// many candidates and needs only their members.
+func (gr Grouping) withApps(g *Graph) Grouping {
+	gr.Groups = make([][]*ir.App, len(gr.Members))
+	for k, members := range gr.Members {
+		gr.Groups[k] = make([]*ir.App, len(members))
+		for j, i := range members {
+			gr.Groups[k][j] = g.Apps[i]
+		}
+	}
+	return gr
 }
 
 // groupPreds are, for each group, the groups holding a dependency of one

@@ -36,20 +36,47 @@ type Graph struct {
 // DeployGraph restricts the dependency graph to apps, which must be in
 // topological order (as ir.Program.Apps is).
 func DeployGraph(apps []*ir.App) *Graph {
-	pos := make(map[*ir.App]int, len(apps))
-	for i, a := range apps {
-		pos[a] = i
-	}
+	pos := positions(apps)
 	g := &Graph{Apps: apps, Deps: make([][]int, len(apps))}
 	for i, a := range apps {
 		for _, d := range a.Deps {
-			if j, ok := pos[d.App]; ok {
+			if j, ok := pos(d.App); ok {
 				g.Deps[i] = append(g.Deps[i], j)
 			}
 		}
 		slices.Sort(g.Deps[i])
 	}
 	return g
+}
+
+// positions returns where each of apps is in apps. It looks them up by
+// ir.App.Index (the app's place in its Program), cheaper than a map;
+// apps built by hand, whose Index does not tell them apart, get a map.
+func positions(apps []*ir.App) func(*ir.App) (int, bool) {
+	top := 0
+	for _, a := range apps {
+		top = max(top, a.Index+1)
+	}
+	pos := make([]int, top)
+	for i := range pos {
+		pos[i] = -1
+	}
+	for i, a := range apps {
+		if a.Index < 0 || pos[a.Index] >= 0 {
+			m := make(map[*ir.App]int, len(apps))
+			for i, a := range apps {
+				m[a] = i
+			}
+			return func(a *ir.App) (int, bool) { i, ok := m[a]; return i, ok }
+		}
+		pos[a.Index] = i
+	}
+	return func(a *ir.App) (int, bool) {
+		if x := a.Index; x >= 0 && x < top && pos[x] >= 0 && apps[pos[x]] == a {
+			return pos[x], true
+		}
+		return -1, false
+	}
 }
 
 // Independent is a graph of apps that wait for nothing: checks that may

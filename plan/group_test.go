@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -221,4 +222,24 @@ func BenchmarkGrouping(b *testing.B) {
 			}
 		}
 	})
+}
+
+// DeployGraph finds positions by ir.App.Index, and falls back to the
+// apps themselves when their Index does not tell them apart (apps built
+// by hand); a subset keeps only the edges inside it.
+func TestDeployGraphPositions(t *testing.T) {
+	a := &ir.App{Name: "a"}
+	b := &ir.App{Name: "b", Deps: []ir.Dep{{App: a}}}
+	c := &ir.App{Name: "c", Deps: []ir.Dep{{App: a}, {App: b}}}
+	want := [][]int{nil, {0}, {0, 1}}
+	if got := DeployGraph([]*ir.App{a, b, c}).Deps; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("unindexed: deps %v, want %v", got, want)
+	}
+	a.Index, b.Index, c.Index = 0, 1, 2
+	if got := DeployGraph([]*ir.App{a, b, c}).Deps; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("indexed: deps %v, want %v", got, want)
+	}
+	if got := DeployGraph([]*ir.App{b, c}).Deps; !slices.EqualFunc(got, [][]int{nil, {0}}, slices.Equal) {
+		t.Errorf("subset: deps %v, want [[] [0]]", got)
+	}
 }

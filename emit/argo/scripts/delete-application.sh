@@ -14,12 +14,26 @@ if ! present; then
   echo "$APP: already gone"
   exit 0
 fi
+# gone waits until the Application no longer exists, at most $TIMEOUT
+# seconds. It polls rather than use the CLI's --wait, which watches for
+# the Deleted event and waits forever when the Application is gone
+# before its watch starts (argocd v3.2.6, seen in the e2e teardown).
+gone() {
+  local deadline=$((SECONDS + TIMEOUT))
+  while present; do
+    if ((SECONDS >= deadline)); then
+      echo "$APP: still present after ${TIMEOUT}s" >&2
+      return 1
+    fi
+    sleep 5
+  done
+}
 argocd_call app get "$APP" -o json >"$dir/app.json"
 if jq -e '.metadata.deletionTimestamp // empty' "$dir/app.json" >/dev/null; then
   # A previous attempt started the deletion; adding the finalizer again
   # would fail, so wait for it instead.
   echo "$APP: deletion already in progress; waiting (at most ${TIMEOUT}s)"
-  argocd app wait "$APP" --delete --timeout "$TIMEOUT"
+  gone
   exit 0
 fi
 if jq -e '(.spec.syncPolicy.automated // null) != null and .spec.syncPolicy.automated.enabled != false' "$dir/app.json" >/dev/null; then
@@ -68,9 +82,6 @@ while IFS=$'\x1f' read -r kind group namespace name; do
 done < <(jq -r '.status.resources[]? | [.kind, (.group // ""), (.namespace // ""), .name] | join("\u001f")' "$dir/app.json")
 
 echo "$APP: deleting with cascade (at most ${TIMEOUT}s)"
-timeout --kill-after=30s "$TIMEOUT" argocd app delete "$APP" --cascade --propagation-policy foreground --yes --wait
-if present; then
-  echo "$APP: still present after the delete returned" >&2
-  exit 1
-fi
+argocd_call app delete "$APP" --cascade --propagation-policy foreground --yes
+gone
 echo "$APP: deleted"

@@ -14,7 +14,8 @@ import (
 // app (task name = app name, depends = exactly the app's edges in g) in a
 // flat DAG, or a DAG of group tasks whose group templates hold the app
 // tasks. task builds the task of one app without its name and depends.
-// failFast nil keeps Argo's default (stop scheduling after a failure).
+// failFast nil keeps Argo's default (stop scheduling after a failure);
+// see continueAfterFailure.
 //
 // An empty graph becomes a suspend template of zero duration: Argo
 // rejects a DAG without tasks, and an empty platform still has a deploy.

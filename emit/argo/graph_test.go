@@ -253,3 +253,35 @@ func TestEdgesAreTheGraph(t *testing.T) {
 		})
 	}
 }
+
+// RFC 2.2.1: a failure stops exactly its dependents. Argo's default
+// failFast would stop scheduling every other task too, so every DAG of
+// deploy and teardown, flat or nested, sets it to false; the dependents
+// of a failed task are then omitted by their depends alone.
+func TestFailureStopsOnlyDependents(t *testing.T) {
+	for _, pl := range platforms() {
+		t.Run(pl.name, func(t *testing.T) {
+			bigPlatform(t, pl.opts)
+			wfts, _ := objects(t, emitFiles(t, load(t, pl.opts)))
+			for _, name := range []string{DeployTemplate, TeardownTemplate, ValidateTemplate} {
+				wft, err := wfts.Get(name)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dags := 0
+				for _, tmpl := range wft.Spec.Templates {
+					if tmpl.DAG == nil {
+						continue
+					}
+					dags++
+					if ff := tmpl.DAG.FailFast; ff == nil || *ff {
+						t.Errorf("%s: DAG %s stops scheduling after the first failure (failFast %v)", name, tmpl.Name, ff)
+					}
+				}
+				if dags == 0 {
+					t.Errorf("%s: no DAG template", name)
+				}
+			}
+		})
+	}
+}

@@ -136,30 +136,70 @@ func app(sync, health, revision, phase string, extra map[string]any) string {
 	return string(j)
 }
 
-var syncEnv = map[string]string{"APP": "web", "PROJECT": "platform", "EXPECT_REVISION": "1.2.3", "SYNC_TIMEOUT": "300", "HEALTH_TIMEOUT": "600"}
+var syncEnv = map[string]string{"APP": "web", "PROJECT": "platform", "EXPECT_REVISION": "1.2.3", "SYNC_TIMEOUT": "300", "HEALTH_TIMEOUT": "600", "POLL_SECONDS": "0"}
 
 func TestSyncAndWait(t *testing.T) {
-	get := "app|get|web|--refresh|-o|json"
+	refresh := "app|get|web|--refresh|-o|json"
+	get := "app|get|web|-o|json"
 	sync := "app|sync|web|--timeout|300"
-	wait := "app|wait|web|--sync|--health|--timeout|600"
 	for _, c := range []struct {
 		name  string
+		env   map[string]string
 		files map[string]string
 		code  int
 		calls []string
 	}{
 		// A failed last operation (a hook that failed, say) with the
 		// resources still Synced and Healthy: sync again.
-		{"last operation failed", map[string]string{"app-web.json": app("Synced", "Healthy", "1.2.3", "Failed", nil)}, 0, []string{get, sync, wait}},
+		{"last operation failed", nil, map[string]string{"app-web.json": app("Synced", "Healthy", "1.2.3", "Failed", nil)}, 0, []string{refresh, sync, refresh}},
 		// Another operation (an earlier attempt, a person's sync) still
 		// running: wait for it before deciding.
-		{"operation running, then converged", map[string]string{
+		{"operation running, then converged", nil, map[string]string{
 			"app-web.json.0": app("OutOfSync", "Progressing", "1.2.3", "Running", nil),
 			"app-web.json":   app("Synced", "Healthy", "1.2.3", "Succeeded", nil),
-		}, 0, []string{get, "app|wait|web|--operation|--timeout|300", get}},
+		}, 0, []string{refresh, "app|wait|web|--operation|--timeout|300", refresh}},
+		// Progressing is waited for, reading without forcing a refresh.
+		{"progressing, then healthy", nil, map[string]string{
+			"app-web.json.0": app("OutOfSync", "Missing", "1.2.2", "Succeeded", nil),
+			"app-web.json.1": app("Synced", "Progressing", "1.2.3", "Succeeded", nil),
+			"app-web.json.2": app("Synced", "Progressing", "1.2.3", "Succeeded", nil),
+			"app-web.json":   app("Synced", "Healthy", "1.2.3", "Succeeded", nil),
+		}, 0, []string{refresh, sync, refresh, get, get}},
+		// Degraded after the sync fails the step at once, with the code
+		// the retry expression does not retry (RFC 5.3).
+		{"degraded after the sync", nil, map[string]string{
+			"app-web.json.0": app("OutOfSync", "Missing", "1.2.2", "Succeeded", nil),
+			"app-web.json":   app("Synced", "Degraded", "1.2.3", "Succeeded", nil),
+		}, ExitNotRetried, []string{refresh, sync, refresh}},
+		// A retry that finds the app Degraded already: the same, at once,
+		// not after its health timeout (issue 19, finding 4).
+		{"degraded already", nil, map[string]string{"app-web.json": app("Synced", "Degraded", "1.2.3", "Succeeded", nil)}, ExitNotRetried, []string{refresh, sync, refresh}},
+		// Unknown is a failure (RFC 5.3).
+		{"unknown", nil, map[string]string{
+			"app-web.json.0": app("OutOfSync", "Missing", "1.2.2", "Succeeded", nil),
+			"app-web.json.1": app("Synced", "Progressing", "1.2.3", "Succeeded", nil),
+			"app-web.json":   app("Synced", "Unknown", "1.2.3", "Succeeded", nil),
+		}, ExitNotRetried, []string{refresh, sync, refresh, get}},
+		// Still Progressing when the health timeout ends: final too.
+		{"health timeout", map[string]string{"HEALTH_TIMEOUT": "0"}, map[string]string{
+			"app-web.json.0": app("OutOfSync", "Missing", "1.2.2", "Succeeded", nil),
+			"app-web.json":   app("Synced", "Progressing", "1.2.3", "Succeeded", nil),
+		}, ExitNotRetried, []string{refresh, sync, refresh}},
+		// A failed sync operation is what a retry can fix: any other code.
+		{"sync fails", nil, map[string]string{
+			"app-web.json": app("OutOfSync", "Missing", "1.2.2", "Succeeded", nil),
+			"fail-sync":    "",
+		}, 20, []string{refresh, sync}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			s := runStep(t, "sync-and-wait", syncEnv, c.files)
+			env := map[string]string{}
+			for k, v := range syncEnv {
+				env[k] = v
+			}
+			for k, v := range c.env {
+				env[k] = v
+			}
+			s := runStep(t, "sync-and-wait", env, c.files)
 			s.wantCode(c.code)
 			s.wantCalls(c.calls...)
 		})

@@ -1,6 +1,7 @@
 package argo
 
 import (
+	"strconv"
 	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -183,8 +184,15 @@ func (b *builder) syncAndWait() wfv1.Template {
 			"SYNC_TIMEOUT", "sync-timeout", "HEALTH_TIMEOUT", "health-timeout"))
 	t.ActiveDeadlineSeconds = deadlineFromInput()
 	t.RetryStrategy = retryFromInputs()
+	// A Degraded, Unknown or timed-out app is final (RFC 5.3): a retry
+	// would only watch the same state for another health timeout.
+	t.RetryStrategy.Expression = `lastRetry.exitCode != "` + strconv.Itoa(ExitNotRetried) + `"`
 	return t
 }
+
+// ExitNotRetried is sync-and-wait's exit code for a failure a retry
+// cannot fix (scripts/sync-and-wait.sh says which).
+const ExitNotRetried = 10
 
 func (b *builder) checkHealthy() wfv1.Template {
 	t := b.scriptTemplate(tmplCheckHealthy, "check-healthy", inputParams(checkInputs, nil), env("APP", "application"))

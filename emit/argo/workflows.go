@@ -177,7 +177,7 @@ func (b *builder) deploySpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templat
 	}
 	spec := b.spec("deploy", deadline, true)
 	spec.Templates = append([]wfv1.Template{main}, pre...)
-	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.syncTask, nil)...)
+	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.syncTask, continueAfterFailure())...)
 	return spec, nil
 }
 
@@ -243,7 +243,7 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 			Description: wfv1.AnyStringPtr(volumesDescription(b.p))},
 	}}
 	spec.Templates = append([]wfv1.Template{main}, pre...)
-	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.deleteTask, nil)...)
+	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.deleteTask, continueAfterFailure())...)
 	return spec, nil
 }
 
@@ -283,10 +283,9 @@ func (b *builder) validate() (*wfv1.WorkflowTemplate, error) {
 	if err != nil {
 		return nil, err
 	}
-	no := false
 	deadline := satmath.Add(b.bound(g, gr, func(*ir.App) time.Duration { return shortDeadlineDuration }), deadlineMargin)
 	spec := b.spec("validate", deadline, false)
-	spec.Templates = dag(tmplMain, g, gr, b.checkTask, &no)
+	spec.Templates = dag(tmplMain, g, gr, b.checkTask, continueAfterFailure())
 	return &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(ValidateTemplate, "validate"), Spec: spec}, nil
 }
 
@@ -309,4 +308,14 @@ func volumesDescription(p *ir.Program) string {
 		return "per-app uses each app's teardown.volumes; retain, delete or snapshot overrides it for every app"
 	}
 	return "per-app uses each app's teardown.volumes; retain or delete overrides it for every app (snapshot needs an app with teardown { volumes = \"snapshot\" })"
+}
+
+// continueAfterFailure is the FailFast of the deploy, teardown and
+// validate DAGs. Argo's default stops scheduling every task after the
+// first failure; RFC 2.2.1 stops only the failed app's dependents, which
+// Argo omits because their depends is not met, so independent branches
+// go on converging (or being removed, or checked).
+func continueAfterFailure() *bool {
+	f := false
+	return &f
 }

@@ -220,9 +220,22 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 		Version:     e.typedOr(a.Version, gSemver, ""),
 		TokenSecret: ir.SecretRef{Name: "platc-argocd-token", Key: "token"},
 	}
-	p.ArgoCD.Server = e.typedOr(a.Server, gHostPort, "argocd-server."+p.ArgoCD.Namespace+".svc:443")
 	p.ArgoCD.Insecure, _ = e.boolean(a.Insecure)
-	p.ArgoCD.PlainText, _ = e.boolean(a.PlainText)
+	// How the steps reach argocd-server. A default install serves a
+	// self-signed certificate no step could verify, so by default the
+	// steps talk plain HTTP/2 to the in-cluster Service and the values
+	// set server.insecure; naming a server (an ingress, a certificate
+	// the step image trusts) means TLS unless plaintext says otherwise.
+	// docs/language.md has the trade-off.
+	p.ArgoCD.PlainText = a.Server == nil
+	if a.PlainText != nil {
+		p.ArgoCD.PlainText, _ = e.boolean(a.PlainText)
+	}
+	port := "443"
+	if p.ArgoCD.PlainText {
+		port = "80"
+	}
+	p.ArgoCD.Server = e.typedOr(a.Server, gHostPort, "argocd-server."+p.ArgoCD.Namespace+".svc:"+port)
 	p.ArgoCD.GRPCWeb, _ = e.boolean(a.GRPCWeb)
 	if ts := a.TokenSecret; ts != nil {
 		e.require(ts.Name, "name", "token_secret", ts.DeclRange)

@@ -15,7 +15,6 @@ platform "acme" {
   argocd {
     namespace = "argocd"
     project   = "platform"
-    server    = "argocd-server.argocd.svc:443"
     version   = "v3.2.6" # what argo-cd chart 9.3.7 installs; the bootstrap checks they agree
   }
   workflows {

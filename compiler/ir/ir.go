@@ -83,9 +83,11 @@ type Platform struct {
 type ArgoCD struct {
 	Namespace string // default "argocd"
 	Project   string // default "default"; apps may override
-	Server    string // host:port; default argocd-server.<namespace>.svc:443
+	Server    string // host:port; default argocd-server.<namespace>.svc:80
 	Version   string // Argo CD version, such as "v3.5.1"; may be empty
 	Insecure  bool
+	// PlainText: the steps speak plain HTTP/2 and argocd-server runs with
+	// server.insecure. The default when Server is not given.
 	PlainText bool
 	GRPCWeb   bool
 	// TokenSecret is the Secret holding the automation account's API

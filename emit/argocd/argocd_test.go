@@ -272,17 +272,21 @@ func TestHealthEntries(t *testing.T) {
 }
 
 // The chart values switch the API server to plain HTTP exactly when the
-// workflows are told to connect in plaintext.
+// workflows are told to connect in plaintext, which the example (no
+// server named) is by default.
 func TestPlaintext(t *testing.T) {
 	p := emittest.Example(t, "../..")
-	configs := argocd.ChartValues(p)["configs"].(map[string]any)
-	if _, ok := configs["params"]; ok {
-		t.Error("params set without plaintext")
+	if !p.Platform.ArgoCD.PlainText {
+		t.Fatal("the example names no server, so its steps should default to plaintext")
 	}
-	p.Platform.ArgoCD.PlainText = true
-	configs = argocd.ChartValues(p)["configs"].(map[string]any)
+	configs := argocd.ChartValues(p)["configs"].(map[string]any)
 	if got := configs["params"].(map[string]any)["server.insecure"]; got != true {
 		t.Errorf("server.insecure = %v", got)
+	}
+	p.Platform.ArgoCD.PlainText = false
+	configs = argocd.ChartValues(p)["configs"].(map[string]any)
+	if _, ok := configs["params"]; ok {
+		t.Error("params set without plaintext")
 	}
 }
 

@@ -60,7 +60,7 @@ func (s *scenario) step(name string, env map[string]string) stepResult {
 	cmd := exec.CommandContext(s.ctx, "bash", script)
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + s.env.ToolPath(), "HOME=" + dir, "PLATC_STEP_DIR=" + dir,
-		"ALL_PROXY=" + s.env.net.SOCKSURL(), "SSL_CERT_FILE=" + s.env.caFile,
+		"ALL_PROXY=" + s.env.net.SOCKSURL(),
 		"ARGOCD_AUTH_TOKEN=" + string(secret.Data[ref.Key])}
 	for _, e := range tmpl.Script.Env {
 		if e.ValueFrom == nil && !strings.Contains(e.Value, "{{") {

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/platc/platc/compiler/ir"
 )
@@ -20,15 +23,29 @@ const shop = "testdata/shop"
 // teardown with PV_POLICY=snapshot, which inspects apps with and without
 // claims.
 //
+// RFC 2.2.1 and 5.3, in the same deploy: cache is slow (20 s), so its
+// dependent metrics is still pending when database fails; metrics must
+// still be scheduled and converge (Argo's default failFast would stop
+// it), and database's Degraded fails its step at once, without a retry.
+//
 // Every action runs as a user with only the permissions Phase 0 lists,
 // not as an admin.
 func TestFailureThenResume(t *testing.T) {
-	s := start(t, shop, "database")
+	dir := shopWith(t, `namespace         = "cache"
+  expected_duration = "30s"`, `namespace         = "cache"
+  expected_duration = "20m"
+  timeouts {
+    health = "2m"
+  }`)
+	s := start(t, dir, "database")
 	p := s.pl.Program
 	deployer := s.asDeployer()
 
 	r := s.run("deploy", ExitPartial, deployer)
-	wantIn(t, "report", string(r.Report), `"app":"database"`, "(after 2 attempts)", "not run: database did not succeed")
+	wantIn(t, "report", string(r.Report), `"app":"database"`, "exit code 10", "not run: database did not succeed")
+	if strings.Contains(string(r.Report), "(after 2 attempts)") {
+		t.Errorf("database's Degraded was retried:\n%s", r.Report)
+	}
 	s.settle()
 	first := s.pl.Timeline.Events()
 	wantNone(t, "INV-1: dependency order", CheckDeployOrder(p, first))
@@ -37,6 +54,7 @@ func TestFailureThenResume(t *testing.T) {
 	if _, h := status(s.apps()["database"]); h != "Degraded" {
 		t.Errorf("database is %s, want Degraded", h)
 	}
+	s.wantStartedAfterFailure("metrics", "database")
 
 	t.Run("validate reports the failure", func(t *testing.T) {
 		r := s.run("validate", ExitPartial, deployer)
@@ -101,27 +119,7 @@ func TestTeardownPartlyDeployed(t *testing.T) {
 // instead of failing at its first snapshot.
 func TestScopedRuns(t *testing.T) {
 	// The shop without its snapshot policy.
-	b, err := os.ReadFile(filepath.Join(shop, "platform.hcl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(dir, "testdata"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"database-running.yaml", "database-failed.yaml"} {
-		data, err := os.ReadFile(filepath.Join(shop, "testdata", f))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "testdata", f), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	src := strings.Replace(string(b), `volumes = "snapshot"`, `volumes = "delete"`, 1)
-	if err := os.WriteFile(filepath.Join(dir, "platform.hcl"), []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir := shopWith(t, `volumes = "snapshot"`, `volumes = "delete"`)
 	s := start(t, dir)
 	p := s.pl.Program
 
@@ -164,4 +162,81 @@ func TestScopedRuns(t *testing.T) {
 		del := ir.VolumesDelete
 		s.wantVolumes(&del)
 	})
+}
+
+// shopWith is a copy of the shop platform, with its test samples, in
+// which old is replaced by new once.
+func shopWith(t *testing.T, old, new string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(shop, "platform.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := string(b)
+	if !strings.Contains(src, old) {
+		t.Fatalf("the shop platform has no %q", old)
+	}
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "testdata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"database-running.yaml", "database-failed.yaml"} {
+		data, err := os.ReadFile(filepath.Join(shop, "testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "testdata", f), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, "platform.hcl"), []byte(strings.Replace(src, old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// wantStartedAfterFailure checks, on the newest Workflow's nodes as the
+// real controller wrote them, that app's task started after failed's
+// task had failed: the DAG went on scheduling after the failure.
+func (s *scenario) wantStartedAfterFailure(app, failed string) {
+	s.t.Helper()
+	wfs := s.workflowList()
+	if len(wfs) == 0 {
+		s.t.Fatal("no Workflow")
+	}
+	newest := wfs[0]
+	for _, w := range wfs[1:] {
+		if w.GetCreationTimestamp().After(newest.GetCreationTimestamp().Time) {
+			newest = w
+		}
+	}
+	nodes, _, _ := unstructured.NestedMap(newest.Object, "status", "nodes")
+	var started, failedAt time.Time
+	for _, n := range nodes {
+		m, ok := n.(map[string]any)
+		if !ok || m["type"] == "Pod" {
+			continue // the task's own node (Retry), not an attempt
+		}
+		at := func(k string) time.Time {
+			v, _ := m[k].(string)
+			tm, _ := time.Parse(time.RFC3339, v)
+			return tm
+		}
+		switch m["displayName"] {
+		case app:
+			started = at("startedAt")
+		case failed:
+			if m["phase"] != "Failed" {
+				s.t.Errorf("%s's task is %v, want Failed", failed, m["phase"])
+			}
+			failedAt = at("finishedAt")
+		}
+	}
+	if started.IsZero() || failedAt.IsZero() {
+		s.t.Fatalf("no task node for %s or %s in the Workflow", app, failed)
+	}
+	// Node times have second precision: strictly after.
+	if !started.After(failedAt) {
+		s.t.Errorf("%s's task started at %s, not after %s failed at %s: the test no longer shows a pending independent app", app, started, failed, failedAt)
+	}
 }

@@ -345,12 +345,12 @@ func (r *stepRunner) runScript(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.
 	if main.WorkingDir == "" {
 		cmd.Dir = dir
 	}
-	// The image's PATH, and what the simulated network and trust store
-	// give every process in the cluster (network.go, pki.go).
+	// The image's PATH, and the simulated network every process in the
+	// cluster is on (network.go). No trust store: a pod trusts only what
+	// its image ships, so the environment's CA is not given to steps.
 	base := []string{
 		"PATH=" + r.e.ToolPath(),
 		"ALL_PROXY=" + r.e.net.SOCKSURL(),
-		"SSL_CERT_FILE=" + r.e.caFile,
 		"HOME=" + ms.path("/tmp"),
 	}
 	cmd.Env = append(base, env...)

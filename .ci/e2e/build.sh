@@ -86,7 +86,8 @@ for c in "${components[@]}"; do
 		done
 		src argocd github.com/argoproj/argo-cd/v3 argo-cd
 		# Argo Events' CRDs, at the version platc's own go.mod names.
-		ln -sfn "$(cd "$here/../.." && go list -m -f "{{.Dir}}" github.com/argoproj/argo-events)" "$srcdir/argo-events"
+		# go list -m reports no directory for a module not yet downloaded.
+		ln -sfn "$(cd "$here/../.." && go mod download github.com/argoproj/argo-events && go list -m -f "{{.Dir}}" github.com/argoproj/argo-events)" "$srcdir/argo-events"
 		;;
 	helm)
 		v=$(version helm helm.sh/helm/v3)

@@ -215,7 +215,7 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 		a = &lang.ArgoCD{}
 	}
 	p.ArgoCD = ir.ArgoCD{
-		Namespace:   e.typedOr(a.Namespace, gNamespace, "argocd"),
+		Namespace:   e.typedOr(a.Namespace, gArgoCDNamespace, "argocd"),
 		Project:     e.typedOr(a.Project, gProject, "default"),
 		Version:     e.typedOr(a.Version, gSemver, ""),
 		TokenSecret: ir.SecretRef{Name: "platc-argocd-token", Key: "token"},

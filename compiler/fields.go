@@ -7,18 +7,19 @@ package compiler
 type Field int
 
 const (
-	FieldNamespace    Field = iota // an app's namespace, argocd.namespace
-	FieldProject                   // an app's or argocd's project
-	FieldChartName                 // source.chart
-	FieldRepoPath                  // source.path, git.path
-	FieldHelmRepo                  // source.repo_url of a chart
-	FieldGitRepo                   // source.repo_url of a path, git.repo_url
-	FieldChartVersion              // source.version
-	FieldGitRevision               // source.target_revision, git.revision
-	FieldValueFile                 // source.helm.value_files[*]
-	FieldReleaseName               // source.helm.release_name
-	FieldSyncOption                // sync.options[*]
-	FieldName                      // the label of a platform, stack or app block
+	FieldNamespace       Field = iota // an app's namespace
+	FieldProject                      // an app's or argocd's project
+	FieldChartName                    // source.chart
+	FieldRepoPath                     // source.path, git.path
+	FieldHelmRepo                     // source.repo_url of a chart
+	FieldGitRepo                      // source.repo_url of a path, git.repo_url
+	FieldChartVersion                 // source.version
+	FieldGitRevision                  // source.target_revision, git.revision
+	FieldValueFile                    // source.helm.value_files[*]
+	FieldReleaseName                  // source.helm.release_name
+	FieldSyncOption                   // sync.options[*]
+	FieldName                         // the label of a platform, stack or app block
+	FieldArgoCDNamespace              // argocd.namespace
 )
 
 var fieldGrammars = [...]*grammar{
@@ -33,6 +34,8 @@ var fieldGrammars = [...]*grammar{
 	FieldValueFile:    gValueFile,
 	FieldReleaseName:  gReleaseName,
 	FieldSyncOption:   gSyncOption,
+	// FieldName has no grammar (Check).
+	FieldArgoCDNamespace: gArgoCDNamespace,
 }
 
 // Check returns "" when s is a value the compiler accepts in f, else why

@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
+	"sigs.k8s.io/yaml"
 )
 
 // Every string the compiler puts into the IR is typed here, by where it
@@ -88,6 +89,41 @@ func matcher(re *regexp.Regexp, why string) func(string) string {
 	}
 }
 
+// plainYAML is check, and the value must also read as itself where YAML
+// meets it unquoted. The argocd-apps chart prints an AppProject's name and
+// the namespace of its projects and Applications as they are
+// (`name: {{ $projectName }}`), and Helm reads the result with YAML 1.1,
+// in which "yes", "off", "null", "123" and "0x1f" are not strings; the
+// install would then fail, or name something else.
+func plainYAML(check func(string) string) func(string) string {
+	return func(s string) string {
+		if why := check(s); why != "" {
+			return why
+		}
+		var m map[string]any
+		if err := yaml.Unmarshal([]byte("k: "+s), &m); err != nil {
+			return "is not a plain YAML value"
+		}
+		what := "something other than a string"
+		switch v := m["k"].(type) {
+		case string:
+			if v == s {
+				return ""
+			}
+		case bool:
+			what = "a boolean"
+		case float64, int64:
+			what = "a number"
+		case nil:
+			what = "null"
+		}
+		return "would be read as " + what + " by YAML, where the argocd-apps chart writes it unquoted"
+	}
+}
+
+// yamlWords is what the hints of plainYAML's grammars add.
+const yamlWords = " A word or number YAML reads as something else (yes, no, on, off, true, null, 123, 0x1f, 1e5) is refused."
+
 var (
 	dns1123Label     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 	dns1123Subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
@@ -99,6 +135,13 @@ var (
 		what: "namespace", max: 63,
 		check: matcher(dns1123Label, "is not a DNS-1123 label"),
 		hint:  "A Kubernetes namespace is at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit, such as \"rook-ceph\".",
+	}
+	// gArgoCDNamespace is the namespace Argo CD runs in, which the
+	// gitops-handoff role hands the argocd-apps chart.
+	gArgoCDNamespace = &grammar{
+		what: "namespace", max: 63,
+		check: plainYAML(gNamespace.check),
+		hint:  gNamespace.hint + yamlWords,
 	}
 	gObjectName = &grammar{
 		what: "name", max: 253,
@@ -114,11 +157,12 @@ var (
 	}
 	// gProject is an Argo CD AppProject name. It is also written into
 	// the RBAC policy CSV as "<project>/*", which this grammar keeps to
-	// one field: no comma, quote, space or line break.
+	// one field: no comma, quote, space or line break. The bootstrap
+	// creates it through the argocd-apps chart (plainYAML).
 	gProject = &grammar{
 		what: "Argo CD project", max: 253,
-		check: matcher(dns1123Subdomain, "is not a valid AppProject name"),
-		hint:  "An Argo CD project is a Kubernetes object name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, such as \"team-a\".",
+		check: plainYAML(matcher(dns1123Subdomain, "is not a valid AppProject name")),
+		hint:  "An Argo CD project is a Kubernetes object name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, such as \"team-a\"." + yamlWords,
 	}
 	gReleaseName = &grammar{
 		what: "Helm release name", max: 53,

@@ -511,9 +511,53 @@ func roleScript(file, name string) (string, error) {
 	return "", fmt.Errorf("%s: no shell task %q", file, name)
 }
 
+// WorkflowsConfig is what the argo-workflows chart would give the
+// workflow controller from platc's values: the environment variables and
+// arguments platc adds (controller.extraEnv and controller.extraArgs of
+// argo_workflows_values in the generated group_vars). Every other
+// setting is the controller's default, as the chart leaves it.
+type WorkflowsConfig struct {
+	Namespace string
+	Env       []string // NAME=value
+	Args      []string
+}
+
+// ParseWorkflowsValues reads the controller's settings from the
+// generated group_vars (ansible/inventories/<env>/group_vars/all.yml).
+func ParseWorkflowsValues(groupVars []byte, namespace string) (*WorkflowsConfig, error) {
+	var v struct {
+		Values struct {
+			Controller struct {
+				ExtraEnv []struct {
+					Name      string `json:"name"`
+					Value     string `json:"value"`
+					ValueFrom any    `json:"valueFrom"`
+				} `json:"extraEnv"`
+				ExtraArgs []string `json:"extraArgs"`
+			} `json:"controller"`
+		} `json:"argo_workflows_values"`
+	}
+	if err := yaml.Unmarshal(groupVars, &v); err != nil {
+		return nil, fmt.Errorf("group_vars: %w", err)
+	}
+	cfg := &WorkflowsConfig{Namespace: namespace, Args: v.Values.Controller.ExtraArgs}
+	for _, e := range v.Values.Controller.ExtraEnv {
+		// A reference would need the kubelet's resolution; platc ships
+		// plain values only, and the harness should not guess.
+		if e.Name == "" || e.ValueFrom != nil {
+			return nil, fmt.Errorf("group_vars: argo_workflows_values.controller.extraEnv %q: only name and value are supported here", e.Name)
+		}
+		cfg.Env = append(cfg.Env, e.Name+"="+e.Value)
+	}
+	return cfg, nil
+}
+
 // InstallWorkflows starts the Argo Workflows controller (the real one)
-// watching every namespace, after the CRDs from Argo Workflows' module.
-func (e *Env) InstallWorkflows(ctx context.Context, ns string) error {
+// watching every namespace, after the CRDs from Argo Workflows' module,
+// with the settings platc's chart values give it and the chart's
+// defaults otherwise.
+func (e *Env) InstallWorkflows(ctx context.Context, cfg *WorkflowsConfig) error {
+	ns := cfg.Namespace
 	if err := e.ensureNamespace(ctx, ns); err != nil {
 		return err
 	}
@@ -534,16 +578,14 @@ func (e *Env) InstallWorkflows(ctx context.Context, ns string) error {
 	if err != nil {
 		return err
 	}
-	p, err := e.procs.start("workflow-controller", filepath.Join(e.opts.Bin, "workflow-controller"), []string{
+	args := append([]string{
 		"--kubeconfig", kubeconfig, "--configmap", "workflow-controller-configmap",
 		"--executor-image", "quay.io/argoproj/argoexec:v3.7.18", "--loglevel", "info",
-		"--qps", "100", "--burst", "200",
-	}, []string{
-		"LEADER_ELECTION_DISABLE=true",
-		// The default 10 s requeue after a pod event makes every step
-		// 10 s slower than it is (E2E-NOTES, "Controller latency").
-		"DEFAULT_REQUEUE_TIME=1s",
-	})
+	}, cfg.Args...)
+	// One process and no Lease to contend for: the harness's own
+	// setting (the chart sets it too, for one replica).
+	env := append([]string{"LEADER_ELECTION_DISABLE=true"}, cfg.Env...)
+	p, err := e.procs.start("workflow-controller", filepath.Join(e.opts.Bin, "workflow-controller"), args, env)
 	if err != nil {
 		return err
 	}

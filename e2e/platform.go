@@ -19,6 +19,7 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/ansible"
 	"github.com/platc/platc/lang"
 )
 
@@ -215,7 +216,15 @@ func (pl *Platform) bootstrap(ctx context.Context) error {
 	}
 	e.logf("Argo CD is up at %s", pl.ArgoCD.Addr)
 	wfns := p.Platform.Workflows.Namespace
-	if err := e.InstallWorkflows(ctx, wfns); err != nil {
+	groupVars, err := os.ReadFile(filepath.Join(pl.Generated, ansible.Dir, "inventories", p.Env.Name, "group_vars", "all.yml"))
+	if err != nil {
+		return err
+	}
+	wcfg, err := ParseWorkflowsValues(groupVars, wfns)
+	if err != nil {
+		return err
+	}
+	if err := e.InstallWorkflows(ctx, wcfg); err != nil {
 		return err
 	}
 	if err := e.InstallEvents(ctx); err != nil {

@@ -178,7 +178,7 @@ func (im *importer) platform() {
 	}
 	im.argoNS = "argocd"
 	for _, ns := range sortedKeys(counts) {
-		if compiler.Check(compiler.FieldNamespace, ns) != "" {
+		if compiler.Check(compiler.FieldArgoCDNamespace, ns) != "" {
 			continue // such Applications are adopted
 		}
 		if counts[ns] > counts[im.argoNS] {

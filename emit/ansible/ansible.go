@@ -135,7 +135,21 @@ func groupVars(p *ir.Program) (om, error) {
 		kv{"argocd_requires_automated_enabled", gitops.EnabledRecipe(p)},
 	)
 	component("argo_workflows", pl.Workflows.Namespace, "argo-workflows", b.ArgoRepo, "argo-workflows", b.WorkflowsChart,
-		kv{"argo_workflows_values", om{{"crds", keepCRDs}}})
+		kv{"argo_workflows_values", om{
+			{"crds", keepCRDs},
+			{"controller", om{{"extraEnv", []om{{
+				// The controller handles a pod's change this long after
+				// it, 10 s by default, so every step of a deploy waits
+				// up to that long to be seen done and again for the next
+				// one to start (E2E-NOTES "Controller latency"). 2 s is
+				// the lowest Argo's rate limiter suggests for workflows
+				// of short steps, and costs little: the deploy lock lets
+				// one platc workflow run at a time. The client's QPS (20)
+				// and burst (30) stay: a workflow of parallelism 10 does
+				// not come near them.
+				{"name", "DEFAULT_REQUEUE_TIME"}, {"value", "2s"},
+			}}}}},
+		}})
 	js := gitops.JetStream
 	component("argo_events", "argo-events", "argo-events", b.ArgoRepo, "argo-events", b.EventsChart,
 		kv{"argo_events_values", om{

@@ -8,7 +8,9 @@
 // argo-helm argocd-apps chart) build them once, the same way. The types
 // mirror the JSON of Argo CD's v1alpha1 API for the fields platc sets; the
 // tests decode the output strictly against Argo CD's published CRD schemas,
-// which is what keeps the mirror honest.
+// which is what keeps the mirror honest. The argocd-apps chart prints a
+// few fields unquoted, so chart_test.go reads those back through Helm's
+// YAML parser.
 //
 // It is not an emitter and writes no files, and it does not talk to a
 // cluster.

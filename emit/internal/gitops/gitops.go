@@ -140,6 +140,8 @@ type AppProject struct {
 
 // ProjectSpec is the part of an AppProject's spec platc sets.
 type ProjectSpec struct {
+	// Description must read as itself as a plain YAML scalar (no ": " or
+	// " #"): the argocd-apps chart prints it unquoted (chart_test.go).
 	Description              string        `json:"description,omitempty"`
 	SourceRepos              []string      `json:"sourceRepos"`
 	Destinations             []Destination `json:"destinations"`
@@ -363,7 +365,7 @@ func Projects(p *ir.Program) []AppProject {
 		Kind:       "AppProject",
 		Metadata:   Meta{Name: Project, Namespace: p.Platform.ArgoCD.Namespace, Labels: labels(p)},
 		Spec: ProjectSpec{
-			Description:              "platc's orchestration: the root app and the workflow and event objects",
+			Description:              "platc's orchestration (the root app and the workflow and event objects)",
 			SourceRepos:              []string{g.RepoURL},
 			Destinations:             dests,
 			ClusterResourceWhitelist: clusterResources(p),

@@ -24,10 +24,14 @@ func TestWorstCaseDoesNotWrap(t *testing.T) {
 		// negative and be added as such.
 		t.Errorf("worstCase with unbounded backoff = %v, want at least 101h", got)
 	}
+	// One attempt with every timeout, then 100 retries, each a day's
+	// backoff (10× capped at a day) and an attempt within the sync
+	// timeouts: 100 days and 100 × 48h6m on top of the first 72h6m.
 	a := worst
 	attempt, _ := strconv.Atoi(syncValues(&a)["deadline"])
-	if got := syncWorstCase(&a); got < time.Duration(attempt)*time.Second*101 {
-		t.Errorf("syncWorstCase = %v, less than 101 attempts of %ds", got, attempt)
+	want := time.Duration(attempt)*time.Second + 100*(24*time.Hour+48*time.Hour+callHeadroom)
+	if got := syncBudget(&a); got != want {
+		t.Errorf("syncBudget = %v, want %v", got, want)
 	}
 }
 
@@ -59,7 +63,7 @@ func TestDeadlineSaturates(t *testing.T) {
 	secs := *wt.Spec.ActiveDeadlineSeconds
 	task, _ := strconv.Atoi(syncValues(apps[0])["deadline"])
 	if secs <= 0 || secs < int64(task)*101 {
-		t.Errorf("activeDeadlineSeconds = %d, want positive and above one app's 101 attempts of %ds", secs, task)
+		t.Errorf("activeDeadlineSeconds = %d, want positive and above 101 times one attempt's %ds", secs, task)
 	}
 }
 

@@ -163,7 +163,7 @@ func (b *builder) deploySpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templat
 	if err != nil {
 		return wfv1.WorkflowSpec{}, err
 	}
-	deadline := satmath.Add(b.bound(g, gr, syncWorstCase), deadlineMargin)
+	deadline := satmath.Add(b.bound(g, gr, syncBudget), deadlineMargin)
 	main := wfv1.Template{Name: tmplMain}
 	if pre != nil {
 		main.Steps = append(main.Steps, steps(pre[0].Name)...)
@@ -209,7 +209,9 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 	if err != nil {
 		return wfv1.WorkflowSpec{}, err
 	}
-	deadline := satmath.Add(satmath.Add(b.bound(g, gr, deleteWorstCase), deadlineMargin),
+	snapshot := gitops.SnapshotRBAC(b.p) // the run may ask any app for snapshots
+	budget := func(a *ir.App) time.Duration { return teardownBudget(a, snapshot) }
+	deadline := satmath.Add(satmath.Add(b.bound(g, gr, budget), deadlineMargin),
 		worstCase(shortDeadlineDuration, ir.Retry{})+worstCase(longDeadline*time.Second, fixedRetryPolicy))
 	main := wfv1.Template{Name: tmplMain}
 	confirm := wfv1.WorkflowStep{Name: "confirm", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("confirm", "{{workflow.parameters."+ParamConfirm+"}}")}}}

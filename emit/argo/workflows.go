@@ -312,3 +312,31 @@ func volumesDescription(p *ir.Program) string {
 	}
 	return "per-app uses each app's teardown.volumes; retain or delete overrides it for every app (snapshot needs an app with teardown { volumes = \"snapshot\" })"
 }
+
+// Deadlines are the activeDeadlineSeconds of the deploy and teardown
+// WorkflowTemplates that Build writes for a program.
+type Deadlines struct {
+	Deploy, Teardown time.Duration
+	// Fixed is true when platform.workflows.timeout sets both instead of
+	// the derivation.
+	Fixed bool
+}
+
+// WorkflowDeadlines returns p's deadlines for platc plan to print. They
+// are read from the templates themselves, so the two cannot disagree.
+func WorkflowDeadlines(p *ir.Program) (Deadlines, error) {
+	b := newBuilder(p)
+	d, _, err := b.deploy()
+	if err != nil {
+		return Deadlines{}, err
+	}
+	t, err := b.teardown()
+	if err != nil {
+		return Deadlines{}, err
+	}
+	return Deadlines{
+		Deploy:   time.Duration(*d.Spec.ActiveDeadlineSeconds) * time.Second,
+		Teardown: time.Duration(*t.Spec.ActiveDeadlineSeconds) * time.Second,
+		Fixed:    p.Platform.Workflows.Timeout > 0,
+	}, nil
+}

@@ -106,6 +106,32 @@ func (gr Grouping) WorstCase(g *Graph, par int, dur func(*ir.App) time.Duration)
 	return satmath.Add(path, (work-path)/time.Duration(max(par, 1)))
 }
 
+// Deadline is a workflow deadline for the grouped DAG of g, where
+// WorstCase would be a bound: the longest chain when each of its apps
+// takes chain (its timeouts and retries: a chain that is slow or stuck),
+// plus the rest of the platform's work at its usual pace (shared), spread
+// over par slots. WorstCase with every app at its timeouts is a bound no
+// run reaches and, on the example, held the deploy lock for a day; a
+// deadline is the backstop for a stuck run, so it assumes one slow chain,
+// not a platform where everything is slow at once. The sums saturate.
+func (gr Grouping) Deadline(g *Graph, par int, chain, shared func(*ir.App) time.Duration) time.Duration {
+	if len(g.Apps) == 0 {
+		return 0
+	}
+	var work time.Duration
+	for _, a := range g.Apps {
+		work = satmath.Add(work, shared(a))
+	}
+	path := gr.run(g, len(g.Apps), chain)
+	if work == satmath.Max {
+		return satmath.Max
+	}
+	// The shared path is the work of one chain of distinct apps, so
+	// work >= its length.
+	rest := work - gr.run(g, len(g.Apps), shared)
+	return satmath.Add(path, rest/time.Duration(max(par, 1)))
+}
+
 // run is the one simulation of a grouped DAG: each app of g takes dur, at
 // most par at once; a group starts when the groups it waits for are
 // done, and inside it each app starts as soon as the group has started

@@ -72,28 +72,28 @@ func retryValues(v map[string]string, r ir.Retry) {
 	v["retry-cap"] = ir.FormatDuration(r.MaxBackoff)
 }
 
-// syncBudget is the longest an app's deploy task can take when nothing is
-// stuck. A step fails at once, without retry, on Degraded or Unknown
-// health and when its health timeout expires (a retry cannot change that
-// state); it retries only a failed sync operation or a failed argocd
-// call, each bounded by the sync timeout. So one attempt may use its
-// sync and health timeouts in full (syncValues' "deadline"), and every
-// retry costs its backoff plus an attempt that fails within the sync
-// timeouts and the call headroom.
+// syncBudget is what the workflow deadline allows an app's deploy task on
+// the chain that sets it. A step fails at once, without retry, on
+// Degraded or Unknown health and when its health timeout expires (a
+// retry cannot change that state); it retries only a failed sync
+// operation or a failed argocd call, which fail quickly. So one attempt
+// may use its sync and health timeouts in full, and every retry costs
+// its backoff plus the call headroom. The task's own deadline (2*sync:
+// it may first wait out an operation someone else started) stays the
+// per-attempt bound.
 func syncBudget(a *ir.App) time.Duration {
-	full := 2*a.Timeouts.Sync + a.Timeouts.Health + callHeadroom
-	return satmath.Add(full, retries(2*a.Timeouts.Sync+callHeadroom, a.Retry))
+	full := a.Timeouts.Sync + a.Timeouts.Health + callHeadroom
+	return satmath.Add(full, retries(callHeadroom, a.Retry))
 }
 
 // teardownBudget is the same for an app's delete-and-wait task: inspect
-// (argocd calls only, so every attempt is a retryable failure up to its
-// deadline), the snapshots when the app's volumes may be snapshotted
-// (one wait of the delete timeout, as the claims are taken at once), and
-// the delete, whose wait for the Application to go may use the delete
-// timeout once while its retries fail within the lookups and patches.
+// (its deadline once), the snapshots when the app's volumes may be
+// snapshotted (one wait of the delete timeout, as the claims are taken at
+// once), and the delete, whose wait for the Application to go may use
+// the delete timeout once; retries of either follow quick failures.
 func teardownBudget(a *ir.App, snapshot bool) time.Duration {
-	inspect := satmath.Add(inspectDeadline, retries(inspectDeadline, a.Retry))
-	del := satmath.Add(a.Teardown.Timeout+2*callHeadroom, retries(2*callHeadroom, a.Retry))
+	inspect := satmath.Add(inspectDeadline, retries(callHeadroom, a.Retry))
+	del := satmath.Add(a.Teardown.Timeout+2*callHeadroom, retries(callHeadroom, a.Retry))
 	total := satmath.Add(inspect, del)
 	if snapshot {
 		total = satmath.Add(total, a.Teardown.Timeout)

@@ -24,12 +24,11 @@ func TestWorstCaseDoesNotWrap(t *testing.T) {
 		// negative and be added as such.
 		t.Errorf("worstCase with unbounded backoff = %v, want at least 101h", got)
 	}
-	// One attempt with every timeout, then 100 retries, each a day's
-	// backoff (10× capped at a day) and an attempt within the sync
-	// timeouts: 100 days and 100 × 48h6m on top of the first 72h6m.
+	// One attempt with its sync and health timeouts, then 100 retries,
+	// each a day's backoff (10× capped at a day) and a quick failure
+	// within the call headroom.
 	a := worst
-	attempt, _ := strconv.Atoi(syncValues(&a)["deadline"])
-	want := time.Duration(attempt)*time.Second + 100*(24*time.Hour+48*time.Hour+callHeadroom)
+	want := a.Timeouts.Sync + a.Timeouts.Health + callHeadroom + 100*(24*time.Hour+callHeadroom)
 	if got := syncBudget(&a); got != want {
 		t.Errorf("syncBudget = %v, want %v", got, want)
 	}

@@ -140,6 +140,13 @@ func (b *builder) bound(g *plan.Graph, gr plan.Grouping, worst func(*ir.App) tim
 	return gr.WorstCase(g, b.p.Platform.Workflows.Parallelism, worst)
 }
 
+// deadline is the derived activeDeadlineSeconds of a deploy or teardown
+// DAG: one chain whose apps take budget (timeouts and retries), the rest
+// at their expected durations (plan's Deadline).
+func (b *builder) deadline(g *plan.Graph, gr plan.Grouping, budget func(*ir.App) time.Duration) time.Duration {
+	return gr.Deadline(g, b.p.Platform.Workflows.Parallelism, budget, func(a *ir.App) time.Duration { return a.ExpectedDuration })
+}
+
 // deploy is deploy.yaml: main runs the apps DAG, then the steady-state
 // step. The template takes no parameters.
 func (b *builder) deploy() (*wfv1.WorkflowTemplate, plan.Grouping, error) {
@@ -163,7 +170,7 @@ func (b *builder) deploySpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templat
 	if err != nil {
 		return wfv1.WorkflowSpec{}, err
 	}
-	deadline := satmath.Add(b.bound(g, gr, syncBudget), deadlineMargin)
+	deadline := satmath.Add(b.deadline(g, gr, syncBudget), deadlineMargin)
 	main := wfv1.Template{Name: tmplMain}
 	if pre != nil {
 		main.Steps = append(main.Steps, steps(pre[0].Name)...)
@@ -211,7 +218,7 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 	}
 	snapshot := gitops.SnapshotRBAC(b.p) // the run may ask any app for snapshots
 	budget := func(a *ir.App) time.Duration { return teardownBudget(a, snapshot) }
-	deadline := satmath.Add(satmath.Add(b.bound(g, gr, budget), deadlineMargin),
+	deadline := satmath.Add(satmath.Add(b.deadline(g, gr, budget), deadlineMargin),
 		worstCase(shortDeadlineDuration, ir.Retry{})+worstCase(longDeadline*time.Second, fixedRetryPolicy))
 	main := wfv1.Template{Name: tmplMain}
 	confirm := wfv1.WorkflowStep{Name: "confirm", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("confirm", "{{workflow.parameters."+ParamConfirm+"}}")}}}

@@ -47,7 +47,7 @@ func (v *View) writeDeadlines(w io.Writer) {
 	if d == nil {
 		return
 	}
-	why := "the longest dependency chain with each app using its timeouts and retries, plus the other apps' work shared by the workflow's parallelism"
+	why := "one dependency chain with each app using its timeouts and retries, plus the other apps' expected work shared by the workflow's parallelism"
 	if d.Fixed {
 		why = "platform.workflows.timeout"
 	}

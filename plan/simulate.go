@@ -84,9 +84,12 @@ func Simulate(p *ir.Program, groups [][]*ir.App) Simulation {
 }
 
 // WorstCase bounds how long the grouped DAG of g takes when each app
-// takes at most dur and at most par apps run at once: a greedy scheduler
-// finishes within (total work)/par + (longest path) (Graham's bound), and
-// the group barriers are part of the longest path. The sums saturate.
+// takes at most dur and at most par apps run at once. In a greedy
+// schedule, at any moment either every slot is busy or an app of one
+// chain is running (each app of it waiting for the one before, through a
+// dependency or a group barrier). That chain takes at most the longest
+// path L, and the busy moments hold the rest of the work W, so the run
+// ends within L + (W-L)/par (Graham's bound). The sums saturate.
 func (gr Grouping) WorstCase(g *Graph, par int, dur func(*ir.App) time.Duration) time.Duration {
 	if len(g.Apps) == 0 {
 		return 0
@@ -95,7 +98,38 @@ func (gr Grouping) WorstCase(g *Graph, par int, dur func(*ir.App) time.Duration)
 	for _, a := range g.Apps {
 		work = satmath.Add(work, dur(a))
 	}
-	return satmath.Add(work/time.Duration(max(par, 1)), gr.run(g, len(g.Apps), dur))
+	path := gr.run(g, len(g.Apps), dur)
+	if work == satmath.Max {
+		return satmath.Max // the true total is unknown, so the rest is too
+	}
+	// path is the work of one chain of distinct apps, so work >= path.
+	return satmath.Add(path, (work-path)/time.Duration(max(par, 1)))
+}
+
+// Deadline is a workflow deadline for the grouped DAG of g, where
+// WorstCase would be a bound: the longest chain when each of its apps
+// takes chain (its timeouts and retries: a chain that is slow or stuck),
+// plus the rest of the platform's work at its usual pace (shared), spread
+// over par slots. WorstCase with every app at its timeouts is a bound no
+// run reaches and, on the example, held the deploy lock for a day; a
+// deadline is the backstop for a stuck run, so it assumes one slow chain,
+// not a platform where everything is slow at once. The sums saturate.
+func (gr Grouping) Deadline(g *Graph, par int, chain, shared func(*ir.App) time.Duration) time.Duration {
+	if len(g.Apps) == 0 {
+		return 0
+	}
+	var work time.Duration
+	for _, a := range g.Apps {
+		work = satmath.Add(work, shared(a))
+	}
+	path := gr.run(g, len(g.Apps), chain)
+	if work == satmath.Max {
+		return satmath.Max
+	}
+	// The shared path is the work of one chain of distinct apps, so
+	// work >= its length.
+	rest := work - gr.run(g, len(g.Apps), shared)
+	return satmath.Add(path, rest/time.Duration(max(par, 1)))
 }
 
 // run is the one simulation of a grouped DAG: each app of g takes dur, at

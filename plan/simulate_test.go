@@ -6,6 +6,7 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/internal/satmath"
 	"github.com/platc/platc/internal/synth"
 	"github.com/platc/platc/internal/synth/synthtest"
 	"github.com/platc/platc/lang"
@@ -128,5 +129,42 @@ func TestSimulateNested(t *testing.T) {
 		if s.DAG.Unlimited < s.Schedule.Makespan || s.DAG.Limited < s.DAG.Unlimited || s.Groups != len(gr.Groups) {
 			t.Errorf("%d apps: %+v", o.Apps, s.DAG)
 		}
+	}
+}
+
+// WorstCase is Graham's bound, L + (W-L)/par: one at a time it is the
+// serial sum, which every order reaches, and it never falls below the
+// simulated run.
+func TestWorstCaseByHand(t *testing.T) {
+	a := &ir.App{Name: "a", Index: 0, ExpectedDuration: 2 * time.Minute}
+	b := &ir.App{Name: "b", Index: 1, ExpectedDuration: 10 * time.Minute}
+	c := &ir.App{Name: "c", Index: 2, ExpectedDuration: 3 * time.Minute, Deps: []ir.Dep{{App: a}}}
+	d := &ir.App{Name: "d", Index: 3, ExpectedDuration: 1 * time.Minute, Deps: []ir.Dep{{App: b}, {App: c}}}
+	apps := []*ir.App{a, b, c, d}
+	g := plan.DeployGraph(apps)
+	gr, err := plan.Group(g, plan.Limits{Engine: "Argo Workflows", Workflow: "Argo workflow", Tasks: 200, Groups: 198})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expected := func(a *ir.App) time.Duration { return a.ExpectedDuration }
+	// W = 16m, L = b, d = 11m.
+	for par, want := range map[int]time.Duration{1: 16 * time.Minute, 2: 13*time.Minute + 30*time.Second, 4: 12*time.Minute + 15*time.Second} {
+		if got := gr.WorstCase(g, par, expected); got != want {
+			t.Errorf("parallelism %d: %v, want %v", par, got, want)
+		}
+		p := &ir.Program{Apps: apps, Waves: [][]*ir.App{{a, b}, {c}, {d}}}
+		p.Platform.Workflows.Parallelism = par
+		if s := plan.Simulate(p, nil); s.DAG.Limited > gr.WorstCase(g, par, expected) {
+			t.Errorf("parallelism %d: simulated %v above the bound", par, s.DAG.Limited)
+		}
+	}
+	huge := func(a *ir.App) time.Duration {
+		if a == b {
+			return satmath.Max
+		}
+		return time.Minute
+	}
+	if got := gr.WorstCase(g, 2, huge); got != satmath.Max {
+		t.Errorf("with a saturated app: %v, want satmath.Max", got)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/urfave/cli/v3"
 
@@ -32,6 +33,16 @@ func planCommand() *cli.Command {
 				return err
 			}
 			v := planview.New(prog, argo.Limits, cmd.Bool("simulate"))
+			// The deadlines come from the emitter that writes them. A
+			// platform that does not fit one workflow has none, and the
+			// view already says why.
+			d, err := argo.WorkflowDeadlines(prog)
+			switch {
+			case err == nil:
+				v.Deadlines = &planview.Deadlines{Deploy: d.Deploy, Teardown: d.Teardown, Fixed: d.Fixed}
+			case v.GroupingErr == nil:
+				return fmt.Errorf("workflow deadlines: %w", err)
+			}
 			if format == "json" {
 				return v.WriteJSON(cmd.Root().Writer)
 			}

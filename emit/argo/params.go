@@ -72,21 +72,52 @@ func retryValues(v map[string]string, r ir.Retry) {
 	v["retry-cap"] = ir.FormatDuration(r.MaxBackoff)
 }
 
-// syncWorstCase is the longest an app's deploy task can take: every
-// attempt running into its deadline, with the backoffs between them.
-func syncWorstCase(a *ir.App) time.Duration {
-	return worstCase(2*a.Timeouts.Sync+a.Timeouts.Health+callHeadroom, a.Retry)
+// syncBudget is what the workflow deadline allows an app's deploy task on
+// the chain that sets it. A step fails at once, without retry, on
+// Degraded or Unknown health and when its health timeout expires (a
+// retry cannot change that state); it retries only a failed sync
+// operation or a failed argocd call, which fail quickly. So one attempt
+// may use its sync and health timeouts in full, and every retry costs
+// its backoff plus the call headroom. The task's own deadline (2*sync:
+// it may first wait out an operation someone else started) stays the
+// per-attempt bound.
+func syncBudget(a *ir.App) time.Duration {
+	full := a.Timeouts.Sync + a.Timeouts.Health + callHeadroom
+	return satmath.Add(full, retries(callHeadroom, a.Retry))
 }
 
-// deleteWorstCase is the same for an app's teardown task.
-func deleteWorstCase(a *ir.App) time.Duration {
-	return worstCase(a.Teardown.Timeout+2*callHeadroom, a.Retry)
+// teardownBudget is the same for an app's delete-and-wait task: inspect
+// (its deadline once), the snapshots when the app's volumes may be
+// snapshotted (one wait of the delete timeout, as the claims are taken at
+// once), and the delete, whose wait for the Application to go may use
+// the delete timeout once; retries of either follow quick failures.
+func teardownBudget(a *ir.App, snapshot bool) time.Duration {
+	inspect := satmath.Add(inspectDeadline, retries(callHeadroom, a.Retry))
+	del := satmath.Add(a.Teardown.Timeout+2*callHeadroom, retries(callHeadroom, a.Retry))
+	total := satmath.Add(inspect, del)
+	if snapshot {
+		total = satmath.Add(total, a.Teardown.Timeout)
+	}
+	return total
+}
+
+// retries is what r's retries add after a first attempt: each one's
+// backoff, growing by Factor up to MaxBackoff, and an attempt of at most
+// attempt.
+func retries(attempt time.Duration, r ir.Retry) time.Duration {
+	return satmath.Add(satmath.Mul(attempt, int64(r.Limit)), backoffs(r))
 }
 
 // worstCase is every attempt running into its deadline, with the backoff
-// between attempts growing by Factor up to MaxBackoff.
+// between attempts: the bound of steps whose every failure is retried.
 func worstCase(attempt time.Duration, r ir.Retry) time.Duration {
-	total := satmath.Mul(attempt, int64(r.Limit)+1)
+	return satmath.Add(attempt, retries(attempt, r))
+}
+
+// backoffs is the sum of r's waits between attempts, growing by Factor
+// up to MaxBackoff.
+func backoffs(r ir.Retry) time.Duration {
+	var total time.Duration
 	wait := r.Backoff
 	for range r.Limit {
 		if r.MaxBackoff > 0 && wait > r.MaxBackoff {

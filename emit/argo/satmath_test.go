@@ -24,10 +24,13 @@ func TestWorstCaseDoesNotWrap(t *testing.T) {
 		// negative and be added as such.
 		t.Errorf("worstCase with unbounded backoff = %v, want at least 101h", got)
 	}
+	// One attempt with its sync and health timeouts, then 100 retries,
+	// each a day's backoff (10× capped at a day) and a quick failure
+	// within the call headroom.
 	a := worst
-	attempt, _ := strconv.Atoi(syncValues(&a)["deadline"])
-	if got := syncWorstCase(&a); got < time.Duration(attempt)*time.Second*101 {
-		t.Errorf("syncWorstCase = %v, less than 101 attempts of %ds", got, attempt)
+	want := a.Timeouts.Sync + a.Timeouts.Health + callHeadroom + 100*(24*time.Hour+callHeadroom)
+	if got := syncBudget(&a); got != want {
+		t.Errorf("syncBudget = %v, want %v", got, want)
 	}
 }
 
@@ -59,7 +62,7 @@ func TestDeadlineSaturates(t *testing.T) {
 	secs := *wt.Spec.ActiveDeadlineSeconds
 	task, _ := strconv.Atoi(syncValues(apps[0])["deadline"])
 	if secs <= 0 || secs < int64(task)*101 {
-		t.Errorf("activeDeadlineSeconds = %d, want positive and above one app's 101 attempts of %ds", secs, task)
+		t.Errorf("activeDeadlineSeconds = %d, want positive and above 101 times one attempt's %ds", secs, task)
 	}
 }
 

@@ -175,6 +175,10 @@ func value(name, v string) wfv1.Parameter {
 
 var shortDeadline = int(callHeadroom.Seconds())
 
+// inspectDeadline bounds one attempt of inspect-volumes: its two argocd
+// calls and pod start-up.
+const inspectDeadline = 2 * callHeadroom
+
 // The templates, one function each, so scoped workflows can inline just
 // the ones they use.
 
@@ -251,7 +255,7 @@ func (b *builder) inspectVolumes() wfv1.Template {
 			{Name: "retry-limit"}, {Name: "retry-backoff"}, {Name: "retry-factor"}, {Name: "retry-cap"}},
 		env("APP", "application", "PROJECT", "project", "VOLUMES", "volumes", "VOLUMES_OVERRIDE", "volumes-override"))
 	t.Outputs.Parameters = []wfv1.Parameter{outputFile("policy", "/tmp/policy", "retain"), outputFile("claims", "/tmp/claims", "[]")}
-	t.ActiveDeadlineSeconds = deadline(2 * shortDeadline)
+	t.ActiveDeadlineSeconds = deadline(int(inspectDeadline.Seconds()))
 	t.RetryStrategy = retryFromInputs()
 	return t
 }

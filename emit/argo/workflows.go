@@ -140,6 +140,13 @@ func (b *builder) bound(g *plan.Graph, gr plan.Grouping, worst func(*ir.App) tim
 	return gr.WorstCase(g, b.p.Platform.Workflows.Parallelism, worst)
 }
 
+// deadline is the derived activeDeadlineSeconds of a deploy or teardown
+// DAG: one chain whose apps take budget (timeouts and retries), the rest
+// at their expected durations (plan's Deadline).
+func (b *builder) deadline(g *plan.Graph, gr plan.Grouping, budget func(*ir.App) time.Duration) time.Duration {
+	return gr.Deadline(g, b.p.Platform.Workflows.Parallelism, budget, func(a *ir.App) time.Duration { return a.ExpectedDuration })
+}
+
 // deploy is deploy.yaml: main runs the apps DAG, then the steady-state
 // step. The template takes no parameters.
 func (b *builder) deploy() (*wfv1.WorkflowTemplate, plan.Grouping, error) {
@@ -163,7 +170,7 @@ func (b *builder) deploySpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templat
 	if err != nil {
 		return wfv1.WorkflowSpec{}, err
 	}
-	deadline := satmath.Add(b.bound(g, gr, syncWorstCase), deadlineMargin)
+	deadline := satmath.Add(b.deadline(g, gr, syncBudget), deadlineMargin)
 	main := wfv1.Template{Name: tmplMain}
 	if pre != nil {
 		main.Steps = append(main.Steps, steps(pre[0].Name)...)
@@ -209,7 +216,9 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 	if err != nil {
 		return wfv1.WorkflowSpec{}, err
 	}
-	deadline := satmath.Add(satmath.Add(b.bound(g, gr, deleteWorstCase), deadlineMargin),
+	snapshot := gitops.SnapshotRBAC(b.p) // the run may ask any app for snapshots
+	budget := func(a *ir.App) time.Duration { return teardownBudget(a, snapshot) }
+	deadline := satmath.Add(satmath.Add(b.deadline(g, gr, budget), deadlineMargin),
 		worstCase(shortDeadlineDuration, ir.Retry{})+worstCase(longDeadline*time.Second, fixedRetryPolicy))
 	main := wfv1.Template{Name: tmplMain}
 	confirm := wfv1.WorkflowStep{Name: "confirm", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("confirm", "{{workflow.parameters."+ParamConfirm+"}}")}}}
@@ -311,11 +320,42 @@ func volumesDescription(p *ir.Program) string {
 }
 
 // continueAfterFailure is the FailFast of the deploy, teardown and
-// validate DAGs. Argo's default stops scheduling every task after the
-// first failure; RFC 2.2.1 stops only the failed app's dependents, which
-// Argo omits because their depends is not met, so independent branches
-// go on converging (or being removed, or checked).
+// validate DAGs. RFC 2.2.1 stops only the failed app's dependents, which
+// Argo omits because their depends is not met. With the default, Argo
+// documents that no new task starts after a failure; v3.7's controller
+// applies it when it assesses the DAG, failing the DAG once a target
+// failed and nothing runs, which leaves the apps still waiting for a
+// parallelism slot unscheduled. Independent branches must go on
+// converging (or being removed, or checked).
 func continueAfterFailure() *bool {
 	f := false
 	return &f
+}
+
+// Deadlines are the activeDeadlineSeconds of the deploy and teardown
+// WorkflowTemplates that Build writes for a program.
+type Deadlines struct {
+	Deploy, Teardown time.Duration
+	// Fixed is true when platform.workflows.timeout sets both instead of
+	// the derivation.
+	Fixed bool
+}
+
+// WorkflowDeadlines returns p's deadlines for platc plan to print. They
+// are read from the templates themselves, so the two cannot disagree.
+func WorkflowDeadlines(p *ir.Program) (Deadlines, error) {
+	b := newBuilder(p)
+	d, _, err := b.deploy()
+	if err != nil {
+		return Deadlines{}, err
+	}
+	t, err := b.teardown()
+	if err != nil {
+		return Deadlines{}, err
+	}
+	return Deadlines{
+		Deploy:   time.Duration(*d.Spec.ActiveDeadlineSeconds) * time.Second,
+		Teardown: time.Duration(*t.Spec.ActiveDeadlineSeconds) * time.Second,
+		Fixed:    p.Platform.Workflows.Timeout > 0,
+	}, nil
 }

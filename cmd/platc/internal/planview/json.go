@@ -18,8 +18,18 @@ type planJSON struct {
 	// DeployDAG is how the DAG fits the orchestrator's limits (nested
 	// beyond 200 apps in Argo).
 	DeployDAG *deployDAGJSON `json:"deploy_dag"`
+	// Deadlines are the workflows' activeDeadlineSeconds; absent when
+	// the workflows cannot be built.
+	Deadlines *deadlinesJSON `json:"deadlines,omitempty"`
 	// Simulation is there with --simulate.
 	Simulation *simulationJSON `json:"simulation,omitempty"`
+}
+
+type deadlinesJSON struct {
+	DeploySeconds   float64 `json:"deploy_seconds"`
+	TeardownSeconds float64 `json:"teardown_seconds"`
+	// Fixed: platform.workflows.timeout sets them, not the derivation.
+	Fixed bool `json:"fixed"`
 }
 
 type planStepJSON struct {
@@ -72,6 +82,9 @@ func (v *View) WriteJSON(w io.Writer) error {
 		EstimatedSeconds: s.Makespan.Seconds(),
 		DeployDAG:        v.deployDAG(),
 		Simulation:       v.simulationJSON(),
+	}
+	if d := v.Deadlines; d != nil {
+		out.Deadlines = &deadlinesJSON{DeploySeconds: d.Deploy.Seconds(), TeardownSeconds: d.Teardown.Seconds(), Fixed: d.Fixed}
 	}
 	for i, wave := range p.Waves {
 		for _, a := range wave {

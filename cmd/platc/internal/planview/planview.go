@@ -27,6 +27,18 @@ type View struct {
 	GroupingErr error
 	// Simulation is set with --simulate.
 	Simulation *plan.Simulation
+	// Deadlines are the workflows' own, as the emitter writes them; the
+	// command passes them in, so this package imports no emitter. Nil
+	// when the workflows cannot be built.
+	Deadlines *Deadlines
+}
+
+// Deadlines are the longest the deploy and teardown workflows may run
+// (their activeDeadlineSeconds).
+type Deadlines struct {
+	Deploy, Teardown time.Duration
+	// Fixed: platform.workflows.timeout sets them.
+	Fixed bool
 }
 
 // New plans p within lim; simulate also runs the deploy on paper.

@@ -37,6 +37,21 @@ func (v *View) WriteText(w io.Writer) {
 	writeCriticalPath(w, s)
 	fmt.Fprintf(w, "\nEstimated duration: %s. Each app starts as soon as its own dependencies are healthy, so the critical path is the whole deploy.\n", Human(s.Makespan))
 	v.writeGrouping(w)
+	v.writeDeadlines(w)
+}
+
+// writeDeadlines says when the workflows give up: the numbers a stuck
+// run holds the platform's lock for.
+func (v *View) writeDeadlines(w io.Writer) {
+	d := v.Deadlines
+	if d == nil {
+		return
+	}
+	why := "one dependency chain with each app using its timeouts and retries, plus the other apps' expected work shared by the workflow's parallelism"
+	if d.Fixed {
+		why = "platform.workflows.timeout"
+	}
+	fmt.Fprintf(w, "Deadlines: deploy %s, teardown %s (%s).\n", Human(d.Deploy), Human(d.Teardown), why)
 }
 
 func (v *View) writeHeader(w io.Writer) {

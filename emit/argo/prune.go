@@ -13,6 +13,10 @@ import (
 	"github.com/platc/platc/plan"
 )
 
+// PruneAction is the platc.io/workflow label of the Workflow Prune
+// builds, so it is never taken for a deploy.
+const PruneAction = "prune"
+
 // Removed is the Application of an app that is no longer in the
 // platform, as its labels and annotations recorded it when it was last
 // deployed (emit/argocd's LabelApp and Annotation* names).
@@ -128,9 +132,9 @@ func Prune(p *ir.Program, removed []Removed) (*wfv1.Workflow, error) {
 		return nil, err
 	}
 	main := wfv1.Template{Name: tmplMain, Steps: steps(tmplApps)}
-	spec := b.spec("prune", satmath.Add(b.bound(g, gr, deleteWorstCase), deadlineMargin), true)
+	spec := b.spec(PruneAction, satmath.Add(b.bound(g, gr, deleteWorstCase), deadlineMargin), true)
 	spec.Arguments = wfv1.Arguments{Parameters: []wfv1.Parameter{{Name: ParamVolumes, Value: wfv1.AnyStringPtr(VolumesPerApp)}}}
 	spec.Templates = append([]wfv1.Template{main}, dag(tmplApps, g, gr, b.deleteTask, nil)...)
 	spec.Templates = append(spec.Templates, inline...)
-	return b.workflow("prune", apps, apps, spec)
+	return b.workflow(PruneAction, apps, apps, spec)
 }

@@ -16,9 +16,20 @@ import (
 )
 
 // deploy is RFC 7.2's deploy: validate, determine the current state,
-// bootstrap if the orchestration primitives are absent, run the deploy
-// workflow, verify final health, report.
+// bootstrap if the orchestration primitives are absent, delete the
+// Applications of removed apps when PRUNE=true allows it, run the deploy
+// workflow, verify final health, report. Applications of removed apps
+// left behind make an otherwise successful deploy partial (2).
 func (r *run) deploy(ctx context.Context) int {
+	code := r.deployApps(ctx)
+	if n := r.rep.Metrics["pruned"]; n > 0 && r.rep.Summary != "" {
+		r.rep.Summary = fmt.Sprintf("deleted the Applications of %s first; %s", english.Count(n, "removed app"), r.rep.Summary)
+	}
+	return r.removalOutcome(code, "partial")
+}
+
+// deployApps is deploy without what removed apps add to the outcome.
+func (r *run) deployApps(ctx context.Context) int {
 	perms := append(basePermissions(), r.workflowPermissions()...)
 	perms = append(perms, r.appPermissions()...)
 	opts := r.clusterOptions(perms, DeployTemplate)
@@ -45,6 +56,30 @@ func (r *run) deploy(ctx context.Context) int {
 	if err != nil {
 		r.rep.Summary = fmt.Sprintf("cannot list workflows: %s", r.client.Explain(err))
 		return exitcode.Failure
+	}
+	removed, err := r.readRemoved(ctx)
+	if err != nil {
+		r.rep.Summary = err.Error()
+		return exitcode.Failure
+	}
+	r.reportRemoved(removed, removedLeft, nil)
+	for _, ra := range removed {
+		r.log.Warnf(r.phase, ra.Application, "Application of app %s, which is no longer in the platform%s", orText(ra.App, "unknown"),
+			map[bool]string{true: "", false: "; PRUNE=true deletes it"}[r.cfg.Prune])
+	}
+	if len(removed) > 0 && r.cfg.Prune {
+		switch {
+		case cur != nil:
+			r.log.Warnf(r.phase, "prune", "a deploy is already running; the Applications of removed apps are deleted by the next deploy with PRUNE=true, not while it runs")
+		case r.cfg.Scope.Kind != config.ScopePlatform:
+			r.log.Warnf(r.phase, "prune", "PRUNE=true deletes removed apps only in a deploy of the whole platform, not of scope %s", r.cfg.Scope)
+		default:
+			r.phase = "prune"
+			if code := r.prune(ctx, removed); code != exitcode.OK {
+				return code
+			}
+			r.phase = "state"
+		}
 	}
 	var pending []string
 	status := map[string]appStatus{}
@@ -111,6 +146,9 @@ func (r *run) pending(ctx context.Context, apps []*ir.App) (status map[string]ap
 		r.components(apps, nil, status)
 		r.rep.Status = "succeeded"
 		r.rep.Summary = fmt.Sprintf("all %d %s in scope already Synced and Healthy; nothing changed", len(apps), english.Plural(len(apps), "app"))
+		if r.rep.Metrics["pruned"] > 0 {
+			r.rep.Summary = strings.TrimSuffix(r.rep.Summary, "nothing changed") + "nothing else changed"
+		}
 		r.rep.Metrics["converged"] = len(apps)
 		return status, nil, true, exitcode.OK
 	}

@@ -33,10 +33,13 @@ type Report struct {
 	Removed    []string       `json:"removed,omitempty"`
 	Retained   []string       `json:"retained,omitempty"`
 	Orphans    []Orphan       `json:"orphans,omitempty"`
-	Plan       []string       `json:"plan,omitempty"`
-	Metrics    map[string]int `json:"metrics"`
-	Recommend  []string       `json:"recommendations"`
-	Problems   []string       `json:"problems,omitempty"`
+	// RemovedApps are the Applications of apps no longer in the
+	// platform (deploy and validate), dependents first.
+	RemovedApps []RemovedApp   `json:"removed_apps,omitempty"`
+	Plan        []string       `json:"plan,omitempty"`
+	Metrics     map[string]int `json:"metrics"`
+	Recommend   []string       `json:"recommendations"`
+	Problems    []string       `json:"problems,omitempty"`
 }
 
 // WorkflowInfo names the Argo Workflow that ran the action.
@@ -80,6 +83,22 @@ type Orphan struct {
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
 	Reason    string `json:"reason"`
+}
+
+// RemovedApp is the Application of an app that has left the platform,
+// with what it recorded when it was deployed and what this run did to it.
+type RemovedApp struct {
+	Application string   `json:"application"`
+	Namespace   string   `json:"namespace"`
+	App         string   `json:"app,omitempty"`
+	Project     string   `json:"project,omitempty"`
+	DependsOn   []string `json:"depends_on"` // recorded dependencies' Applications
+	Volumes     string   `json:"volumes,omitempty"`
+	Timeout     string   `json:"timeout,omitempty"`
+	// Status is left (PRUNE=true deletes it), blocked (its record cannot
+	// drive a deletion), would-delete (dry run), deleted or failed.
+	Status  string `json:"status"`
+	Message string `json:"message,omitempty"`
 }
 
 func (rep *Report) recommend(format string, args ...any) {
@@ -175,6 +194,21 @@ func (rep *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "  %s %s%s: %s\n", o.Kind, ns, o.Name, o.Reason)
 		}
 	}
+	if len(rep.RemovedApps) > 0 {
+		fmt.Fprintf(w, "\nRemoved apps (no longer in the platform; deletion order, dependents first):\n")
+		for _, ra := range rep.RemovedApps {
+			deps := "none"
+			if len(ra.DependsOn) > 0 {
+				deps = strings.Join(ra.DependsOn, ", ")
+			}
+			fmt.Fprintf(w, "  Application %s/%s (app %s): %s; depended on %s; volumes %s, timeout %s", ra.Namespace, ra.Application,
+				orText(ra.App, "unknown"), ra.Status, deps, orText(ra.Volumes, "unknown"), orText(ra.Timeout, "unknown"))
+			if ra.Message != "" {
+				fmt.Fprintf(w, "; %s", oneLine(ra.Message))
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	writeList(w, "Would do:", rep.Plan)
 	writeList(w, "Problems:", rep.Problems)
 	if len(rep.Metrics) > 0 {
@@ -196,7 +230,7 @@ func (rep *Report) WriteText(w io.Writer) {
 
 // metricOrder fixes the order metrics print in.
 var metricOrder = []string{"apps", "succeeded", "skipped", "converged", "failed", "omitted", "running", "not_started",
-	"healthy", "degraded", "unhealthy", "removed", "retained", "orphans"}
+	"healthy", "degraded", "unhealthy", "removed", "retained", "orphans", "removed_apps", "pruned"}
 
 func mark(ok, warn bool) string {
 	switch {

@@ -10,8 +10,15 @@ import (
 
 // validate is RFC 7.2's validate: read-only. It reads every Application in
 // scope and reports its health: exit 0 when all are healthy, 2 when some
-// are degraded and none unhealthy, 1 when any is unhealthy.
+// are degraded and none unhealthy, 1 when any is unhealthy. An Application
+// left by an app removed from the platform makes a healthy platform
+// degraded (2).
 func (r *run) validate(ctx context.Context) int {
+	return r.removalOutcome(r.validateApps(ctx), verdictDegraded)
+}
+
+// validateApps is validate without what removed apps add to the outcome.
+func (r *run) validateApps(ctx context.Context) int {
 	opts := r.clusterOptions(append(basePermissions(), r.appPermissions()...))
 	opts.Advisory = true
 	opts.Templates, opts.ClusterTemplates = nil, nil
@@ -28,6 +35,16 @@ func (r *run) validate(ctx context.Context) int {
 	if err != nil {
 		r.rep.Summary = err.Error()
 		return exitcode.Failure
+	}
+	// Applications of apps removed from the platform are drift too.
+	if removed, err := r.readRemoved(ctx); err != nil {
+		r.log.Warnf(r.phase, "removed-apps", "%s", err)
+		r.rep.Problems = append(r.rep.Problems, "could not check for Applications of removed apps: "+err.Error())
+	} else {
+		r.reportRemoved(removed, removedLeft, nil)
+		for _, ra := range removed {
+			r.log.Warnf(r.phase, ra.Application, "Application of app %s, which is no longer in the platform", orText(ra.App, "unknown"))
+		}
 	}
 	m := r.rep.Metrics
 	for _, a := range apps {

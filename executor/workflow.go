@@ -31,6 +31,8 @@ const (
 	TeardownTemplate = argo.TeardownTemplate
 	ValidateTemplate = argo.ValidateTemplate
 	StepsTemplate    = argo.ClusterTemplate // ClusterWorkflowTemplate
+	// PruneAction labels the workflow that deletes removed apps.
+	PruneAction = argo.PruneAction
 )
 
 // platformWorkflow is the Workflow that runs a whole-platform action: a

@@ -51,6 +51,9 @@ func executorFlags(action config.Action) []envVarFlag {
 		stringEnvFlag("secrets-dir", "SECRETS_DIR", "directory of credential files (default "+config.DefaultSecretsDir+", optional)"),
 		stringEnvFlag("timeout", "ACTION_TIMEOUT", "longest the action may take, such as 2h (default: the workflow's own deadline plus 5m)"),
 	}
+	if action == config.Deploy {
+		fs = append(fs, envVarFlag{&cli.BoolFlag{Name: "prune", Usage: "delete the Applications of apps removed from the platform, dependents first, before deploying the rest (env PRUNE=true)"}, "prune", "PRUNE"})
+	}
 	if action == config.Teardown {
 		fs = append(fs,
 			stringEnvFlag("confirm", "TEARDOWN_CONFIRM", "the platform name, to confirm the teardown (required)"),
@@ -112,6 +115,7 @@ func input(cmd *cli.Command, action config.Action, efs []envVarFlag) config.Inpu
 		Environment:     get("environment"),
 		TargetScope:     get("scope"),
 		DryRun:          get("dry-run"),
+		Prune:           get("prune"),
 		LogLevel:        get("log-level"),
 		LogFormat:       get("log-format"),
 		TraceID:         get("trace-id"),

@@ -16,7 +16,7 @@ import (
 // executorEnv clears every variable the executor reads, so the test
 // machine's environment cannot leak in, then sets env.
 func executorEnv(t *testing.T, env map[string]string) {
-	for _, k := range []string{"KUBECONFIG_DATA", "KUBECONFIG_PATH", "KUBECONFIG", "ENVIRONMENT", "TARGET_SCOPE", "DRY_RUN", "LOG_LEVEL", "LOG_FORMAT",
+	for _, k := range []string{"KUBECONFIG_DATA", "KUBECONFIG_PATH", "KUBECONFIG", "ENVIRONMENT", "TARGET_SCOPE", "DRY_RUN", "PRUNE", "LOG_LEVEL", "LOG_FORMAT",
 		"TRACE_ID", "SPAN_ID", "PLATFORM_PATH", "ENVIRONMENT_CONFIG", "SECRETS_DIR", "TEARDOWN_CONFIRM", "PV_POLICY", "ACTION_TIMEOUT"} {
 		t.Setenv(k, "")
 	}
@@ -106,6 +106,7 @@ func TestExecutorConfigErrors(t *testing.T) {
 		{"unknown stack in scope", []string{"deploy"}, with("TARGET_SCOPE", "stack:compute"),
 			[]string{`TARGET_SCOPE names stack "compute", but the platform has no such stack. Declared: storage.`}},
 		{"bad dry run", []string{"deploy"}, with("DRY_RUN", "maybe"), []string{`DRY_RUN "maybe" is not a boolean`}},
+		{"bad prune", []string{"deploy"}, with("PRUNE", "please"), []string{`PRUNE "please" is not a boolean`}},
 		{"bad log level", []string{"validate"}, with("LOG_LEVEL", "verbose"), []string{`LOG_LEVEL: unknown log level "verbose"`}},
 		{"bad timeout", []string{"deploy"}, with("ACTION_TIMEOUT", "soon"), []string{`ACTION_TIMEOUT "soon" is not a positive duration`}},
 		{"no platform", []string{"validate"}, with("PLATFORM_PATH", filepath.Join(dir, "absent")), []string{"mount the platform checkout at /platform or set PLATFORM_PATH"}},

@@ -51,6 +51,7 @@ type Input struct {
 	Environment    string // ENVIRONMENT
 	TargetScope    string // TARGET_SCOPE
 	DryRun         string // DRY_RUN
+	Prune          string // PRUNE (deploy only)
 	LogLevel       string // LOG_LEVEL
 	LogFormat      string // LOG_FORMAT
 	TraceID        string // TRACE_ID
@@ -75,10 +76,13 @@ type Config struct {
 	Environment string
 	Scope       Scope
 	DryRun      bool
-	LogLevel    logging.Level
-	LogFormat   logging.Format
-	TraceID     string
-	SpanID      string
+	// Prune is the operator's consent (PRUNE=true, deploy only) to delete
+	// the Applications of apps that have left the platform.
+	Prune     bool
+	LogLevel  logging.Level
+	LogFormat logging.Format
+	TraceID   string
+	SpanID    string
 
 	// Kube is the client configuration from the kubeconfig; its server has
 	// not been contacted. KubeconfigSource says where it came from
@@ -137,12 +141,9 @@ func Load(in Input) (*Config, *Problems) {
 	if cfg.LogFormat, err = logging.ParseFormat(or(in.LogFormat, "text")); err != nil {
 		p.add("LOG_FORMAT: %v", err)
 	}
-	switch strings.ToLower(strings.TrimSpace(in.DryRun)) {
-	case "", "false", "0", "no":
-	case "true", "1", "yes":
-		cfg.DryRun = true
-	default:
-		p.add("DRY_RUN %q is not a boolean; use true or false", in.DryRun)
+	cfg.DryRun = parseBool("DRY_RUN", in.DryRun, p)
+	if in.Action == Deploy {
+		cfg.Prune = parseBool("PRUNE", in.Prune, p)
 	}
 	if cfg.Scope, err = ParseScope(in.TargetScope); err != nil {
 		p.add("%v", err)
@@ -181,6 +182,18 @@ func Load(in Input) (*Config, *Problems) {
 
 	loadPlatform(cfg, p)
 	return cfg, p
+}
+
+// parseBool reads a boolean setting; unset is false.
+func parseBool(name, v string, p *Problems) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "", "false", "0", "no":
+		return false
+	case "true", "1", "yes":
+		return true
+	}
+	p.add("%s %q is not a boolean; use true or false", name, v)
+	return false
 }
 
 func or(s, def string) string {

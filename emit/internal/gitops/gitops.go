@@ -61,11 +61,38 @@ const (
 	EnabledPointer = "/spec/syncPolicy/automated/enabled"
 )
 
+// Labels and annotations of the Application of a platform app. The
+// label selector finds the Applications platc generated for one platform
+// and environment, including those whose app has left the HCL (the root
+// has no prune, so they stay); the annotations record what deleting such
+// an Application needs once the HCL no longer says it: the order (the
+// dependencies it had) and the app's teardown settings.
+const (
+	LabelManagedBy   = "app.kubernetes.io/managed-by"
+	LabelPartOf      = "app.kubernetes.io/part-of" // the platform's name
+	LabelStack       = "platc.io/stack"
+	LabelEnvironment = "platc.io/environment"
+	// LabelApp is the app's name; only Applications of platform apps
+	// carry it, not the root or platc's own Applications.
+	LabelApp = "platc.io/app"
+	// AnnotationDependsOn holds the Application names of the app's direct
+	// dependencies, sorted, comma-separated; empty for none.
+	AnnotationDependsOn = "platc.io/depends-on"
+	// AnnotationVolumes is the app's teardown volume policy.
+	AnnotationVolumes = "platc.io/teardown-volumes"
+	// AnnotationTimeout is the app's teardown timeout, as ir.FormatDuration
+	// writes it (time.ParseDuration reads it back).
+	AnnotationTimeout = "platc.io/teardown-timeout"
+	// ManagedBy is LabelManagedBy's value.
+	ManagedBy = "platc"
+)
+
 // Meta is the part of ObjectMeta platc sets.
 type Meta struct {
-	Name      string            `json:"name"`
-	Namespace string            `json:"namespace,omitempty"`
-	Labels    map[string]string `json:"labels,omitempty"`
+	Name        string            `json:"name"`
+	Namespace   string            `json:"namespace,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // Application is an argoproj.io/v1alpha1 Application.
@@ -194,8 +221,30 @@ func IgnorePointer(p *ir.Program) string {
 
 func labels(p *ir.Program) map[string]string {
 	return map[string]string{
-		"app.kubernetes.io/managed-by": "platc",
-		"app.kubernetes.io/part-of":    p.Platform.Name,
+		LabelManagedBy: ManagedBy,
+		LabelPartOf:    p.Platform.Name,
+	}
+}
+
+// AppSelector is the label selector of the Applications platc generated
+// for p's apps in p's environment.
+func AppSelector(p *ir.Program) string {
+	return LabelManagedBy + "=" + ManagedBy + "," + LabelPartOf + "=" + p.Platform.Name + "," +
+		LabelEnvironment + "=" + p.Env.Name + "," + LabelApp
+}
+
+// record is the annotations of a's Application: its dependencies'
+// Application names and its teardown settings, as deployed.
+func record(a *ir.App) map[string]string {
+	deps := make([]string, 0, len(a.Deps))
+	for _, d := range a.Deps {
+		deps = append(deps, d.App.Application)
+	}
+	slices.Sort(deps)
+	return map[string]string{
+		AnnotationDependsOn: strings.Join(slices.Compact(deps), ","),
+		AnnotationVolumes:   string(a.Teardown.Volumes),
+		AnnotationTimeout:   ir.FormatDuration(a.Teardown.Timeout),
 	}
 }
 
@@ -233,13 +282,15 @@ func App(p *ir.Program, a *ir.App) *Application {
 		sp.Automated = &Automated{Enabled: &off, Prune: a.Sync.Prune, SelfHeal: a.Sync.SelfHeal}
 	}
 	l := labels(p)
+	l[LabelEnvironment] = p.Env.Name
+	l[LabelApp] = a.Name
 	if a.Stack != nil {
-		l["platc.io/stack"] = a.Stack.Name
+		l[LabelStack] = a.Stack.Name
 	}
 	return &Application{
 		APIVersion: apiVersion,
 		Kind:       "Application",
-		Metadata:   Meta{Name: a.Application, Namespace: p.Platform.ArgoCD.Namespace, Labels: l},
+		Metadata:   Meta{Name: a.Application, Namespace: p.Platform.ArgoCD.Namespace, Labels: l, Annotations: record(a)},
 		Spec: ApplicationSpec{
 			Project:     a.Project,
 			Source:      s,

@@ -1,0 +1,22 @@
+package argocd
+
+import (
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/internal/gitops"
+)
+
+// The labels and annotations on the Application of every platform app,
+// for the executor: it finds the Applications of apps that have left the
+// platform by AppSelector, and deletes them in the order and with the
+// teardown settings the annotations recorded when they were deployed.
+const (
+	LabelApp            = gitops.LabelApp
+	AnnotationDependsOn = gitops.AnnotationDependsOn
+	AnnotationVolumes   = gitops.AnnotationVolumes
+	AnnotationTimeout   = gitops.AnnotationTimeout
+)
+
+// AppSelector is the label selector of the Applications platc generates
+// for p's apps in p's environment: managed by platc, part of p's
+// platform, of p's environment, and carrying LabelApp.
+func AppSelector(p *ir.Program) string { return gitops.AppSelector(p) }

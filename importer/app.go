@@ -215,7 +215,7 @@ func (c *conversion) metadata(n *yaml.Node) {
 		case "annotations":
 			eachKey(v, func(ak, av *yaml.Node) {
 				if ak.Value != "argocd.argoproj.io/sync-wave" {
-					c.drop(ak, av, "metadata.annotations."+ak.Value, "platc generates no annotations; add it back by hand if something reads it")
+					c.drop(ak, av, "metadata.annotations."+ak.Value, "platc writes only its own platc.io annotations; add it back by hand if something reads it")
 				}
 			})
 		case "finalizers":

@@ -198,6 +198,7 @@ func generated(t *testing.T, data []byte, a *ir.App) managed {
 		Metadata         struct {
 			Name, Namespace string
 			Labels          map[string]string
+			Annotations     map[string]string // platc's own record (platc.io/...), not compared
 		}
 		Spec struct {
 			Project string

@@ -132,9 +132,10 @@ func Prune(p *ir.Program, removed []Removed) (*wfv1.Workflow, error) {
 		return nil, err
 	}
 	main := wfv1.Template{Name: tmplMain, Steps: steps(tmplApps)}
-	spec := b.spec(PruneAction, satmath.Add(b.bound(g, gr, deleteWorstCase), deadlineMargin), true)
+	budget := func(a *ir.App) time.Duration { return teardownBudget(a, a.Teardown.Volumes == ir.VolumesSnapshot) }
+	spec := b.spec(PruneAction, satmath.Add(b.deadline(g, gr, budget), deadlineMargin), true)
 	spec.Arguments = wfv1.Arguments{Parameters: []wfv1.Parameter{{Name: ParamVolumes, Value: wfv1.AnyStringPtr(VolumesPerApp)}}}
-	spec.Templates = append([]wfv1.Template{main}, dag(tmplApps, g, gr, b.deleteTask, nil)...)
+	spec.Templates = append([]wfv1.Template{main}, dag(tmplApps, g, gr, b.deleteTask, continueAfterFailure())...)
 	spec.Templates = append(spec.Templates, inline...)
 	return b.workflow(PruneAction, apps, apps, spec)
 }

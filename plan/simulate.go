@@ -91,19 +91,8 @@ func Simulate(p *ir.Program, groups [][]*ir.App) Simulation {
 // path L, and the busy moments hold the rest of the work W, so the run
 // ends within L + (W-L)/par (Graham's bound). The sums saturate.
 func (gr Grouping) WorstCase(g *Graph, par int, dur func(*ir.App) time.Duration) time.Duration {
-	if len(g.Apps) == 0 {
-		return 0
-	}
-	var work time.Duration
-	for _, a := range g.Apps {
-		work = satmath.Add(work, dur(a))
-	}
-	path := gr.run(g, len(g.Apps), dur)
-	if work == satmath.Max {
-		return satmath.Max // the true total is unknown, so the rest is too
-	}
-	// path is the work of one chain of distinct apps, so work >= path.
-	return satmath.Add(path, (work-path)/time.Duration(max(par, 1)))
+	// Deadline with every app at dur is exactly that bound.
+	return gr.Deadline(g, par, dur, dur)
 }
 
 // Deadline is a workflow deadline for the grouped DAG of g, where

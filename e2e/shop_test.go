@@ -165,16 +165,19 @@ func TestScopedRuns(t *testing.T) {
 }
 
 // shopWith is a copy of the shop platform, with its test samples, in
-// which old is replaced by new once.
-func shopWith(t *testing.T, old, new string) string {
+// which each pair old, new of edits is replaced once.
+func shopWith(t *testing.T, edits ...string) string {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(shop, "platform.hcl"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	src := string(b)
-	if !strings.Contains(src, old) {
-		t.Fatalf("the shop platform has no %q", old)
+	for i := 0; i+1 < len(edits); i += 2 {
+		if !strings.Contains(src, edits[i]) {
+			t.Fatalf("the shop platform has no %q", edits[i])
+		}
+		src = strings.Replace(src, edits[i], edits[i+1], 1)
 	}
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "testdata"), 0o755); err != nil {
@@ -189,7 +192,7 @@ func shopWith(t *testing.T, old, new string) string {
 			t.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "platform.hcl"), []byte(strings.Replace(src, old, new, 1)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "platform.hcl"), []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return dir

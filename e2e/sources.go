@@ -224,15 +224,27 @@ func chartFiles(name, version string, templates map[string][]byte) map[string][]
 		"name":        name,
 		"version":     version,
 		"appVersion":  version,
-		"description": "Simulated by platc's e2e environment: a Deployment and one instance of each custom resource kind the app declares",
+		"description": "Simulated by platc's e2e environment: a Deployment, one instance of each custom resource kind the app declares, and a ConfigMap of its values",
 		"type":        "application",
 	})
-	files := map[string][]byte{"Chart.yaml": meta}
+	files := map[string][]byte{"Chart.yaml": meta, "templates/e2e-values.yaml": valuesTemplate}
 	for n, b := range templates {
 		files["templates/"+n] = b
 	}
 	return files
 }
+
+// valuesTemplate renders the values Helm was given into a ConfigMap, as
+// a real chart renders them into its manifests: a values change then
+// changes what Argo CD compares, and so needs a sync, as it would on a
+// cluster. (The simulated Deployment and custom resources use no values.)
+var valuesTemplate = []byte(`apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: {{ .Release.Name }}-values
+data:
+  values.json: {{ toJson .Values | quote }}
+`)
 
 // chartArchive is a Helm chart archive (a gzipped tar with one top-level
 // directory named after the chart).

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"reflect"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -124,6 +125,14 @@ func staleness(u *unstructured.Unstructured) string {
 		b, _ := cmp[k].(string)
 		if a != b {
 			return fmt.Sprintf("Argo CD last compared it with %s %q, but the spec now says %q", k, b, a)
+		}
+	}
+	// What the source renders with: a values change leaves repoURL,
+	// chart and revision alone, and Synced would still describe the
+	// old values until Argo CD compares again.
+	for _, k := range []string{"helm", "kustomize", "directory", "plugin"} {
+		if !reflect.DeepEqual(spec[k], cmp[k]) {
+			return fmt.Sprintf("Argo CD last compared it with other %s options than the spec now has", k)
 		}
 	}
 	if rev, _ := spec["targetRevision"].(string); ir.IsFullCommit(rev) {

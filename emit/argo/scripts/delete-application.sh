@@ -64,12 +64,14 @@ esac
 sts=$(jq -n -c --arg w "$claims" '{spec: {persistentVolumeClaimRetentionPolicy: {whenDeleted: $w}}}')
 # Fields are split on the unit separator, not a tab: bash merges runs of
 # whitespace separators, so an empty group (core kinds) would vanish.
+kept=()
 while IFS=$'\x1f' read -r kind group namespace name; do
   case "$group/$kind" in
   /PersistentVolumeClaim | /Namespace)
     if [[ $POLICY == retain ]] && live "$kind" "$namespace" "$name"; then
       echo "$APP: keeping $kind $namespace/$name"
       patch "$kind" "" "$namespace" "$name" "$keep"
+      kept+=("$kind"$'\x1f'"$namespace"$'\x1f'"$name")
     fi
     ;;
   apps/StatefulSet)
@@ -80,6 +82,28 @@ while IFS=$'\x1f' read -r kind group namespace name; do
     ;;
   esac
 done < <(jq -r '.status.resources[]? | [.kind, (.group // ""), (.namespace // ""), .name] | join("\u001f")' "$dir/app.json")
+
+# The cascade is decided from the application controller's cache of the
+# cluster, not from the API server: deleting before that cache has the
+# Delete=false annotation would delete what retain keeps. Wait until
+# Argo CD's view of every kept resource carries it.
+kept_seen() { # kind namespace name
+  argocd_call app get-resource "$APP" --kind "$1" --resource-name "$3" -o json >"$dir/live.json"
+  sed '/^---$/d' "$dir/live.json" | jq -s -e --arg ns "$2" \
+    'any(.[]; (.metadata.namespace // "") == $ns and ((.metadata.annotations["argocd.argoproj.io/sync-options"] // "") | contains("Delete=false")))' >/dev/null
+}
+for k in "${kept[@]}"; do
+  IFS=$'\x1f' read -r kind namespace name <<<"$k"
+  waited=0
+  until kept_seen "$kind" "$namespace" "$name"; do
+    if ((waited >= 60)); then
+      echo "$APP: Argo CD does not yet see $kind $namespace/$name as kept; not deleting" >&2
+      exit 1
+    fi
+    sleep 2
+    waited=$((waited + 2))
+  done
+done
 
 echo "$APP: deleting with cascade (at most ${TIMEOUT}s)"
 argocd_call app delete "$APP" --cascade --propagation-policy foreground --yes

@@ -1,29 +1,25 @@
 package e2e
 
-import (
-	"fmt"
-
-	"github.com/platc/platc/compiler/ir"
-)
+import "fmt"
 
 // CheckDeployOrder checks INV-1 on a deploy's timeline: for every edge
-// d → a, d was Healthy before a's first sync operation started. An app
-// that never started is not a violation (it may have been skipped
-// because a dependency failed).
-func CheckDeployOrder(p *ir.Program, evs []Event) []string {
+// d → a the HCL declares, d was Healthy before a's first sync operation
+// started. An app that never started is not a violation (it may have
+// been skipped because a dependency failed).
+func CheckDeployOrder(decl *Declared, evs []Event) []string {
 	var out []string
-	for _, a := range p.Apps {
-		started, ok := First(evs, a.Application, OperationStarted)
+	for _, a := range decl.Apps() {
+		started, ok := First(evs, decl.Application[a], OperationStarted)
 		if !ok {
 			continue
 		}
-		for _, d := range a.Deps {
-			healthy, ok := First(evs, d.App.Application, Healthy)
+		for _, d := range decl.Deps[a] {
+			healthy, ok := First(evs, decl.Application[d], Healthy)
 			switch {
 			case !ok:
-				out = append(out, fmt.Sprintf("%s started syncing at %s but its dependency %s never became Healthy", a.Name, started.Format(timeFormat), d.App.Name))
+				out = append(out, fmt.Sprintf("%s started syncing at %s but its dependency %s never became Healthy", a, started.Format(timeFormat), d))
 			case healthy.After(started):
-				out = append(out, fmt.Sprintf("%s started syncing at %s, before its dependency %s became Healthy at %s", a.Name, started.Format(timeFormat), d.App.Name, healthy.Format(timeFormat)))
+				out = append(out, fmt.Sprintf("%s started syncing at %s, before its dependency %s became Healthy at %s", a, started.Format(timeFormat), d, healthy.Format(timeFormat)))
 			}
 		}
 	}
@@ -31,21 +27,21 @@ func CheckDeployOrder(p *ir.Program, evs []Event) []string {
 }
 
 // CheckTeardownOrder checks INV-5 on a teardown's timeline: for every
-// edge d → a, a was deleted before d.
-func CheckTeardownOrder(p *ir.Program, evs []Event) []string {
+// edge d → a the HCL declares, a was deleted before d.
+func CheckTeardownOrder(decl *Declared, evs []Event) []string {
 	var out []string
-	for _, a := range p.Apps {
-		for _, d := range a.Deps {
-			gone, ok := First(evs, d.App.Application, Deleted)
+	for _, a := range decl.Apps() {
+		for _, d := range decl.Deps[a] {
+			gone, ok := First(evs, decl.Application[d], Deleted)
 			if !ok {
 				continue
 			}
-			dependent, ok := First(evs, a.Application, Deleted)
+			dependent, ok := First(evs, decl.Application[a], Deleted)
 			switch {
 			case !ok:
-				out = append(out, fmt.Sprintf("%s was deleted at %s while its dependent %s was not", d.App.Name, gone.Format(timeFormat), a.Name))
+				out = append(out, fmt.Sprintf("%s was deleted at %s while its dependent %s was not", d, gone.Format(timeFormat), a))
 			case dependent.After(gone):
-				out = append(out, fmt.Sprintf("%s was deleted at %s, before its dependent %s at %s", d.App.Name, gone.Format(timeFormat), a.Name, dependent.Format(timeFormat)))
+				out = append(out, fmt.Sprintf("%s was deleted at %s, before its dependent %s at %s", d, gone.Format(timeFormat), a, dependent.Format(timeFormat)))
 			}
 		}
 	}

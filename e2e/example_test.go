@@ -27,7 +27,7 @@ func TestExample(t *testing.T) {
 		t.Errorf("the deploy Workflow does not carry the trace id")
 	}
 	deployed := s.pl.Timeline.Events()
-	wantNone(t, "INV-1: dependency order", CheckDeployOrder(p, deployed))
+	wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, deployed))
 	if got := s.started(deployed); len(got) != len(p.Apps) {
 		t.Errorf("%d of %d apps had a sync operation", len(got), len(p.Apps))
 	}
@@ -68,7 +68,7 @@ func TestExample(t *testing.T) {
 		s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name)
 		s.settle()
 		evs := s.pl.Timeline.Since(mark)
-		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(p, evs))
+		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(s.pl.Declared, evs))
 		if left := s.apps(); len(left) > 0 {
 			t.Errorf("%d Applications left after teardown", len(left))
 		}

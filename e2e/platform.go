@@ -46,6 +46,9 @@ type Platform struct {
 	Opts     PlatformOptions
 	Program  *ir.Program
 	Module   *lang.Module
+	// Declared is the dependency graph read from the HCL without platc,
+	// the answer key of the order checks.
+	Declared *Declared
 	ArgoCD   *ArgoCD
 	Timeline *Timeline
 	// Generated is the environment's output of platc build.
@@ -74,6 +77,9 @@ func (e *Env) Deploy(ctx context.Context, opts PlatformOptions) (*Platform, erro
 	}
 	abs := opts.Path
 	pl := &Platform{Env: e, Opts: opts, Program: prog, Module: m}
+	if pl.Declared, err = ReadDeclared(abs); err != nil {
+		return nil, err
+	}
 	pl.samples = loadSamples(prog, m, filepath.Join(e.opts.Src, "argo-cd"))
 	pl.Notes = append(pl.Notes, pl.samples.notes...)
 

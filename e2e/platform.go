@@ -42,10 +42,10 @@ type PlatformOptions struct {
 // Platform is a platform built, published and bootstrapped in an
 // environment, with its simulated operators and step runtime running.
 type Platform struct {
-	Env      *Env
-	Opts     PlatformOptions
-	Program  *ir.Program
-	Module   *lang.Module
+	Env     *Env
+	Opts    PlatformOptions
+	Program *ir.Program
+	Module  *lang.Module
 	// Declared is the dependency graph read from the HCL without platc,
 	// the answer key of the order checks.
 	Declared *Declared

@@ -6,8 +6,12 @@ import (
 	"testing"
 	"time"
 
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"sigs.k8s.io/yaml"
+
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/emit"
+	"github.com/platc/platc/emit/all"
 	"github.com/platc/platc/emit/ansible"
 	"github.com/platc/platc/lang"
 )
@@ -65,5 +69,75 @@ func TestWorkflowsValues(t *testing.T) {
 	cfg, err = ParseWorkflowsValues([]byte(args), "argo")
 	if err != nil || !slices.Equal(cfg.Args, []string{"--qps", "50"}) || !slices.Equal(cfg.Env, []string{"A=b"}) {
 		t.Errorf("extraArgs and extraEnv read as %+v, %v", cfg, err)
+	}
+}
+
+// generatedExample is the example's generated tree for its first
+// environment, by path, as platc build writes it.
+func generatedExample(t *testing.T) map[string][]byte {
+	t.Helper()
+	m, diags := lang.Parse("../examples")
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	p, diags := compiler.Compile(m, compiler.Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	files, err := all.Emit(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{"env": []byte(p.Env.Name)}
+	for _, f := range files {
+		out[f.Path] = f.Data
+	}
+	return out
+}
+
+// The harness stores the token where the generated group_vars tell the
+// gitops-handoff role to; the step pods find it through the generated
+// templates' secretKeyRef. The two generated files must agree, or the
+// first step of a real bootstrap has no token.
+func TestHandoffTokenSecret(t *testing.T) {
+	gen := generatedExample(t)
+	h, err := ParseHandoff(gen[ansible.Dir+"/inventories/"+string(gen["env"])+"/group_vars/all.yml"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cwt wfv1.ClusterWorkflowTemplate
+	if err := yaml.Unmarshal(gen["workflows/templates.yaml"], &cwt); err != nil {
+		t.Fatal(err)
+	}
+	refs := 0
+	for _, tmpl := range cwt.Spec.Templates {
+		if tmpl.Script == nil {
+			continue
+		}
+		for _, e := range tmpl.Script.Env {
+			if e.Name != "ARGOCD_AUTH_TOKEN" {
+				continue
+			}
+			refs++
+			if e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil {
+				t.Errorf("template %s does not read the token from a Secret", tmpl.Name)
+			} else if r := e.ValueFrom.SecretKeyRef; r.Name != h.SecretName || r.Key != h.Key {
+				t.Errorf("template %s reads the token from Secret %s, key %s; the handoff stores it in Secret %s, key %s", tmpl.Name, r.Name, r.Key, h.SecretName, h.Key)
+			}
+		}
+	}
+	if refs == 0 {
+		t.Error("no template reads ARGOCD_AUTH_TOKEN")
+	}
+	// The steps run in the workflows namespace; the Secret must be there.
+	var wt wfv1.WorkflowTemplate
+	if err := yaml.Unmarshal(gen["workflows/deploy.yaml"], &wt); err != nil {
+		t.Fatal(err)
+	}
+	if wt.Namespace != h.Namespace {
+		t.Errorf("the deploy template is in %s, the token Secret in %s", wt.Namespace, h.Namespace)
+	}
+	if _, err := ParseHandoff([]byte("gitops_handoff_argocd_account: platc\ngitops_handoff_token_secret: {name: x, namespace: argo}\n")); err == nil {
+		t.Error("a token Secret without a key was accepted")
 	}
 }

@@ -1,6 +1,13 @@
 package e2e
 
-import "fmt"
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"sigs.k8s.io/yaml"
+)
 
 // CheckDeployOrder checks INV-1 on a deploy's timeline: for every edge
 // d → a the HCL declares, d was Healthy before a's first sync operation
@@ -49,3 +56,62 @@ func CheckTeardownOrder(decl *Declared, evs []Event) []string {
 }
 
 const timeFormat = "15:04:05.000"
+
+// ReadVolumePolicies reads each app's teardown volume policy from the
+// generated teardown WorkflowTemplate in generated (platc build's output
+// for one environment), by Application name: the volumes argument of the
+// app's task, else the default of the ClusterWorkflowTemplate input it
+// fills. These are what the teardown runs with; the IR is not consulted.
+func ReadVolumePolicies(generated string) (map[string]string, error) {
+	var wt wfv1.WorkflowTemplate
+	var cwt wfv1.ClusterWorkflowTemplate
+	for f, obj := range map[string]any{"teardown.yaml": &wt, "templates.yaml": &cwt} {
+		b, err := os.ReadFile(filepath.Join(generated, "workflows", f))
+		if err != nil {
+			return nil, err
+		}
+		if err := yaml.Unmarshal(b, obj); err != nil {
+			return nil, fmt.Errorf("%s: %w", f, err)
+		}
+	}
+	defaults := map[string]string{} // template → its volumes input's default
+	for _, t := range cwt.Spec.Templates {
+		for _, in := range t.Inputs.Parameters {
+			if in.Name == "volumes" && in.Default != nil {
+				defaults[t.Name] = in.Default.String()
+			}
+		}
+	}
+	out := map[string]string{}
+	for _, t := range wt.Spec.Templates {
+		if t.DAG == nil {
+			continue
+		}
+		for _, task := range t.DAG.Tasks {
+			ref := task.TemplateRef
+			if ref == nil || ref.Name != cwt.Name {
+				continue // a nested DAG of the grouping, or not an app
+			}
+			var app, volumes string
+			for _, p := range task.Arguments.Parameters {
+				switch p.Name {
+				case "application":
+					app = p.Value.String()
+				case "volumes":
+					volumes = p.Value.String()
+				}
+			}
+			if app == "" {
+				continue
+			}
+			if volumes == "" {
+				volumes = defaults[ref.Template]
+			}
+			if volumes == "" {
+				return nil, fmt.Errorf("teardown.yaml: task %s passes no volume policy and %s/%s has no default", task.Name, ref.Name, ref.Template)
+			}
+			out[app] = volumes
+		}
+	}
+	return out, nil
+}

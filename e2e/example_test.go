@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"slices"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -103,13 +104,27 @@ const (
 // kept: under retain its claim is still there; under delete and snapshot
 // it is gone; under snapshot a VolumeSnapshot of it exists. override is
 // PV_POLICY, or nil for each app's own policy.
+// Each app's own policy is read from the generated teardown template,
+// not from the IR.
 func (s *scenario) wantVolumes(override *ir.VolumePolicy) {
 	s.t.Helper()
+	policies, err := ReadVolumePolicies(s.pl.Generated)
+	if err != nil {
+		s.t.Fatal(err)
+	}
 	for _, a := range s.pl.Program.Apps {
 		if !holdsData(a) {
 			continue
 		}
-		policy := a.Teardown.Volumes
+		own, ok := policies[a.Application]
+		if !ok {
+			s.t.Errorf("%s holds data but has no task in the generated teardown", a.Name)
+			continue
+		}
+		policy := ir.VolumePolicy(own)
+		if !slices.Contains([]ir.VolumePolicy{ir.VolumesRetain, ir.VolumesDelete, ir.VolumesSnapshot}, policy) {
+			s.t.Errorf("%s: the generated teardown gives it volume policy %q", a.Name, own)
+		}
 		if override != nil {
 			policy = *override
 		}

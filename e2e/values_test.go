@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -139,5 +141,63 @@ func TestHandoffTokenSecret(t *testing.T) {
 	}
 	if _, err := ParseHandoff([]byte("gitops_handoff_argocd_account: platc\ngitops_handoff_token_secret: {name: x, namespace: argo}\n")); err == nil {
 		t.Error("a token Secret without a key was accepted")
+	}
+}
+
+// The volume policies the e2e expects are read from the generated
+// teardown template. They must be the policies the generated
+// Applications record (platc.io/teardown-volumes, another emitter), and
+// the example's snapshot apps are named here by hand from its HCL
+// (the five teardown blocks that say snapshot; defaults say retain).
+func TestVolumePolicies(t *testing.T) {
+	gen := generatedExample(t)
+	dir := t.TempDir()
+	for _, f := range []string{"workflows/teardown.yaml", "workflows/templates.yaml"} {
+		if err := os.MkdirAll(filepath.Join(dir, "workflows"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), gen[f], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := ReadVolumePolicies(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	apps := 0
+	for path, b := range gen {
+		if !strings.HasPrefix(path, "argocd/apps/") {
+			continue
+		}
+		var app struct {
+			Metadata struct {
+				Name        string            `json:"name"`
+				Annotations map[string]string `json:"annotations"`
+			} `json:"metadata"`
+		}
+		if err := yaml.Unmarshal(b, &app); err != nil {
+			t.Fatal(err)
+		}
+		want, ok := app.Metadata.Annotations["platc.io/teardown-volumes"]
+		if !ok {
+			continue // platc's own Applications
+		}
+		apps++
+		if got[app.Metadata.Name] != want {
+			t.Errorf("%s: the teardown template says %q, its Application %q", app.Metadata.Name, got[app.Metadata.Name], want)
+		}
+	}
+	if apps != len(got) || apps != 43 {
+		t.Errorf("%d Applications with a policy, %d teardown tasks; the example has 43 apps", apps, len(got))
+	}
+	var snap []string
+	for app, v := range got {
+		if v == "snapshot" {
+			snap = append(snap, app)
+		}
+	}
+	slices.Sort(snap)
+	if want := []string{"ceph-cluster", "ceph-object-store", "kafka", "postgres-clusters", "vault"}; !slices.Equal(snap, want) {
+		t.Errorf("snapshot policy for %v, want %v", snap, want)
 	}
 }

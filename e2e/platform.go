@@ -85,6 +85,9 @@ func (e *Env) Deploy(ctx context.Context, opts PlatformOptions) (*Platform, erro
 	}
 	pl.samples = loadSamples(prog, m, filepath.Join(e.opts.Src, "argo-cd"))
 	pl.Notes = append(pl.Notes, pl.samples.notes...)
+	for _, l := range pl.samples.Sources() {
+		e.logf("samples of %s", l)
+	}
 
 	// 1. platc build, as a user would run it.
 	out := filepath.Join(e.opts.Dir, "generated")

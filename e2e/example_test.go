@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"slices"
 	"testing"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -27,7 +28,7 @@ func TestExample(t *testing.T) {
 		t.Errorf("the deploy Workflow does not carry the trace id")
 	}
 	deployed := s.pl.Timeline.Events()
-	wantNone(t, "INV-1: dependency order", CheckDeployOrder(p, deployed))
+	wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, deployed))
 	if got := s.started(deployed); len(got) != len(p.Apps) {
 		t.Errorf("%d of %d apps had a sync operation", len(got), len(p.Apps))
 	}
@@ -68,7 +69,7 @@ func TestExample(t *testing.T) {
 		s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name)
 		s.settle()
 		evs := s.pl.Timeline.Since(mark)
-		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(p, evs))
+		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(s.pl.Declared, evs))
 		if left := s.apps(); len(left) > 0 {
 			t.Errorf("%d Applications left after teardown", len(left))
 		}
@@ -103,13 +104,27 @@ const (
 // kept: under retain its claim is still there; under delete and snapshot
 // it is gone; under snapshot a VolumeSnapshot of it exists. override is
 // PV_POLICY, or nil for each app's own policy.
+// Each app's own policy is read from the generated teardown template,
+// not from the IR.
 func (s *scenario) wantVolumes(override *ir.VolumePolicy) {
 	s.t.Helper()
+	policies, err := ReadVolumePolicies(s.pl.Generated)
+	if err != nil {
+		s.t.Fatal(err)
+	}
 	for _, a := range s.pl.Program.Apps {
 		if !holdsData(a) {
 			continue
 		}
-		policy := a.Teardown.Volumes
+		own, ok := policies[a.Application]
+		if !ok {
+			s.t.Errorf("%s holds data but has no task in the generated teardown", a.Name)
+			continue
+		}
+		policy := ir.VolumePolicy(own)
+		if !slices.Contains([]ir.VolumePolicy{ir.VolumesRetain, ir.VolumesDelete, ir.VolumesSnapshot}, policy) {
+			s.t.Errorf("%s: the generated teardown gives it volume policy %q", a.Name, own)
+		}
 		if override != nil {
 			policy = *override
 		}

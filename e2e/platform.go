@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
@@ -42,10 +43,15 @@ type PlatformOptions struct {
 // Platform is a platform built, published and bootstrapped in an
 // environment, with its simulated operators and step runtime running.
 type Platform struct {
-	Env      *Env
-	Opts     PlatformOptions
-	Program  *ir.Program
-	Module   *lang.Module
+	Env     *Env
+	Opts    PlatformOptions
+	Program *ir.Program
+	Module  *lang.Module
+	// Declared is the dependency graph read from the HCL without platc,
+	// the answer key of the order checks.
+	Declared *Declared
+	// Handoff is the token's Secret, from the generated group_vars.
+	Handoff  *Handoff
 	ArgoCD   *ArgoCD
 	Timeline *Timeline
 	// Generated is the environment's output of platc build.
@@ -74,8 +80,14 @@ func (e *Env) Deploy(ctx context.Context, opts PlatformOptions) (*Platform, erro
 	}
 	abs := opts.Path
 	pl := &Platform{Env: e, Opts: opts, Program: prog, Module: m}
+	if pl.Declared, err = ReadDeclared(abs); err != nil {
+		return nil, err
+	}
 	pl.samples = loadSamples(prog, m, filepath.Join(e.opts.Src, "argo-cd"))
 	pl.Notes = append(pl.Notes, pl.samples.notes...)
+	for _, l := range pl.samples.Sources() {
+		e.logf("samples of %s", l)
+	}
 
 	// 1. platc build, as a user would run it.
 	out := filepath.Join(e.opts.Dir, "generated")
@@ -241,16 +253,21 @@ func (pl *Platform) bootstrap(ctx context.Context) error {
 		return err
 	}
 
-	// The automation token, as gitops-handoff stores it.
-	// The account platc generates (argocd-cm accounts.platc).
-	token, err := e.IssueToken(ctx, pl.ArgoCD, pl.Generated, "platc")
+	// The automation token, for the account and into the Secret the
+	// generated group_vars give the gitops-handoff role.
+	if pl.Handoff, err = ParseHandoff(groupVars); err != nil {
+		return err
+	}
+	token, err := e.IssueToken(ctx, pl.ArgoCD, pl.Generated, pl.Handoff.Account)
 	if err != nil {
 		return err
 	}
-	ref := p.Platform.ArgoCD.TokenSecret
+	if err := e.ensureNamespace(ctx, pl.Handoff.Namespace); err != nil {
+		return err
+	}
 	if err := e.upsertSecret(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: ref.Name, Namespace: wfns},
-		Data:       map[string][]byte{ref.Key: []byte(token)},
+		ObjectMeta: metav1.ObjectMeta{Name: pl.Handoff.SecretName, Namespace: pl.Handoff.Namespace},
+		Data:       map[string][]byte{pl.Handoff.Key: []byte(token)},
 	}); err != nil {
 		return err
 	}
@@ -470,4 +487,35 @@ func loadPlatform(opts PlatformOptions) (*lang.Module, *ir.Program, PlatformOpti
 		}
 	}
 	return m, prog, opts, nil
+}
+
+// Handoff is where the gitops-handoff role stores the automation token,
+// and for which account, as the generated group_vars tell the role. The
+// harness writes the token there, not where the IR says, so step pods
+// that name another Secret fail here as they would after a real
+// bootstrap.
+type Handoff struct {
+	Account                    string
+	SecretName, Namespace, Key string
+}
+
+// ParseHandoff reads the token's Secret and account from the generated
+// group_vars.
+func ParseHandoff(groupVars []byte) (*Handoff, error) {
+	var v struct {
+		Account string `json:"gitops_handoff_argocd_account"`
+		Secret  struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+			Key       string `json:"key"`
+		} `json:"gitops_handoff_token_secret"`
+	}
+	if err := yaml.Unmarshal(groupVars, &v); err != nil {
+		return nil, fmt.Errorf("group_vars: %w", err)
+	}
+	h := &Handoff{Account: v.Account, SecretName: v.Secret.Name, Namespace: v.Secret.Namespace, Key: v.Secret.Key}
+	if h.Account == "" || h.SecretName == "" || h.Namespace == "" || h.Key == "" {
+		return nil, fmt.Errorf("group_vars: gitops_handoff_argocd_account and gitops_handoff_token_secret's name, namespace and key must all be set, got %+v", *h)
+	}
+	return h, nil
 }

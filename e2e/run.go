@@ -108,7 +108,7 @@ func Run(ctx context.Context, opts RunOptions) (*RunSummary, error) {
 	if err := pl.Timeline.WriteFile(filepath.Join(opts.Out, "timeline.json")); err != nil {
 		return nil, err
 	}
-	sum.Violations = append(CheckDeployOrder(pl.Program, deployed), CheckTeardownOrder(pl.Program, all[len(deployed):])...)
+	sum.Violations = append(CheckDeployOrder(pl.Declared, deployed), CheckTeardownOrder(pl.Declared, all[len(deployed):])...)
 	sum.Problems = pl.Problems()
 	slices.Sort(sum.Problems)
 	if err := write("checks.json", sum); err != nil {

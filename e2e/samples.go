@@ -18,15 +18,40 @@ import (
 
 // samples holds, per custom resource kind, the status the simulated
 // operator writes: a real sample of that kind that its health check
-// calls Healthy, and one it calls Degraded. They come from the test
-// blocks of the platform's own health rules, then platc's built-in
-// library, then Argo CD's own health check fixtures (its module's
-// resource_customizations/*/*/health_test.yaml). A kind none of them
-// covers gets a generic status (a Ready condition), named as such in
-// the run's notes.
+// calls Healthy, and one it calls Degraded. They come from platc's
+// built-in library, then Argo CD's own health check fixtures (its
+// module's resource_customizations/*/*/health_test.yaml), and only then
+// from the test blocks of the platform's own health rules: a rule judged
+// by its author's own sample proves little. A kind none of them covers
+// gets a generic status (a Ready condition), named as such in the run's
+// notes.
 type samples struct {
 	healthy, degraded map[string]*sample // kind → sample
-	notes             []string
+	// source says where each kind's samples came from, for the notes.
+	source map[string]map[string]string // kind → "Healthy"/"Degraded" → source
+	notes  []string
+}
+
+// Where samples come from, in the order they are tried.
+const (
+	sourceBuiltin  = "platc's built-in library"
+	sourceArgoCD   = "Argo CD's fixtures"
+	sourcePlatform = "the platform's own health tests"
+	sourceGeneric  = "generic"
+)
+
+// set records sm as kind's sample for want ("Healthy" or "Degraded")
+// unless one was found earlier.
+func (s *samples) set(kind, want, source string, sm *sample) {
+	target := map[string]map[string]*sample{"Healthy": s.healthy, "Degraded": s.degraded}[want]
+	if target == nil || target[kind] != nil {
+		return
+	}
+	target[kind] = sm
+	if s.source[kind] == nil {
+		s.source[kind] = map[string]string{}
+	}
+	s.source[kind][want] = source
 }
 
 // sample is what a sample object contributes: the spec the simulated
@@ -78,7 +103,7 @@ func withGeneration(v any, gen int64) any {
 }
 
 func loadSamples(p *ir.Program, m *lang.Module, argocdSrc string) *samples {
-	s := &samples{healthy: map[string]*sample{}, degraded: map[string]*sample{}}
+	s := &samples{healthy: map[string]*sample{}, degraded: map[string]*sample{}, source: map[string]map[string]string{}}
 	kinds := map[string]bool{}
 	for _, a := range p.Apps {
 		for _, cr := range a.CustomResources {
@@ -94,7 +119,7 @@ func loadSamples(p *ir.Program, m *lang.Module, argocdSrc string) *samples {
 		}
 		return true
 	}
-	fromRule := func(h *lang.Health, load func(string) ([]byte, error)) {
+	fromRule := func(h *lang.Health, source string, load func(string) ([]byte, error)) {
 		tests, diags := health.Tests(h)
 		if diags.HasErrors() {
 			return
@@ -103,43 +128,50 @@ func loadSamples(p *ir.Program, m *lang.Module, argocdSrc string) *samples {
 			if !envMatches(t.Env) {
 				continue
 			}
-			target := map[string]map[string]*sample{"Healthy": s.healthy, "Degraded": s.degraded}[t.Want]
-			if target == nil || target[h.Kind] != nil {
-				continue
-			}
 			b, err := load(t.Object)
 			if err != nil {
 				continue
 			}
 			if sm, err := parseSample(b); err == nil {
-				target[h.Kind] = sm
+				s.set(h.Kind, t.Want, source, sm)
 			}
 		}
 	}
-	for _, h := range m.Health {
-		fromRule(h, os.ReadFile)
-	}
-	for kind := range kinds {
+	sorted := slices.Sorted(maps.Keys(kinds))
+	for _, kind := range sorted {
 		if r := builtin.Rule(kind); r != nil {
-			fromRule(r, builtin.ReadFile)
+			fromRule(r, sourceBuiltin, builtin.ReadFile)
 		}
 	}
-	for kind := range kinds {
+	for _, kind := range sorted {
 		if s.healthy[kind] == nil || s.degraded[kind] == nil {
 			s.fromArgoCD(kind, argocdSrc)
 		}
 	}
-	for _, kind := range slices.Sorted(maps.Keys(kinds)) {
+	for _, h := range m.Health {
+		fromRule(h, sourcePlatform, os.ReadFile)
+	}
+	for _, kind := range sorted {
 		if s.healthy[kind] == nil {
-			s.healthy[kind] = &sample{status: map[string]any{"phase": "Ready", "conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Ready", "message": "simulated"}}}}
-			s.notes = append(s.notes, fmt.Sprintf("%s: no Healthy sample in the platform, platc or Argo CD; the operator writes a generic Ready condition", kind))
+			s.set(kind, "Healthy", sourceGeneric, &sample{status: map[string]any{"phase": "Ready", "conditions": []any{map[string]any{"type": "Ready", "status": "True", "reason": "Ready", "message": "simulated"}}}})
+			s.notes = append(s.notes, fmt.Sprintf("%s: no Healthy sample in platc, Argo CD or the platform; the operator writes a generic Ready condition", kind))
 		}
 		if s.degraded[kind] == nil {
-			s.degraded[kind] = &sample{status: map[string]any{"phase": "Failed", "conditions": []any{map[string]any{"type": "Ready", "status": "False", "reason": "Failed", "message": "simulated failure"}}}}
-			s.notes = append(s.notes, fmt.Sprintf("%s: no Degraded sample in the platform, platc or Argo CD; the operator writes a generic failed Ready condition", kind))
+			s.set(kind, "Degraded", sourceGeneric, &sample{status: map[string]any{"phase": "Failed", "conditions": []any{map[string]any{"type": "Ready", "status": "False", "reason": "Failed", "message": "simulated failure"}}}})
+			s.notes = append(s.notes, fmt.Sprintf("%s: no Degraded sample in platc, Argo CD or the platform; the operator writes a generic failed Ready condition", kind))
 		}
 	}
 	return s
+}
+
+// Sources says, per kind, where its Healthy and Degraded samples came
+// from, one line each, sorted.
+func (s *samples) Sources() []string {
+	var out []string
+	for _, kind := range slices.Sorted(maps.Keys(s.source)) {
+		out = append(out, fmt.Sprintf("%s: Healthy from %s, Degraded from %s", kind, s.source[kind]["Healthy"], s.source[kind]["Degraded"]))
+	}
+	return out
 }
 
 // fromArgoCD reads Argo CD's own fixtures for kind ("group/Kind").
@@ -165,16 +197,12 @@ func (s *samples) fromArgoCD(kind, src string) {
 		return
 	}
 	for _, t := range tests.Tests {
-		target := map[string]map[string]*sample{"Healthy": s.healthy, "Degraded": s.degraded}[t.HealthStatus.Status]
-		if target == nil || target[kind] != nil {
-			continue
-		}
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(t.InputPath)))
 		if err != nil {
 			continue
 		}
 		if sm, err := parseSample(data); err == nil {
-			target[kind] = sm
+			s.set(kind, t.HealthStatus.Status, sourceArgoCD, sm)
 		}
 	}
 }

@@ -47,8 +47,8 @@ func (s *scenario) step(name string, env map[string]string) stepResult {
 	if tmpl == nil || tmpl.Script == nil {
 		s.t.Fatalf("no script template %q in the generated templates", name)
 	}
-	ref := s.pl.Program.Platform.ArgoCD.TokenSecret
-	secret, err := s.env.Kube.CoreV1().Secrets(s.pl.Program.Platform.Workflows.Namespace).Get(s.ctx, ref.Name, metav1.GetOptions{})
+	ref := s.pl.Handoff
+	secret, err := s.env.Kube.CoreV1().Secrets(ref.Namespace).Get(s.ctx, ref.SecretName, metav1.GetOptions{})
 	if err != nil {
 		s.t.Fatal(err)
 	}

@@ -48,7 +48,7 @@ func TestFailureThenResume(t *testing.T) {
 	}
 	s.settle()
 	first := s.pl.Timeline.Events()
-	wantNone(t, "INV-1: dependency order", CheckDeployOrder(p, first))
+	wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, first))
 	wantSame(t, "apps synced by the failed deploy", s.started(first), []string{"cache", "database", "metrics", "network"})
 	s.wantConverged("network", "cache", "metrics")
 	if _, h := status(s.apps()["database"]); h != "Degraded" {
@@ -71,7 +71,7 @@ func TestFailureThenResume(t *testing.T) {
 		// database turned Healthy when its operator recovered, at the
 		// revision it was synced to: it needs no sync either.
 		wantSame(t, "apps synced by the resumed deploy", s.started(s.pl.Timeline.Since(mark)), []string{"api", "web"})
-		wantNone(t, "INV-1: dependency order", CheckDeployOrder(p, s.pl.Timeline.Events()))
+		wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, s.pl.Timeline.Events()))
 		s.wantConverged()
 	})
 
@@ -79,7 +79,7 @@ func TestFailureThenResume(t *testing.T) {
 		mark := s.pl.Timeline.Mark()
 		s.run("teardown", ExitOK, deployer, "TEARDOWN_CONFIRM="+p.Platform.Name, "PV_POLICY=snapshot")
 		s.settle()
-		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(p, s.pl.Timeline.Since(mark)))
+		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(s.pl.Declared, s.pl.Timeline.Since(mark)))
 		snapshot := ir.VolumesSnapshot
 		s.wantVolumes(&snapshot)
 	})
@@ -103,7 +103,7 @@ func TestTeardownPartlyDeployed(t *testing.T) {
 	r := s.run("teardown", ExitPartial, "TEARDOWN_CONFIRM="+p.Platform.Name)
 	wantIn(t, "report", string(r.Report), `"name":"legacy-ui","reason":"left in project shop; the platform does not declare it"`)
 	s.settle()
-	wantNone(t, "INV-5: reverse order", CheckTeardownOrder(p, s.pl.Timeline.Since(mark)))
+	wantNone(t, "INV-5: reverse order", CheckTeardownOrder(s.pl.Declared, s.pl.Timeline.Since(mark)))
 	if left := s.apps(); len(left) > 0 {
 		t.Errorf("%d Applications left after teardown", len(left))
 	}
@@ -142,7 +142,7 @@ func TestScopedRuns(t *testing.T) {
 		s.settle()
 		wantSame(t, "apps synced for stack:services", s.started(s.pl.Timeline.Since(mark)), []string{"api", "web"})
 		s.wantConverged("network", "database", "api", "web")
-		wantNone(t, "INV-1: dependency order", CheckDeployOrder(p, s.pl.Timeline.Events()))
+		wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, s.pl.Timeline.Events()))
 	})
 	t.Run("snapshot refused without its RBAC", func(t *testing.T) {
 		before := s.workflows()
@@ -158,7 +158,7 @@ func TestScopedRuns(t *testing.T) {
 		mark := s.pl.Timeline.Mark()
 		s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name, "PV_POLICY=delete")
 		s.settle()
-		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(p, s.pl.Timeline.Since(mark)))
+		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(s.pl.Declared, s.pl.Timeline.Since(mark)))
 		del := ir.VolumesDelete
 		s.wantVolumes(&del)
 	})

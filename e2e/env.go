@@ -65,7 +65,16 @@ type Env struct {
 	rest    *rest.Config
 
 	caFile string // PEM of the environment's CA, for SSL_CERT_FILE
-	tools  string // directory of the tools the step processes run
+	tools  string // directory of the tools the harness and executor run
+
+	// node is the step pods' "node": a directory the steps' non-root
+	// user can enter (the environment's own directory may sit in a
+	// private temporary directory), holding the step image's binaries
+	// (image/bin) and each pod's scratch (pods/).
+	node       string
+	image      *stepImage
+	imageBin   string
+	imageNotes []string // what the image has that this machine cannot provide
 
 	mapperOnce sync.Once
 	mapper     *restmapper.DeferredDiscoveryRESTMapper
@@ -129,6 +138,9 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := e.toolDir(); err != nil {
 		return nil, err
 	}
+	if err := e.stepNode(); err != nil {
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -139,6 +151,9 @@ func (e *Env) Close() {
 	}
 	if e.net != nil {
 		e.net.close()
+	}
+	if e.node != "" {
+		_ = os.RemoveAll(e.node)
 	}
 }
 
@@ -212,6 +227,10 @@ func (e *Env) controlPlaneFiles() (saKey, tokens string, err error) {
 // ready.
 func (e *Env) startAPIServer(ctx context.Context, etcd, saKey, tokens string) error {
 	dir := e.opts.Dir
+	auditPolicy := filepath.Join(dir, "audit-policy.yaml")
+	if err := os.WriteFile(auditPolicy, []byte(execAuditPolicy), 0o644); err != nil {
+		return err
+	}
 	port, _ := freePort()
 	p, err := e.procs.start("kube-apiserver", filepath.Join(e.opts.Bin, "kube-apiserver"), []string{
 		"--etcd-servers=" + etcd,
@@ -233,6 +252,10 @@ func (e *Env) startAPIServer(ctx context.Context, etcd, saKey, tokens string) er
 		// New nodes get the not-ready taint, which only the node
 		// lifecycle controller (off here, see below) would remove.
 		"--disable-admission-plugins=TaintNodesByCondition",
+		// The workflow controller signals a step's containers through
+		// pods/exec (argoexec kill); kwok cannot run that command, so the
+		// step runtime reads the requests from the audit log (steps.go).
+		"--audit-policy-file=" + auditPolicy, "--audit-log-path=" + e.auditLog(), "--audit-log-format=json",
 		"--enable-priority-and-fairness=false", "--profiling=false",
 		"--max-requests-inflight=2000", "--max-mutating-requests-inflight=1000",
 	}, nil)
@@ -458,6 +481,42 @@ func (e *Env) toolDir() error {
 	return nil
 }
 
+// stepNode makes the step pods' node directory and fills the step image
+// from the repository's Dockerfile.
+func (e *Env) stepNode() error {
+	df, err := findDockerfile()
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(df)
+	if err != nil {
+		return err
+	}
+	if e.image, err = readStepImage(string(b)); err != nil {
+		return err
+	}
+	if e.node, err = os.MkdirTemp("", "platc-e2e-node-"); err != nil {
+		return err
+	}
+	// Enter, not list: the pods' directories are not each other's.
+	if err := os.Chmod(e.node, 0o711); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Join(e.node, "pods"), 0o755); err != nil {
+		return err
+	}
+	e.imageBin = filepath.Join(e.node, "image", "bin")
+	absent, err := e.image.build(e.imageBin, e.opts.Bin)
+	if err != nil {
+		return fmt.Errorf("step image: %w", err)
+	}
+	e.imageNotes = absent
+	if len(absent) > 0 {
+		e.logf("step image: not available on this machine, so absent from the steps' PATH: %s", strings.Join(absent, ", "))
+	}
+	return nil
+}
+
 // ToolPath is a PATH for processes the environment runs: its tools, then
 // the system's.
 func (e *Env) ToolPath() string {
@@ -465,3 +524,15 @@ func (e *Env) ToolPath() string {
 }
 
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
+
+// execAuditPolicy records only pods/exec requests, when received.
+const execAuditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [ResponseStarted, ResponseComplete, Panic]
+rules:
+- level: Metadata
+  resources: [{group: "", resources: ["pods/exec"]}]
+- level: None
+`
+
+func (e *Env) auditLog() string { return filepath.Join(e.opts.Dir, "logs", "audit.log") }

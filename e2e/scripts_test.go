@@ -8,9 +8,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
@@ -52,14 +54,31 @@ func (s *scenario) step(name string, env map[string]string) stepResult {
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	dir := s.t.TempDir()
-	script := filepath.Join(dir, "script")
-	if err := os.WriteFile(script, []byte(tmpl.Script.Source), 0o755); err != nil {
+	// As in a step pod: the step image's binaries only, the template's
+	// user, and only its /tmp emptyDir writable (steps.go).
+	dir, err := os.MkdirTemp(filepath.Join(s.env.node, "pods"), "step-")
+	if err != nil {
 		s.t.Fatal(err)
 	}
-	cmd := exec.CommandContext(s.ctx, "bash", script)
+	if err := os.Chmod(dir, 0o777); err != nil {
+		s.t.Fatal(err)
+	}
+	script := filepath.Join(s.env.node, "pods", filepath.Base(dir)+".script")
+	if err := os.WriteFile(script, []byte(tmpl.Script.Source), 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	cred, cfgErr := s.env.podUser(&corev1.Pod{}, &corev1.Container{SecurityContext: tmpl.Script.SecurityContext})
+	if cfgErr != "" {
+		s.t.Fatal(cfgErr)
+	}
+	bash, err := lookPathIn(tmpl.Script.Command[0], s.env.imageBin)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	cmd := exec.CommandContext(s.ctx, bash, script)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	cmd.Dir = dir
-	cmd.Env = []string{"PATH=" + s.env.ToolPath(), "HOME=" + dir, "PLATC_STEP_DIR=" + dir,
+	cmd.Env = []string{"PATH=" + s.env.imageBin, "HOME=" + dir, "PLATC_STEP_DIR=" + dir,
 		"ALL_PROXY=" + s.env.net.SOCKSURL(),
 		"ARGOCD_AUTH_TOKEN=" + string(secret.Data[ref.Key])}
 	for _, e := range tmpl.Script.Env {

@@ -6,9 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,6 +25,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/rest"
@@ -60,6 +64,10 @@ type stepRunner struct {
 
 	mu      sync.Mutex
 	started map[string]context.CancelFunc // pod UID → cancel
+	// signals carries the signals the workflow controller sends a pod's
+	// main container (argoexec kill, seen in the API server's audit
+	// log), by pod name.
+	signals map[string]chan syscall.Signal
 	// Steps counts the pods run, for reports.
 	Steps int
 	// Problems lists what the runtime could not do (a denied task
@@ -69,25 +77,33 @@ type stepRunner struct {
 }
 
 func (e *Env) startStepRunner(ctx context.Context, ns string) (*stepRunner, error) {
-	r := &stepRunner{e: e, ns: ns, dir: filepath.Join(e.opts.Dir, "steps"), started: map[string]context.CancelFunc{}}
+	r := &stepRunner{e: e, ns: ns, dir: filepath.Join(e.opts.Dir, "steps"), started: map[string]context.CancelFunc{}, signals: map[string]chan syscall.Signal{}}
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return nil, err
 	}
 	f := informers.NewSharedInformerFactoryWithOptions(e.Kube, 0, informers.WithNamespace(ns),
 		informers.WithTweakListOptions(func(o *metav1.ListOptions) { o.LabelSelector = labelWorkflow }))
 	inf := f.Core().V1().Pods().Informer()
-	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		AddFunc:    func(obj any) { r.consider(ctx, obj) },
-		UpdateFunc: func(_, obj any) { r.consider(ctx, obj) },
-		DeleteFunc: func(obj any) {
-			if p, ok := obj.(*corev1.Pod); ok {
-				r.mu.Lock()
-				if cancel := r.started[string(p.UID)]; cancel != nil {
-					cancel()
-				}
-				r.mu.Unlock()
+	// A pod being deleted is the kubelet's to stop: its containers get
+	// SIGTERM, then SIGKILL after the grace period (runCommand).
+	stop := func(obj any) {
+		if p, ok := obj.(*corev1.Pod); ok {
+			r.mu.Lock()
+			if cancel := r.started[string(p.UID)]; cancel != nil {
+				cancel()
 			}
+			r.mu.Unlock()
+		}
+	}
+	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
+		AddFunc: func(obj any) { r.consider(ctx, obj) },
+		UpdateFunc: func(_, obj any) {
+			if p, ok := obj.(*corev1.Pod); ok && p.DeletionTimestamp != nil {
+				stop(obj)
+			}
+			r.consider(ctx, obj)
 		},
+		DeleteFunc: stop,
 	})
 	if err != nil {
 		return nil, err
@@ -96,7 +112,87 @@ func (e *Env) startStepRunner(ctx context.Context, ns string) (*stepRunner, erro
 	if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
 		return nil, errors.New("step runner: pod informer did not sync")
 	}
+	go r.followSignals(ctx, e.auditLog())
 	return r, nil
+}
+
+// followSignals reads the API server's audit log for the workflow
+// controller's pods/exec requests that signal a step's main container
+// (argoexec kill SIG 1, or sh -c "kill -SIG 1"; workflow/signal) and
+// delivers each signal to that pod's script, as argoexec's emissary
+// would forward it. kwok answers the exec itself (and fails: it has
+// nothing to run), which the controller ignores as it would any failed
+// signal.
+func (r *stepRunner) followSignals(ctx context.Context, path string) {
+	var off int64
+	var partial []byte
+	for ctx.Err() == nil {
+		time.Sleep(200 * time.Millisecond)
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		fi, err := f.Stat()
+		if err != nil || fi.Size() < off {
+			off = 0 // rotated
+		}
+		_, _ = f.Seek(off, io.SeekStart)
+		b, _ := io.ReadAll(f)
+		f.Close()
+		off += int64(len(b))
+		b = append(partial, b...)
+		lines := bytes.Split(b, []byte("\n"))
+		partial = append([]byte(nil), lines[len(lines)-1]...)
+		for _, l := range lines[:len(lines)-1] {
+			pod, sig, ok := execSignal(l, r.ns)
+			if !ok {
+				continue
+			}
+			r.mu.Lock()
+			ch := r.signals[pod]
+			r.mu.Unlock()
+			if ch != nil {
+				select {
+				case ch <- sig:
+				default:
+				}
+			}
+		}
+	}
+}
+
+// execSignal reads one audit event: a pods/exec into a main container
+// in ns whose command is a kill, and the signal it sends.
+func execSignal(line []byte, ns string) (pod string, sig syscall.Signal, ok bool) {
+	var ev struct {
+		Stage      string `json:"stage"`
+		RequestURI string `json:"requestURI"`
+		ObjectRef  struct {
+			Namespace, Name, Subresource string
+		} `json:"objectRef"`
+	}
+	if json.Unmarshal(line, &ev) != nil || ev.Stage != "RequestReceived" || ev.ObjectRef.Subresource != "exec" || ev.ObjectRef.Namespace != ns {
+		return "", 0, false
+	}
+	u, err := url.Parse(ev.RequestURI)
+	if err != nil || u.Query().Get("container") != "main" {
+		return "", 0, false
+	}
+	cmd := u.Query()["command"]
+	var n string
+	switch {
+	case len(cmd) == 4 && filepath.Base(cmd[0]) == "argoexec" && cmd[1] == "kill" && cmd[3] == "1":
+		n = cmd[2]
+	case len(cmd) == 3 && cmd[1] == "-c" && strings.HasPrefix(cmd[2], "kill -") && strings.HasSuffix(cmd[2], " 1"):
+		n = strings.TrimSuffix(strings.TrimPrefix(cmd[2], "kill -"), " 1")
+	default:
+		return "", 0, false
+	}
+	i, err := strconv.Atoi(n)
+	if err != nil || i <= 0 {
+		return "", 0, false
+	}
+	return ev.ObjectRef.Name, syscall.Signal(i), true
 }
 
 func (r *stepRunner) problem(format string, args ...any) {
@@ -123,6 +219,7 @@ func (r *stepRunner) consider(ctx context.Context, obj any) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	r.started[string(p.UID)] = cancel
+	r.signals[p.Name] = make(chan syscall.Signal, 4)
 	r.Steps++
 	r.mu.Unlock()
 	go r.run(cctx, p.DeepCopy())
@@ -137,6 +234,7 @@ type outcome struct {
 	outputs   *wfv1.Outputs
 	deadline  bool
 	configErr string // the container could not start (a missing Secret)
+	initErr   error  // the wait container could not create the task result
 }
 
 func (r *stepRunner) run(ctx context.Context, pod *corev1.Pod) {
@@ -151,6 +249,9 @@ func (r *stepRunner) run(ctx context.Context, pod *corev1.Pod) {
 		r.problem("pod %s: %v", pod.Name, err)
 		return
 	}
+	// argoexec's wait container first writes an empty task result,
+	// marked incomplete, and completes it when the main container ends.
+	initErr := r.initResult(context.Background(), pod)
 	// activeDeadlineSeconds is the kubelet's to enforce.
 	if d := pod.Spec.ActiveDeadlineSeconds; d != nil {
 		start := time.Now()
@@ -176,6 +277,7 @@ func (r *stepRunner) run(ctx context.Context, pod *corev1.Pod) {
 		r.containerConfigError(pod, o.configErr)
 		return
 	}
+	o.initErr = initErr
 	r.finish(ctx, pod, tmpl, o)
 }
 
@@ -217,6 +319,11 @@ func podMounts(pod *corev1.Pod, c *corev1.Container, dir string) (mounts, error)
 		if err := os.MkdirAll(host, 0o755); err != nil {
 			return nil, err
 		}
+		// The kubelet makes an emptyDir world-writable: the one place a
+		// container with a read-only root may write.
+		if err := os.Chmod(host, 0o777); err != nil {
+			return nil, err
+		}
 		ms = append(ms, struct{ at, host string }{strings.TrimRight(vm.MountPath, "/"), host})
 	}
 	return ms, nil
@@ -236,6 +343,18 @@ func (ms mounts) path(p string) string {
 		return p
 	}
 	return ms[best].host + strings.TrimPrefix(p, ms[best].at)
+}
+
+// rootPath is where a container directory lives: in its mount, or in
+// the pod's stand-in root file system under dir, made as root and so
+// not writable by the step's user (see docs/e2e.md on what that does
+// and does not enforce of readOnlyRootFilesystem).
+func (ms mounts) rootPath(p, dir string) (string, error) {
+	if h := ms.path(p); h != p {
+		return h, nil
+	}
+	h := filepath.Join(dir, "rootfs", p)
+	return h, os.MkdirAll(h, 0o755)
 }
 
 // env resolves a container's environment as the kubelet does. A missing
@@ -314,11 +433,18 @@ func fieldValue(pod *corev1.Pod, path string) string {
 	return ""
 }
 
-func (r *stepRunner) runScript(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.Template, dir string) outcome {
+func (r *stepRunner) runScript(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.Template, logDir string) outcome {
 	main := container(pod, "main")
 	if main == nil {
 		return outcome{exitCode: 64, reason: "Error", message: "no main container"}
 	}
+	cred, cfgErr := r.e.podUser(pod, main)
+	if cfgErr != "" {
+		return outcome{configErr: cfgErr}
+	}
+	// The pod's files live on the node directory, which the step's user
+	// can enter: its emptyDirs, the staged script, its root file system.
+	dir := filepath.Join(r.e.node, "pods", pod.Name)
 	ms, err := podMounts(pod, main, dir)
 	if err != nil {
 		return outcome{exitCode: 64, reason: "Error", message: err.Error()}
@@ -327,8 +453,12 @@ func (r *stepRunner) runScript(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.
 	if cfgErr != "" {
 		return outcome{configErr: cfgErr}
 	}
-	script := filepath.Join(dir, "script")
-	if err := os.WriteFile(script, []byte(tmpl.Script.Source), 0o755); err != nil {
+	// argoexec stages the source as a file the main container reads.
+	script := filepath.Join(dir, "staging", "script")
+	if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+		return outcome{exitCode: 64, reason: "Error", message: err.Error()}
+	}
+	if err := os.WriteFile(script, []byte(tmpl.Script.Source), 0o644); err != nil {
 		return outcome{exitCode: 64, reason: "Error", message: err.Error()}
 	}
 	command := tmpl.Script.Command
@@ -336,30 +466,36 @@ func (r *stepRunner) runScript(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.
 		command = []string{"sh"}
 	}
 	args := append(append(append([]string{}, command[1:]...), tmpl.Script.Args...), script)
-	bin, err := lookPathIn(command[0], r.e.ToolPath())
+	bin, err := lookPathIn(command[0], r.e.imageBin)
 	if err != nil {
 		return outcome{exitCode: 127, reason: "Error", message: err.Error()}
 	}
 	cmd := exec.Command(bin, args...)
-	cmd.Dir = ms.path(main.WorkingDir)
-	if main.WorkingDir == "" {
-		cmd.Dir = dir
+	wd := main.WorkingDir
+	if wd == "" {
+		wd = r.e.image.Workdir
 	}
-	// The image's PATH, and the simulated network every process in the
-	// cluster is on (network.go). No trust store: a pod trusts only what
-	// its image ships, so the environment's CA is not given to steps.
-	base := []string{
-		"PATH=" + r.e.ToolPath(),
+	if cmd.Dir, err = ms.rootPath(wd, dir); err != nil {
+		return outcome{exitCode: 64, reason: "Error", message: err.Error()}
+	}
+	// Only the image's binaries, and the simulated network every process
+	// in the cluster is on (network.go). No trust store: a pod trusts
+	// only what its image ships, so the environment's CA is not given.
+	cmd.Env = append([]string{
+		"PATH=" + r.e.imageBin,
 		"ALL_PROXY=" + r.e.net.SOCKSURL(),
-		"HOME=" + ms.path("/tmp"),
-	}
-	cmd.Env = append(base, env...)
+		"HOME=" + cmd.Dir,
+	}, env...)
 	// Scripts that keep scratch files under /tmp (platc's prelude reads
 	// PLATC_STEP_DIR, default /tmp) find the pod's /tmp mount.
 	if !hasEnv(env, "PLATC_STEP_DIR") {
 		cmd.Env = append(cmd.Env, "PLATC_STEP_DIR="+ms.path("/tmp"))
 	}
-	o, ran := runCommand(ctx, cmd, dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
+	r.mu.Lock()
+	sig := r.signals[pod.Name]
+	r.mu.Unlock()
+	o, ran := runCommand(ctx, cmd, logDir, sig, gracePeriod(pod))
 	if !ran || o.deadline {
 		return o
 	}
@@ -373,20 +509,66 @@ func (r *stepRunner) runScript(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.
 	return o
 }
 
+// gracePeriod is the time between SIGTERM and SIGKILL when the kubelet
+// stops the pod's containers.
+func gracePeriod(pod *corev1.Pod) time.Duration {
+	if g := pod.Spec.TerminationGracePeriodSeconds; g != nil {
+		return time.Duration(*g) * time.Second
+	}
+	return 30 * time.Second // the API server's default
+}
+
+// podUser is who the main container runs as: its securityContext, then
+// the pod's, then the image's USER; never root when runAsNonRoot says
+// so (the kubelet refuses to start it).
+func (e *Env) podUser(pod *corev1.Pod, c *corev1.Container) (*syscall.Credential, string) {
+	uid, gid := e.image.UID, e.image.GID
+	nonRoot := false
+	if psc := pod.Spec.SecurityContext; psc != nil {
+		if psc.RunAsUser != nil {
+			uid = *psc.RunAsUser
+		}
+		if psc.RunAsGroup != nil {
+			gid = *psc.RunAsGroup
+		}
+		nonRoot = psc.RunAsNonRoot != nil && *psc.RunAsNonRoot
+	}
+	if sc := c.SecurityContext; sc != nil {
+		if sc.RunAsUser != nil {
+			uid = *sc.RunAsUser
+		}
+		if sc.RunAsGroup != nil {
+			gid = *sc.RunAsGroup
+		}
+		if sc.RunAsNonRoot != nil {
+			nonRoot = *sc.RunAsNonRoot
+		}
+	}
+	if nonRoot && uid == 0 {
+		return nil, "container has runAsNonRoot and image will run as root"
+	}
+	return &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid), Groups: []uint32{}}, ""
+}
+
 // runCommand runs a step's command as the pod's main container would,
-// its output also logged to dir/log, until it ends or ctx does (a
-// deadline kills its process group). ran is false when it could not
-// start.
-func runCommand(ctx context.Context, cmd *exec.Cmd, dir string) (o outcome, ran bool) {
+// its output also logged to logDir/log, until it ends. The kubelet stops
+// it when ctx ends (the pod's deadline, or the pod deleted): SIGTERM to
+// its process group, SIGKILL after grace. A signal on sig is the
+// workflow controller's (argoexec kill), delivered as it is. ran is
+// false when it could not start.
+func runCommand(ctx context.Context, cmd *exec.Cmd, logDir string, sig <-chan syscall.Signal, grace time.Duration) (o outcome, ran bool) {
 	var stdout, stderr bytes.Buffer
-	logf, err := os.Create(filepath.Join(dir, "log"))
+	logf, err := os.Create(filepath.Join(logDir, "log"))
 	if err != nil {
 		return outcome{exitCode: 64, reason: "Error", message: err.Error()}, false
 	}
 	defer logf.Close()
 	cmd.Stdout = &teeWriter{&stdout, logf}
 	cmd.Stderr = &teeWriter{&stderr, logf}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
 	if err := cmd.Start(); err != nil {
 		return outcome{exitCode: 127, reason: "Error", message: err.Error()}, false
 	}
@@ -394,20 +576,32 @@ func runCommand(ctx context.Context, cmd *exec.Cmd, dir string) (o outcome, ran 
 	go func() { done <- cmd.Wait() }()
 	var waitErr error
 	deadline := false
-	select {
-	case waitErr = <-done:
-	case <-ctx.Done():
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		waitErr = <-done
-		deadline = errors.Is(ctx.Err(), context.DeadlineExceeded)
+	stopping := ctx.Done()
+	var kill <-chan time.Time
+wait:
+	for {
+		select {
+		case waitErr = <-done:
+			break wait
+		case s := <-sig:
+			_ = syscall.Kill(-cmd.Process.Pid, s)
+		case <-stopping:
+			stopping = nil
+			deadline = errors.Is(ctx.Err(), context.DeadlineExceeded)
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+			kill = time.After(grace)
+		case <-kill:
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		}
 	}
 	o = outcome{stdout: stdout.String()}
 	if waitErr != nil {
 		var ee *exec.ExitError
 		if errors.As(waitErr, &ee) {
 			o.exitCode = int32(ee.ExitCode())
-			if o.exitCode < 0 {
-				o.exitCode = 137
+			// A container killed by a signal exits 128+n.
+			if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				o.exitCode = 128 + int32(ws.Signal())
 			}
 		} else {
 			o.exitCode = 1
@@ -629,9 +823,13 @@ func (r *stepRunner) finish(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.Tem
 	}
 	bg := context.Background()
 	waitExit := int32(0)
+	if o.initErr != nil {
+		r.problem("pod %s: creating its task result as ServiceAccount %s: %v", pod.Name, pod.Spec.ServiceAccountName, o.initErr)
+		waitExit = 1
+	}
 	if o.outputs != nil || tmpl != nil {
-		if err := r.reportResult(bg, pod, o.outputs); err != nil {
-			r.problem("pod %s: writing its task result as ServiceAccount %s: %v", pod.Name, pod.Spec.ServiceAccountName, err)
+		if err := r.completeResult(bg, pod, o.outputs); err != nil {
+			r.problem("pod %s: patching its task result as ServiceAccount %s: %v", pod.Name, pod.Spec.ServiceAccountName, err)
 			waitExit = 1
 		}
 	}
@@ -713,51 +911,88 @@ func (r *stepRunner) containerConfigError(pod *corev1.Pod, msg string) {
 	r.updateStatus(context.Background(), pod, st)
 }
 
-// reportResult writes the pod's WorkflowTaskResult as argoexec's wait
-// container does: named after the node, owned by the workflow, with the
-// outputs and the label that says reporting is complete.
-func (r *stepRunner) reportResult(ctx context.Context, pod *corev1.Pod, outputs *wfv1.Outputs) error {
-	nodeID := pod.Annotations[annotationNodeID]
-	if nodeID == "" {
-		nodeID = pod.Name
+// The WorkflowTaskResult follows argoexec v3.7's protocol
+// (workflow/executor/taskresult.go, cmd/argoexec/commands/wait.go), as
+// the pod's ServiceAccount: InitializeOutput creates it empty, named
+// after the node, owned by the workflow and labelled
+// report-outputs-completed=false; ReportOutputs merge-patches the
+// outputs in; FinalizeOutput merge-patches the label to true. So a Role
+// without `patch` on workflowtaskresults fails here as in a cluster.
+
+// initResult is InitializeOutput.
+func (r *stepRunner) initResult(ctx context.Context, pod *corev1.Pod) error {
+	nodeID, ri, err := r.taskResults(pod)
+	if err != nil {
+		return err
 	}
 	wf := pod.Labels[labelWorkflow]
-	var owner metav1.OwnerReference
-	for _, o := range pod.OwnerReferences {
-		if o.Kind == "Workflow" {
-			owner = o
-		}
-	}
 	tr := &wfv1.WorkflowTaskResult{
 		TypeMeta: metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "WorkflowTaskResult"},
 		ObjectMeta: metav1.ObjectMeta{
 			Name: nodeID, Namespace: pod.Namespace,
-			Labels: map[string]string{labelWorkflow: wf, labelOutputsCompleted: "true"},
+			Labels: map[string]string{labelWorkflow: wf, labelOutputsCompleted: "false"},
 		},
-		NodeResult: wfv1.NodeResult{Outputs: outputs},
 	}
-	if owner.UID != "" {
-		tr.OwnerReferences = []metav1.OwnerReference{{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: owner.Name, UID: owner.UID}}
+	for _, o := range pod.OwnerReferences {
+		if o.Kind == "Workflow" {
+			tr.OwnerReferences = []metav1.OwnerReference{{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: o.Name, UID: o.UID}}
+		}
 	}
-	b, err := json.Marshal(tr)
+	obj, err := toUnstructured(tr)
 	if err != nil {
 		return err
 	}
-	var obj map[string]any
-	if err := json.Unmarshal(b, &obj); err != nil {
+	_, err = ri.Create(ctx, obj, metav1.CreateOptions{})
+	if apierrors.IsAlreadyExists(err) {
+		// upsertTaskResult: a retried wait container patches instead.
+		_, err = ri.Patch(ctx, nodeID, types.MergePatchType, []byte(`{}`), metav1.PatchOptions{})
+	}
+	return err
+}
+
+// completeResult is ReportOutputs then FinalizeOutput: two merge
+// patches, as argoexec sends them.
+func (r *stepRunner) completeResult(ctx context.Context, pod *corev1.Pod, outputs *wfv1.Outputs) error {
+	nodeID, ri, err := r.taskResults(pod)
+	if err != nil {
 		return err
+	}
+	var errs []error
+	if outputs != nil {
+		patch, _ := json.Marshal(&wfv1.WorkflowTaskResult{NodeResult: wfv1.NodeResult{Outputs: outputs}})
+		if _, err := ri.Patch(ctx, nodeID, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+			errs = append(errs, fmt.Errorf("reporting outputs: %w", err))
+		}
+	}
+	patch, _ := json.Marshal(&wfv1.WorkflowTaskResult{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{labelOutputsCompleted: "true"}}})
+	if _, err := ri.Patch(ctx, nodeID, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		errs = append(errs, fmt.Errorf("finalizing: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
+func (r *stepRunner) taskResults(pod *corev1.Pod) (string, dynamic.ResourceInterface, error) {
+	nodeID := pod.Annotations[annotationNodeID]
+	if nodeID == "" {
+		nodeID = pod.Name
 	}
 	dc, err := r.asServiceAccount(pod)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
-	ri := dc.Resource(taskResultGVR).Namespace(pod.Namespace)
-	_, err = ri.Create(ctx, &unstructured.Unstructured{Object: obj}, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		patch, _ := json.Marshal(map[string]any{"metadata": map[string]any{"labels": tr.Labels}, "outputs": outputs})
-		_, err = ri.Patch(ctx, nodeID, "application/merge-patch+json", patch, metav1.PatchOptions{})
+	return nodeID, dc.Resource(taskResultGVR).Namespace(pod.Namespace), nil
+}
+
+func toUnstructured(v any) (*unstructured.Unstructured, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
 	}
-	return err
+	var obj map[string]any
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return nil, err
+	}
+	return &unstructured.Unstructured{Object: obj}, nil
 }
 
 func (g gjsonLabels) Lookup(key string) (string, bool) {

@@ -3,7 +3,9 @@
 # The platc executor image (RFC-DEPLOY-0001 section 7.1): platc and every
 # tool of RFC 3.2.1 and 3.2.3, so `platc deploy|validate|teardown` needs no
 # network at run time beyond the Kubernetes API. The generated workflow
-# steps run in this image too (bash, argocd, jq, coreutils timeout).
+# steps run in this image too (bash, argocd, jq, coreutils timeout):
+# scripts/image-tools.txt lists every tool, and the release workflow
+# (.github/workflows/release.yml) checks the published image against it.
 #
 # Build for both architectures the RFC requires:
 #   docker buildx build --platform linux/amd64,linux/arm64 -t REGISTRY/platc:VERSION .
@@ -19,12 +21,15 @@ FROM --platform=$BUILDPLATFORM golang:${GO_VERSION}-${DEBIAN} AS platc
 ARG TARGETOS=linux
 ARG TARGETARCH
 ARG VERSION=dev
+# The repository the image is pushed to, which platc names as the default
+# step image (emit/argo StepImage); empty means ghcr.io/platc/platc.
+ARG IMAGE_REPOSITORY=
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
 RUN CGO_ENABLED=0 GOOS=$TARGETOS GOARCH=$TARGETARCH \
-    go build -trimpath -ldflags "-s -w -X main.version=${VERSION}" -o /out/platc ./cmd/platc
+    go build -trimpath -ldflags "-s -w -X main.version=${VERSION} -X main.imageRepository=${IMAGE_REPOSITORY}" -o /out/platc ./cmd/platc
 
 # --- CLI tools (RFC 3.2.1, plus the Argo CLIs the workflow steps use) ----
 FROM debian:${DEBIAN}-slim AS tools

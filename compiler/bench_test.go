@@ -16,7 +16,7 @@ func BenchmarkCompile(b *testing.B) {
 	synthtest.Run(b, func(b *testing.B, n int) {
 		m := synthtest.Module(b, synthtest.Options(n))
 		for b.Loop() {
-			if _, diags := compiler.CompileAll(m); diags.HasErrors() {
+			if _, diags := compiler.CompileAll(m, compiler.Options{}); diags.HasErrors() {
 				b.Fatal(diags.Error())
 			}
 		}

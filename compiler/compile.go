@@ -20,6 +20,8 @@ type Options struct {
 	// environment declared (or an implicit "default" environment when the
 	// platform declares none).
 	Env string
+	// Generator is the platc compiling, copied into the Program.
+	Generator ir.Generator
 }
 
 // DefaultEnv is the name of the implicit environment of a platform that
@@ -35,12 +37,14 @@ func Compile(m *lang.Module, opts Options) (*ir.Program, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
+	p.Generator = opts.Generator
 	return p, diags
 }
 
 // CompileAll compiles m for every environment it declares, so that an
 // expression that only fails in one environment is still reported.
-func CompileAll(m *lang.Module) ([]*ir.Program, hcl.Diagnostics) {
+// opts.Env is ignored.
+func CompileAll(m *lang.Module, opts Options) ([]*ir.Program, hcl.Diagnostics) {
 	s := buildStructure(m)
 	all := slices.Clone(s.diags)
 	var progs []*ir.Program
@@ -48,6 +52,7 @@ func CompileAll(m *lang.Module) ([]*ir.Program, hcl.Diagnostics) {
 		p, diags := lower(m, s, env)
 		all = append(all, diags...)
 		if p != nil {
+			p.Generator = opts.Generator
 			progs = append(progs, p)
 		}
 	}

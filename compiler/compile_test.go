@@ -290,7 +290,7 @@ app "web" {
 	if diff := cmp.Diff([]string{"staging", "production"}, p.Environments); diff != "" {
 		t.Errorf("environments (-want +got):\n%s", diff)
 	}
-	progs, diags := CompileAll(m)
+	progs, diags := CompileAll(m, Options{})
 	if diags.HasErrors() || len(progs) != 2 || progs[0].Env.Name != "staging" {
 		t.Errorf("CompileAll: %d programs, %s", len(progs), diags.Error())
 	}
@@ -333,7 +333,7 @@ app "web" {
 	if _, diags := Compile(m, Options{Env: "staging"}); diags.HasErrors() {
 		t.Fatalf("staging should compile: %s", diags.Error())
 	}
-	_, diags := CompileAll(m)
+	_, diags := CompileAll(m, Options{})
 	if !diags.HasErrors() || !strings.Contains(diags.Error(), `"domain"`) {
 		t.Errorf("CompileAll should report env.domain missing in production, got: %v", diags)
 	}

@@ -104,7 +104,7 @@ health "example.com/Unused" {
   }
 }
 `)
-	_, diags := CompileAll(m)
+	_, diags := CompileAll(m, Options{})
 	var got []string
 	for _, d := range diags {
 		got = append(got, diag.At(*d.Subject)+": "+d.Summary)

@@ -355,7 +355,7 @@ func (im *importer) check(src []byte, extra []File) (hcl.Diagnostics, error) {
 		relocate(diags, stage, out)
 		return nil, fmt.Errorf("the imported platform does not parse (this is a bug in platc import): %s", diags.Error())
 	}
-	progs, cdiags := compiler.CompileAll(mod)
+	progs, cdiags := compiler.CompileAll(mod, compiler.Options{})
 	if cdiags.HasErrors() {
 		relocate(cdiags, stage, out)
 		return nil, fmt.Errorf("the imported platform does not compile (this is a bug in platc import): %s", cdiags.Error())

@@ -20,7 +20,7 @@ import (
 func lintPlatform(t *testing.T, dir, scan string) hcl.Diagnostics {
 	t.Helper()
 	mod, diags := lang.Parse(dir)
-	progs, cdiags := compiler.CompileAll(mod)
+	progs, cdiags := compiler.CompileAll(mod, compiler.Options{})
 	if diags.HasErrors() || cdiags.HasErrors() {
 		t.Fatalf("%v %v", diags, cdiags)
 	}

@@ -62,7 +62,7 @@ func importAndBuild(t *testing.T, paths ...string) imported {
 	}
 	writeResult(t, dir, res)
 	mod, pdiags := lang.Parse(dir)
-	progs, cdiags := compiler.CompileAll(mod)
+	progs, cdiags := compiler.CompileAll(mod, compiler.Options{})
 	if pdiags.HasErrors() || cdiags.HasErrors() {
 		t.Fatalf("imported platform does not compile: %v %v", pdiags, cdiags)
 	}

@@ -114,7 +114,7 @@ func compile(t *testing.T, src string) (*lang.Module, []*ir.Program) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}
-	progs, diags := compiler.CompileAll(m)
+	progs, diags := compiler.CompileAll(m, compiler.Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags.Error())
 	}

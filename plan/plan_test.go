@@ -19,7 +19,7 @@ func TestExamplePlatform(t *testing.T) {
 	if len(diags) > 0 {
 		t.Fatalf("parse: %s", diags.Error())
 	}
-	progs, diags := compiler.CompileAll(m)
+	progs, diags := compiler.CompileAll(m, compiler.Options{})
 	if len(diags) > 0 {
 		t.Fatalf("compile: %s", diags.Error())
 	}

@@ -48,6 +48,17 @@ func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(fo
 // version from the build info is used.
 var version = ""
 
+// imageRepository is set by the linker (-X main.imageRepository=...) when
+// the release workflow publishes the image elsewhere than the project's
+// own repository (a fork's); empty means emit/argo's ImageRepository.
+var imageRepository = ""
+
+// generator is this platc as the compiler's input: what it generates
+// names this release's image, so it depends on the version too.
+func generator() ir.Generator {
+	return ir.Generator{Version: platcVersion(), ImageRepository: imageRepository}
+}
+
 func platcVersion() string {
 	if version != "" {
 		return version
@@ -356,7 +367,7 @@ func compile(cmd *cli.Command, format string) (*lang.Module, *ir.Program, error)
 		printDiags(cmd, mod, diag.Sort(diags), format)
 		return nil, nil, exitWith(exitcode.Invalid)
 	}
-	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: cmd.String("env")})
+	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: cmd.String("env"), Generator: generator()})
 	diags = diag.Sort(append(diags, cdiags...))
 	if diags.HasErrors() {
 		printDiags(cmd, mod, diags, format)

@@ -16,6 +16,7 @@ import (
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/emit"
 	"github.com/platc/platc/emit/all"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/emit/write"
 	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/internal/parallel"
@@ -67,12 +68,12 @@ func compileForBuild(cmd *cli.Command, path string) ([]*ir.Program, error) {
 		var cdiags hcl.Diagnostics
 		if env := cmd.String("env"); env != "" {
 			var p *ir.Program
-			p, cdiags = compiler.Compile(mod, compiler.Options{Env: env})
+			p, cdiags = compiler.Compile(mod, compiler.Options{Env: env, Generator: generator()})
 			if p != nil {
 				progs = []*ir.Program{p}
 			}
 		} else {
-			progs, cdiags = compiler.CompileAll(mod)
+			progs, cdiags = compiler.CompileAll(mod, compiler.Options{Generator: generator()})
 		}
 		diags = append(diags, cdiags...)
 	}
@@ -112,6 +113,15 @@ func outputs(cmd *cli.Command, path string, progs []*ir.Program) ([]output, erro
 			return nil, err
 		}
 		outs[i] = output{env: p.Env.Name, dir: dir}
+	}
+	// A default step image that is not published is worth a warning, not
+	// a failure: the output is still what this platc generates.
+	warned := map[string]bool{}
+	for _, p := range progs {
+		if _, w := argo.StepImage(p); w != "" && !warned[w] {
+			warned[w] = true
+			fmt.Fprintf(cmd.Root().ErrWriter, "platc: warning: %s.\n", w)
+		}
 	}
 	errs := make([]error, len(progs))
 	parallel.Do(len(progs), func(i int) { outs[i].files, errs[i] = all.Emit(progs[i]) })

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 	"k8s.io/klog/v2"
 
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
@@ -109,6 +110,7 @@ func input(cmd *cli.Command, action config.Action, efs []envVarFlag) config.Inpu
 	}
 	return config.Input{
 		Action:          action,
+		Generator:       generator(),
 		KubeconfigData:  os.Getenv("KUBECONFIG_DATA"),
 		KubeconfigPath:  get("kubeconfig-path"),
 		Kubeconfig:      os.Getenv("KUBECONFIG"),
@@ -144,6 +146,11 @@ func runExecutor(cmd *cli.Command, action config.Action, efs []envVarFlag) int {
 	// Warnings from the compiler are worth seeing, not worth stopping for.
 	for _, d := range probs.Diags {
 		log.Warnf("config", "platform", "%s", diagLine(d))
+	}
+	if cfg.Program != nil {
+		if _, w := argo.StepImage(cfg.Program); w != "" {
+			log.Warnf("config", "platform", "%s", w)
+		}
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -11,9 +11,19 @@ import (
 	"github.com/platc/platc/internal/exitcode"
 )
 
+// The scripts run platc as a release, v1.2.3, as the linker would stamp
+// it: what build writes names that release's image and must not change
+// with every commit; platc-dev is a development build.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"platc": func() { os.Exit(run(os.Args, os.Stdout, os.Stderr)) },
+		"platc": func() {
+			version = "v1.2.3"
+			os.Exit(run(os.Args, os.Stdout, os.Stderr))
+		},
+		"platc-dev": func() {
+			version = "dev"
+			os.Exit(run(os.Args, os.Stdout, os.Stderr))
+		},
 	})
 }
 

@@ -1,6 +1,7 @@
 package ir
 
 import (
+	"regexp"
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
@@ -10,6 +11,9 @@ import (
 type Program struct {
 	Platform Platform
 	Env      Environment
+	// Generator is the platc that compiled the program, as its caller
+	// said; the compiler only carries it to the emitters.
+	Generator Generator
 	// Environments lists the names of every environment the platform
 	// declares, in declaration order.
 	Environments []string
@@ -414,3 +418,24 @@ type Scope struct {
 	Env      map[string]any
 	Platform map[string]any
 }
+
+// Generator is the platc that compiles a program: an input, like the
+// platform files, so that the output depends on nothing else.
+type Generator struct {
+	// Version is platc's version ("v1.2.0"); "" or anything that is not
+	// a release (ReleasePattern) is a development build.
+	Version string
+	// ImageRepository is where this platc's release images are published
+	// ("ghcr.io/OWNER/platc"); "" means the project's own.
+	ImageRepository string
+}
+
+// ReleasePattern is the form of a released version: the tags the release
+// workflow publishes images for (.github/workflows/release.yml checks its
+// tag against this same expression).
+const ReleasePattern = `^v[0-9]+\.[0-9]+\.[0-9]+$`
+
+var releaseRE = regexp.MustCompile(ReleasePattern)
+
+// Release reports whether g is a released platc, whose image exists.
+func (g Generator) Release() bool { return releaseRE.MatchString(g.Version) }

@@ -95,12 +95,17 @@ func limits(groups int) plan.Limits {
 	return plan.Limits{Engine: "Argo Workflows", Workflow: "Argo workflow", Tasks: MaxTasks, Groups: groups}
 }
 
-// DefaultImage is the step image when platform.workflows.image is not
-// set: platc's own image, which carries bash, jq, coreutils and the
-// argocd CLI at DefaultImageArgoCDVersion. It is pinned here rather than
-// taken from the running platc's version, so that output depends only on
-// the input (INV-3).
+// The step image when platform.workflows.image is not set is platc's own
+// image, which carries bash, jq, coreutils and the argocd CLI at
+// DefaultImageArgoCDVersion (scripts/image-tools.txt lists them; the
+// release workflow checks the published image against that list).
 const (
-	DefaultImage              = "ghcr.io/platc/platc:v0.1.0"
+	// ImageRepository is where the project's release workflow publishes
+	// the image; a platc stamped with another repository names that one.
+	ImageRepository = "ghcr.io/platc/platc"
+	// DevImageTag is the tag named by a platc that is not a release. No
+	// image is published under it: a development build's output must say
+	// so rather than borrow a release's image, whose tools may differ.
+	DevImageTag               = "dev"
 	DefaultImageArgoCDVersion = "v3.2.6"
 )

@@ -1,6 +1,7 @@
 package argo
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -28,10 +29,34 @@ func newBuilder(p *ir.Program) *builder {
 }
 
 func (b *builder) image() string {
-	if img := b.p.Platform.Workflows.Image; img != "" {
-		return img
+	img, _ := StepImage(b.p)
+	return img
+}
+
+// StepImage is the image every step runs: platform.workflows.image, or
+// else the image of the platc that generated the templates (its release
+// tag, from p.Generator), so the steps run the tools that release was
+// checked with. warning is non-empty when that default names no published
+// image because platc is not a release.
+func StepImage(p *ir.Program) (image, warning string) {
+	if img := p.Platform.Workflows.Image; img != "" {
+		return img, ""
 	}
-	return DefaultImage
+	g := p.Generator
+	repo := g.ImageRepository
+	if repo == "" {
+		repo = ImageRepository
+	}
+	if g.Release() {
+		return repo + ":" + g.Version, ""
+	}
+	who := "platc " + g.Version
+	if g.Version == "" {
+		who = "a platc without a version"
+	}
+	image = repo + ":" + DevImageTag
+	return image, fmt.Sprintf("%s is not a release, so the workflow steps default to the image %s, which is not published; "+
+		"set platform.workflows.image to an image built from this platc's Dockerfile, or generate with a released platc", who, image)
 }
 
 func (b *builder) labels(action string) map[string]string {

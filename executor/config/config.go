@@ -45,6 +45,9 @@ const (
 // flag was given, else the environment variable. Empty means unset.
 type Input struct {
 	Action Action
+	// Generator is the running platc, which the templates it applies and
+	// submits name as their step image.
+	Generator ir.Generator
 
 	KubeconfigData string // KUBECONFIG_DATA, base64
 	KubeconfigPath string // KUBECONFIG_PATH
@@ -180,7 +183,7 @@ func Load(in Input) (*Config, *Problems) {
 		cfg.Timeout = d
 	}
 
-	loadPlatform(cfg, p)
+	loadPlatform(cfg, in.Generator, p)
 	return cfg, p
 }
 
@@ -349,7 +352,7 @@ func checkSecretsDir(dir string, p *Problems) string {
 // loadPlatform parses the platform source, applies the environment file
 // and compiles it for the chosen environment, then resolves the scope and
 // the teardown confirmation against it.
-func loadPlatform(cfg *Config, p *Problems) {
+func loadPlatform(cfg *Config, gen ir.Generator, p *Problems) {
 	if _, err := os.Stat(cfg.PlatformPath); err != nil {
 		p.add("platform source %s: %v; mount the platform checkout at /platform or set PLATFORM_PATH", cfg.PlatformPath, unwrapPath(err))
 		return
@@ -376,7 +379,7 @@ func loadPlatform(cfg *Config, p *Problems) {
 	if cfg.EnvFile != nil && len(p.Errors) == 0 {
 		applyEnvFile(mod, cfg.Environment, cfg.EnvFile)
 	}
-	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: cfg.Environment})
+	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: cfg.Environment, Generator: gen})
 	p.Diags = diag.Sort(append(diags, cdiags...))
 	if prog == nil {
 		return

@@ -55,7 +55,7 @@ func compileDir(dir string) hcl.Diagnostics {
 	if diags.HasErrors() {
 		return diags
 	}
-	_, diags = compiler.CompileAll(m)
+	_, diags = compiler.CompileAll(m, compiler.Options{})
 	return diags
 }
 
@@ -170,7 +170,7 @@ func TestSpecialFiles(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	progs, diags := compiler.CompileAll(m)
+	progs, diags := compiler.CompileAll(m, compiler.Options{})
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
@@ -224,7 +224,7 @@ func TestConcurrentBuilds(t *testing.T) {
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}
-		progs, diags := compiler.CompileAll(m)
+		progs, diags := compiler.CompileAll(m, compiler.Options{})
 		if diags.HasErrors() {
 			t.Fatal(diags)
 		}

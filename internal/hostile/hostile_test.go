@@ -118,7 +118,7 @@ func build(t *testing.T, dir string) (map[string][]byte, []*ir.Program, hcl.Diag
 	if diags.HasErrors() {
 		return nil, nil, diags, files
 	}
-	progs, diags := compiler.CompileAll(m)
+	progs, diags := compiler.CompileAll(m, compiler.Options{})
 	if diags.HasErrors() {
 		return nil, nil, diags, files
 	}

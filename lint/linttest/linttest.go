@@ -94,7 +94,7 @@ func result(t *testing.T, path string, isDir bool, opts Options, withPrograms bo
 	if diags.HasErrors() {
 		t.Fatalf("fixture does not parse:\n%s", render(mod, diags))
 	}
-	progs, cdiags := compiler.CompileAll(mod)
+	progs, cdiags := compiler.CompileAll(mod, compiler.Options{})
 	if cdiags.HasErrors() {
 		t.Fatalf("fixture does not compile:\n%s", render(mod, cdiags))
 	}

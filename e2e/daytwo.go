@@ -42,6 +42,10 @@ func (pl *Platform) Change(ctx context.Context, path string) error {
 			return fmt.Errorf("%s adds app %q: a day-2 addition needs the bootstrap's objects reconciled, which platc does not do yet", path, a.Name)
 		}
 	}
+	declared, err := ReadDeclared(opts.Path)
+	if err != nil {
+		return err
+	}
 	out := filepath.Dir(pl.Generated)
 	if err := os.RemoveAll(out); err != nil {
 		return err
@@ -51,7 +55,7 @@ func (pl *Platform) Change(ctx context.Context, path string) error {
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("platc build: %v\n%s", err, b)
 	}
-	pl.Opts, pl.Program, pl.Module = opts, prog, m
+	pl.Opts, pl.Program, pl.Module, pl.Declared = opts, prog, m, declared
 	if err := pl.publish(ctx); err != nil {
 		return err
 	}

@@ -16,6 +16,12 @@ type RunOptions struct {
 	PlatformOptions
 	// Out receives the run's files.
 	Out string
+	// Later are later versions of the platform, deployed in turn on the
+	// same environment after the first deploy (day-2 changes, see
+	// Platform.Change), each as deploy-2, deploy-3 and so on.
+	Later []string
+	// Prune passes PRUNE=true to every deploy.
+	Prune bool
 	// Hold, when set, is called once the platform is bootstrapped and
 	// before the executor runs; Run waits for it to return (e2e-run
 	// -hold keeps the environment up for a person to look at).
@@ -34,14 +40,22 @@ type RunSummary struct {
 }
 
 // Run pushes one platform through the whole life cycle in a fresh
-// environment: deploy, validate, (with Fail) the fix and a second deploy,
-// teardown. It writes into opts.Out: exit-codes.json, each step's report
+// environment: deploy, each later version and its deploy, validate,
+// (with Fail) the fix and a second deploy, teardown. It writes into opts.Out: exit-codes.json, each step's report
 // (<step>.report.json) and logs (<step>.log.jsonl), timeline.json, and
 // checks.json (the ordering checks of the timeline, and what the
 // simulated runtime could not do).
 func Run(ctx context.Context, opts RunOptions) (*RunSummary, error) {
 	if _, _, _, err := loadPlatform(opts.PlatformOptions); err != nil {
 		return nil, err
+	}
+	// Every later version too, before an environment is started for them.
+	for _, later := range opts.Later {
+		o := opts.PlatformOptions
+		o.Path, o.Fail = later, nil
+		if _, _, _, err := loadPlatform(o); err != nil {
+			return nil, err
+		}
 	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, err
@@ -83,8 +97,20 @@ func Run(ctx context.Context, opts RunOptions) (*RunSummary, error) {
 		}
 		return r, write("exit-codes.json", sum.ExitCodes)
 	}
-	if _, err := step("deploy", "deploy"); err != nil {
+	var deployEnv []string
+	if opts.Prune {
+		deployEnv = append(deployEnv, "PRUNE=true")
+	}
+	if _, err := step("deploy", "deploy", deployEnv...); err != nil {
 		return nil, err
+	}
+	for i, later := range opts.Later {
+		if err := pl.Change(ctx, later); err != nil {
+			return nil, err
+		}
+		if _, err := step(fmt.Sprintf("deploy-%d", i+2), "deploy", deployEnv...); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := step("validate", "validate"); err != nil {
 		return nil, err
@@ -93,7 +119,7 @@ func Run(ctx context.Context, opts RunOptions) (*RunSummary, error) {
 		if err := pl.Fix(ctx, opts.Fail); err != nil {
 			return nil, err
 		}
-		if _, err := step("resume", "deploy"); err != nil {
+		if _, err := step("resume", "deploy", deployEnv...); err != nil {
 			return nil, err
 		}
 	}

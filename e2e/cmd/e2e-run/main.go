@@ -1,5 +1,6 @@
 // Command e2e-run pushes one platform through platc's platform-in-a-box:
-// deploy, validate, (with -fail) the fix and a second deploy, teardown.
+// deploy, each later version given (-platform a,b,...) and its deploy,
+// validate, (with -fail) the fix and a second deploy, teardown.
 // make e2e-run is the usual way to call it; docs/e2e.md describes the
 // environment and the files it writes.
 package main
@@ -24,7 +25,8 @@ func main() {
 
 func run() int {
 	var (
-		platform = flag.String("platform", "", "the platform: a directory of .hcl files or one file (required)")
+		platform = flag.String("platform", "", "the platform: a directory of .hcl files or one file; a comma-separated list deploys each later one as a day-2 change of the first (required)")
+		prune    = flag.Bool("prune", false, "pass PRUNE=true to every deploy: delete the Applications of apps a later version removed")
 		env      = flag.String("env", "", "the environment (default: the first one declared)")
 		fail     = flag.String("fail", "", "comma-separated apps whose operators report Degraded until the fix")
 		out      = flag.String("out", "", "directory for the run's files (required)")
@@ -35,7 +37,7 @@ func run() int {
 	)
 	flag.Parse()
 	if *platform == "" || *out == "" {
-		fmt.Fprintln(os.Stderr, "usage: e2e-run -platform DIR -out DIR [-env NAME] [-fail app,...]")
+		fmt.Fprintln(os.Stderr, "usage: e2e-run -platform DIR[,DIR2,...] -out DIR [-env NAME] [-fail app,...] [-prune]")
 		return 3
 	}
 	bin := os.Getenv("PLATC_E2E_BIN")
@@ -55,6 +57,7 @@ func run() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 3
 	}
+	versions := strings.Split(*platform, ",")
 	var failing []string
 	if *fail != "" {
 		failing = strings.Split(*fail, ",")
@@ -81,8 +84,10 @@ func run() int {
 		Hold:            holdFn,
 		Failed:          failFn,
 		Options:         e2e.Options{Bin: bin, Src: src, Dir: *dir, Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "e2e: "+f+"\n", a...) }},
-		PlatformOptions: e2e.PlatformOptions{Path: *platform, Env: *env, Platc: absPlatc, Scale: *scale, Fail: failing},
+		PlatformOptions: e2e.PlatformOptions{Path: versions[0], Env: *env, Platc: absPlatc, Scale: *scale, Fail: failing},
 		Out:             *out,
+		Later:           versions[1:],
+		Prune:           *prune,
 	})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "e2e-run: %v\n", err)

@@ -20,3 +20,20 @@ const (
 // for p's apps in p's environment: managed by platc, part of p's
 // platform, of p's environment, and carrying LabelApp.
 func AppSelector(p *ir.Program) string { return gitops.AppSelector(p) }
+
+// RootApp is the name of the root app-of-apps.
+const RootApp = gitops.RootApp
+
+// Project and Application are the AppProject and Application objects
+// the bootstrap installs, as this package builds them.
+type (
+	Project     = gitops.AppProject
+	Application = gitops.Application
+)
+
+// Projects are the AppProjects the bootstrap installs for p (projects.yaml),
+// so the executor compares the cluster with exactly what is emitted.
+func Projects(p *ir.Program) []Project { return gitops.Projects(p) }
+
+// Root is the root Application the bootstrap installs for p (root.yaml).
+func Root(p *ir.Program) *Application { return gitops.Root(p) }

@@ -38,6 +38,9 @@ type Check struct {
 // Permission is one thing the action needs to be allowed to do.
 type Permission struct {
 	Verb, Group, Resource, Namespace string
+	// Name restricts the permission to one object (a Role's
+	// resourceNames); "" means any object.
+	Name string
 	// Why is said when the permission is missing.
 	Why string
 }
@@ -49,6 +52,9 @@ func (p Permission) String() string {
 	r := p.Resource
 	if p.Group != "" {
 		r += "." + p.Group
+	}
+	if p.Name != "" {
+		r += " " + p.Name
 	}
 	if p.Namespace != "" {
 		return fmt.Sprintf("%s %s in namespace %s", p.Verb, r, p.Namespace)
@@ -231,7 +237,7 @@ func checkPermissions(ctx context.Context, c *cluster.Client, perms []Permission
 		cctx, cancel := c.Call(ctx)
 		res, err := c.Kube.AuthorizationV1().SelfSubjectAccessReviews().Create(cctx, &authzv1.SelfSubjectAccessReview{
 			Spec: authzv1.SelfSubjectAccessReviewSpec{ResourceAttributes: &authzv1.ResourceAttributes{
-				Verb: p.Verb, Group: p.Group, Resource: p.Resource, Namespace: p.Namespace,
+				Verb: p.Verb, Group: p.Group, Resource: p.Resource, Namespace: p.Namespace, Name: p.Name,
 			}},
 		}, metav1.CreateOptions{})
 		cancel()

@@ -248,7 +248,12 @@ func (s *scenario) asDeployer() string {
 			{Verbs: []string{"create", "get", "list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}},
 			{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflowtemplates"}},
 		},
-		p.ArgoCD.Namespace: {{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}}},
+		p.ArgoCD.Namespace: {
+			{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications", "appprojects"}},
+			// What the bootstrap installed, compared with the compiled platform.
+			{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{"platc-root"}},
+			{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"argocd-cm"}},
+		},
 	}
 	rbac := s.env.Kube.RbacV1()
 	subject := []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: "deployer"}}

@@ -22,6 +22,11 @@ import (
 // left behind make an otherwise successful deploy partial (2).
 func (r *run) deploy(ctx context.Context) int {
 	code := r.deployApps(ctx)
+	if n := len(r.rep.BootstrapDrift); n > 0 && !r.driftRefused && r.rep.Summary != "" {
+		// Project and root drift only warn: the apps in scope are not
+		// affected, but the operator must know the bootstrap is behind.
+		r.rep.Summary += fmt.Sprintf("; %s between what the bootstrap installed and what the platform compiles to (not reconciled by deploy)", english.Count(n, "difference"))
+	}
 	if n := r.rep.Metrics["pruned"]; n > 0 && r.rep.Summary != "" {
 		r.rep.Summary = fmt.Sprintf("deleted the Applications of %s first; %s", english.Count(n, "removed app"), r.rep.Summary)
 	}
@@ -32,6 +37,7 @@ func (r *run) deploy(ctx context.Context) int {
 func (r *run) deployApps(ctx context.Context) int {
 	perms := append(basePermissions(), r.workflowPermissions()...)
 	perms = append(perms, r.appPermissions()...)
+	perms = append(perms, driftPermissions(r.cfg.Program.Platform.ArgoCD.Namespace)...)
 	opts := r.clusterOptions(perms, DeployTemplate)
 	opts.Adopted = adopted(r.cfg.ScopeApps)
 	cr, code := r.phase0(ctx, true, opts)
@@ -41,7 +47,8 @@ func (r *run) deployApps(ctx context.Context) int {
 	apps := r.cfg.ScopeApps
 
 	r.phase = "state"
-	if !cr.ArgoCD.Installed || !cr.Workflows.Installed {
+	bootstrapped := !cr.ArgoCD.Installed || !cr.Workflows.Installed
+	if bootstrapped {
 		if code := r.bootstrap(ctx, cr); code != exitcode.OK {
 			return code
 		}
@@ -56,6 +63,18 @@ func (r *run) deployApps(ctx context.Context) int {
 	if err != nil {
 		r.rep.Summary = fmt.Sprintf("cannot list workflows: %s", r.client.Explain(err))
 		return exitcode.Failure
+	}
+	// What a bootstrap that just ran installed is the compiled platform;
+	// otherwise it may be day 0's. Checked before anything is pruned or
+	// submitted, and before the convergence check: Healthy means little
+	// while Argo CD judges a kind by another rule.
+	if !bootstrapped {
+		if blocking := r.reportBootstrap(ctx, apps); len(blocking) > 0 {
+			if cur == nil {
+				return r.refuseDrift(blocking)
+			}
+			r.log.Warnf(r.phase, "bootstrap-drift", "a deploy already running is followed, but its apps may be judged by stale health rules or refused: %s", driftKinds(blocking))
+		}
 	}
 	removed, err := r.readRemoved(ctx)
 	if err != nil {
@@ -121,6 +140,23 @@ func (r *run) deployApps(ctx context.Context) int {
 	r.components(apps, res.Nodes, final)
 	r.stepFailures(res.Others)
 	return r.deployOutcome(res, apps, final)
+}
+
+// refuseDrift ends a deploy that must not start: Argo CD would judge a
+// kind by a rule other than the platform's (an app Healthy before its
+// resource is ready, its dependents started too early: INV-7), or refuse
+// an app whose repository its project does not allow. Like a blocking
+// Phase 0 finding, the cluster is not ready for the deploy: exit 1. A dry
+// run says the same, since the real run would stop here.
+func (r *run) refuseDrift(blocking []Drift) int {
+	what := "refused to start the deploy workflow"
+	if r.cfg.DryRun {
+		what = "a real run would refuse to start the deploy workflow"
+		r.rep.Status = "dry-run"
+	}
+	r.rep.Summary = fmt.Sprintf("%s: %s", what, driftKinds(blocking))
+	r.driftRefused = true
+	return exitcode.Failure
 }
 
 // pending reads the apps in scope and lists those not yet Synced and

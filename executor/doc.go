@@ -12,8 +12,12 @@
 //     generated Ansible when they are absent, then runs the deploy
 //     WorkflowTemplate (or, for a stack or app scope, a workflow compiled
 //     on the spot), then checks every Application in scope is Synced and
-//     Healthy;
-//   - validate only reads Application status;
+//     Healthy; on a cluster bootstrapped earlier it first compares what
+//     the bootstrap installed (argocd-cm's health customizations, the
+//     AppProjects, the root) with what the platform compiles to, and
+//     refuses to start when Argo CD would misjudge or refuse an app;
+//   - validate only reads Application status and what the bootstrap
+//     installed;
 //   - teardown runs the teardown WorkflowTemplate, then reports what was
 //     removed, what the volume policy kept, and what is left behind.
 //

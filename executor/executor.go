@@ -47,6 +47,8 @@ type run struct {
 	start  time.Time
 	// limit is how long platc follows the workflow, once known.
 	limit time.Duration
+	// driftRefused: deploy stopped on bootstrap drift (refuseDrift).
+	driftRefused bool
 }
 
 // Run performs cfg.Action and returns its exit code, after writing the

@@ -36,7 +36,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit"
 	"github.com/platc/platc/emit/argo"
+	"github.com/platc/platc/emit/argocd"
 	"github.com/platc/platc/executor"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
@@ -162,6 +165,30 @@ func (f *fixture) primitives(t *testing.T) {
 	for _, file := range files {
 		for _, doc := range strings.Split(string(file.Data), "\n---\n") {
 			f.s.Apply(t, doc, "platc-build-output")
+		}
+	}
+	f.bootstrapObjects(t, prog)
+}
+
+// bootstrapObjects installs what the bootstrap installs for prog and the
+// executor compares: argocd-cm's health customizations, the AppProjects
+// and the root Application, as emit/argocd writes them.
+func (f *fixture) bootstrapObjects(t *testing.T, prog *ir.Program) {
+	t.Helper()
+	var files []emit.File
+	for _, e := range []emit.Emitter{argocd.Health{}, argocd.Apps{}} {
+		fs, err := e.Emit(prog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, fs...)
+	}
+	for _, file := range files {
+		if file.Path != argocd.HealthFile && file.Path != "argocd/root.yaml" && file.Path != "argocd/projects.yaml" {
+			continue
+		}
+		for _, doc := range strings.Split(string(file.Data), "\n---\n") {
+			f.s.Apply(t, doc, "platc-bootstrap")
 		}
 	}
 }
@@ -311,7 +338,9 @@ func grantDeployer(t *testing.T, s *testenv.Server) {
 		{Verbs: []string{"get"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
 		{Verbs: []string{"create", "get", "list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}},
 		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflowtemplates", "clusterworkflowtemplates"}},
-		{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}},
+		{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications", "appprojects"}},
+		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{"platc-root"}},
+		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"argocd-cm"}},
 	})
 }
 
@@ -580,6 +609,14 @@ func TestEnvironmentFile(t *testing.T) {
 	}
 	r := f.run(t, config.Validate, testenv.AdminToken, nil)
 	expect(t, r, exitcode.Failure, "unhealthy")
+	// The environment file's repository and revision are what the root
+	// must follow: the bootstrap of the source alone is drift there.
+	f.s.Namespace(t, "gitops-envf")
+	f.bootstrapObjects(t, withArgoNS(f.program(t, ""), "gitops-envf"))
+	r = f.run(t, config.Validate, testenv.AdminToken, func(in *config.Input) { in.EnvFile = envFile })
+	expect(t, r, exitcode.Partial, "degraded")
+	contains(t, "report", r.out, `targetRevision is \"v1\", the platform says \"v2\"`, `repoURL is \"https://git.example.com/platform.git\", the platform says \"https://git.example.org/p.git\"`)
+	f.bootstrapObjects(t, f.program(t, envFile))
 	r = f.run(t, config.Validate, testenv.AdminToken, func(in *config.Input) { in.EnvFile = envFile })
 	expect(t, r, exitcode.OK, "healthy")
 	contains(t, "report", r.out, `"argocd":{"name":"Argo CD","installed":true,"namespace":"gitops-envf"}`)
@@ -608,4 +645,83 @@ spec:
 	if n := f.countWorkflows(t); n != 1 {
 		t.Errorf("%d workflows, want only the sensor's", n)
 	}
+}
+
+// program compiles the fixture's platform as the executor does, with
+// the environment file envFile ("" for none).
+func (f *fixture) program(t *testing.T, envFile string) *ir.Program {
+	t.Helper()
+	cfg, probs := config.Load(config.Input{Action: config.Validate, KubeconfigData: base64.StdEncoding.EncodeToString(f.s.Kubeconfig(testenv.AdminToken)),
+		Environment: "staging", PlatformPath: f.dir, EnvFile: envFile, LogFormat: "json", LogLevel: "info"})
+	if !probs.Empty() {
+		t.Fatal(probs.Errors)
+	}
+	return cfg.Program
+}
+
+// withArgoNS is p with Argo CD in namespace ns, as an environment file
+// that only moved the namespace would compile it.
+func withArgoNS(p *ir.Program, ns string) *ir.Program {
+	p.Platform.ArgoCD.Namespace = ns
+	return p
+}
+
+// TestDeployBootstrapDrift: a health rule added after day 0 compiles, but
+// argocd-cm still has day 0's rules. validate reports it (exit 2); deploy,
+// dry or not, refuses before submitting anything (exit 1) and names the
+// kind; once argocd-cm carries the rule (as re-running the bootstrap
+// does), deploy goes on, only warning that the root still follows v1.
+// Everything runs as the least-privileged deployer, so the permissions
+// Phase 0 lists are also enough to read what is compared.
+func TestDeployBootstrapDrift(t *testing.T) {
+	f := newFixture(t, "bsdrift")
+	f.primitives(t)
+	grantDeployer(t, f.s)
+	f.healthy(t)
+	r := f.run(t, config.Validate, testenv.DeployerToken, nil)
+	expect(t, r, exitcode.OK, "healthy")
+	if _, ok := r.report["bootstrap_drift"]; ok {
+		t.Errorf("drift on a cluster bootstrapped from this platform: %v", r.report["bootstrap_drift"])
+	}
+
+	src, err := os.ReadFile(filepath.Join(f.dir, "platform.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	day2 := strings.Replace(string(src), "depends_on = [stack.data]", "depends_on = [stack.data]\n  custom_resources = [\"example.com/Gateway\"]", 1)
+	day2 = strings.Replace(day2, `revision = "v1"`, `revision = "v2"`, 1)
+	day2 += "\nhealth \"example.com/Gateway\" {\n  healthy = obj.status.ready == true\n}\n"
+	if err := os.WriteFile(filepath.Join(f.dir, "platform.hcl"), []byte(day2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	r = f.run(t, config.Validate, testenv.DeployerToken, nil)
+	expect(t, r, exitcode.Partial, "degraded")
+	contains(t, "report", r.out, `"what":"health","object":"example.com/Gateway","message":"argocd-cm's health customization for example.com/Gateway: Lua script missing","apps":["api"],"blocking":true`,
+		`"what":"root","object":"platc-root"`, "cd generated/staging/ansible \u0026\u0026 ansible-playbook site.yml")
+
+	for _, dry := range []string{"", "true"} {
+		r = f.run(t, config.Deploy, testenv.DeployerToken, func(in *config.Input) { in.DryRun = dry })
+		expect(t, r, exitcode.Failure, map[string]string{"": "failed", "true": "dry-run"}[dry])
+		contains(t, "summary", fmt.Sprint(r.report["summary"]), "to start the deploy workflow: argocd-cm's health customizations differ from the compiled ones for example.com/Gateway")
+		if n := f.countWorkflows(t); n != 0 {
+			t.Errorf("deploy refused on drift, yet %d workflows exist", n)
+		}
+	}
+
+	// The bootstrap runs again: argocd-cm now has the rule; the root,
+	// which this fixture does not move, still says v1.
+	f.s.Apply(t, string(mustEmit(t, argocd.Health{}, f.program(t, ""))), "platc-bootstrap")
+	r = f.run(t, config.Deploy, testenv.DeployerToken, nil)
+	expect(t, r, exitcode.OK, "succeeded")
+	contains(t, "summary", fmt.Sprint(r.report["summary"]), "nothing changed; 1 difference between what the bootstrap installed and what the platform compiles to (not reconciled by deploy)")
+}
+
+func mustEmit(t *testing.T, e emit.Emitter, p *ir.Program) []byte {
+	t.Helper()
+	files, err := e.Emit(p)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("%s: %v %v", e.Name(), files, err)
+	}
+	return files[0].Data
 }

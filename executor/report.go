@@ -35,11 +35,15 @@ type Report struct {
 	Orphans    []Orphan       `json:"orphans,omitempty"`
 	// RemovedApps are the Applications of apps no longer in the
 	// platform (deploy and validate), dependents first.
-	RemovedApps []RemovedApp   `json:"removed_apps,omitempty"`
-	Plan        []string       `json:"plan,omitempty"`
-	Metrics     map[string]int `json:"metrics"`
-	Recommend   []string       `json:"recommendations"`
-	Problems    []string       `json:"problems,omitempty"`
+	RemovedApps []RemovedApp `json:"removed_apps,omitempty"`
+	// BootstrapDrift is where what the bootstrap installed (argocd-cm's
+	// health customizations, the AppProjects, the root Application)
+	// differs from what the platform compiles to (deploy and validate).
+	BootstrapDrift []Drift        `json:"bootstrap_drift,omitempty"`
+	Plan           []string       `json:"plan,omitempty"`
+	Metrics        map[string]int `json:"metrics"`
+	Recommend      []string       `json:"recommendations"`
+	Problems       []string       `json:"problems,omitempty"`
 }
 
 // WorkflowInfo names the Argo Workflow that ran the action.
@@ -209,6 +213,19 @@ func (rep *Report) WriteText(w io.Writer) {
 			fmt.Fprintln(w)
 		}
 	}
+	if len(rep.BootstrapDrift) > 0 {
+		fmt.Fprintf(w, "\nBootstrap drift (installed by the bootstrap, not what the platform compiles to now):\n")
+		for _, d := range rep.BootstrapDrift {
+			fmt.Fprintf(w, "  %s %s: %s", d.What, d.Object, oneLine(d.Message))
+			if d.What == DriftHealth && len(d.Apps) > 0 {
+				fmt.Fprintf(w, "; used by %s", strings.Join(d.Apps, ", "))
+			}
+			if d.Blocking {
+				fmt.Fprintf(w, " [blocks deploy]")
+			}
+			fmt.Fprintln(w)
+		}
+	}
 	writeList(w, "Would do:", rep.Plan)
 	writeList(w, "Problems:", rep.Problems)
 	if len(rep.Metrics) > 0 {
@@ -230,7 +247,7 @@ func (rep *Report) WriteText(w io.Writer) {
 
 // metricOrder fixes the order metrics print in.
 var metricOrder = []string{"apps", "succeeded", "skipped", "converged", "failed", "omitted", "running", "not_started",
-	"healthy", "degraded", "unhealthy", "removed", "retained", "orphans", "removed_apps", "pruned"}
+	"healthy", "degraded", "unhealthy", "removed", "retained", "orphans", "removed_apps", "pruned", "bootstrap_drift"}
 
 func mark(ok, warn bool) string {
 	switch {

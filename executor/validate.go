@@ -14,12 +14,32 @@ import (
 // left by an app removed from the platform makes a healthy platform
 // degraded (2).
 func (r *run) validate(ctx context.Context) int {
-	return r.removalOutcome(r.validateApps(ctx), verdictDegraded)
+	return r.removalOutcome(r.driftOutcome(r.validateApps(ctx)), verdictDegraded)
+}
+
+// driftOutcome makes a healthy validate degraded (2) when what the
+// bootstrap installed differs from the compiled platform: the apps may
+// be Healthy by a stale rule, or a later deploy may be refused.
+func (r *run) driftOutcome(code int) int {
+	n := len(r.rep.BootstrapDrift)
+	if n == 0 {
+		return code
+	}
+	if r.rep.Summary != "" {
+		r.rep.Summary += "; "
+	}
+	r.rep.Summary += fmt.Sprintf("%s between what the bootstrap installed and what the platform compiles to", english.Count(n, "difference"))
+	if code == exitcode.OK {
+		r.rep.Status = verdictDegraded
+		return exitcode.Partial
+	}
+	return code
 }
 
 // validateApps is validate without what removed apps add to the outcome.
 func (r *run) validateApps(ctx context.Context) int {
-	opts := r.clusterOptions(append(basePermissions(), r.appPermissions()...))
+	perms := append(basePermissions(), r.appPermissions()...)
+	opts := r.clusterOptions(append(perms, driftPermissions(r.cfg.Program.Platform.ArgoCD.Namespace)...))
 	opts.Advisory = true
 	opts.Templates, opts.ClusterTemplates = nil, nil
 	cr, code := r.phase0(ctx, false, opts)
@@ -45,6 +65,9 @@ func (r *run) validateApps(ctx context.Context) int {
 		for _, ra := range removed {
 			r.log.Warnf(r.phase, ra.Application, "Application of app %s, which is no longer in the platform", orText(ra.App, "unknown"))
 		}
+	}
+	if cr.ArgoCD.Installed {
+		r.reportBootstrap(ctx, apps)
 	}
 	m := r.rep.Metrics
 	for _, a := range apps {

@@ -1,0 +1,292 @@
+package executor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	dynfake "k8s.io/client-go/dynamic/fake"
+	kubefake "k8s.io/client-go/kubernetes/fake"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argocd"
+	"github.com/platc/platc/executor/cluster"
+	"github.com/platc/platc/executor/config"
+	"github.com/platc/platc/executor/logging"
+	"github.com/platc/platc/internal/exitcode"
+)
+
+// driftDay0 is the platform as bootstrapped: one app from a chart
+// repository in project "team", one kind with a user health rule.
+const driftDay0 = `
+platform "shop" {
+  argocd {
+    namespace = "argocd"
+    project   = "team"
+  }
+  git {
+    repo_url = "https://git.example.com/shop.git"
+    revision = "v1"
+  }
+}
+environment "staging" {}
+app "queue" {
+  namespace        = "queue"
+  custom_resources = ["example.com/Queue"]
+  source {
+    chart    = "queue"
+    repo_url = "https://charts.example.com"
+    version  = "1.0.0"
+  }
+}
+health "example.com/Queue" {
+  healthy = obj.status.ready == true
+}
+`
+
+// driftDay2 is day 2: a new kind with its own rule and a changed rule
+// for Queue, an app from a new chart repository in "team", an app in a
+// new project "data", and a new revision.
+const driftDay2 = `
+platform "shop" {
+  argocd {
+    namespace = "argocd"
+    project   = "team"
+  }
+  git {
+    repo_url = "https://git.example.com/shop.git"
+    revision = "v2"
+  }
+}
+environment "staging" {}
+app "queue" {
+  namespace        = "queue"
+  custom_resources = ["example.com/Queue"]
+  source {
+    chart    = "queue"
+    repo_url = "https://charts.example.com"
+    version  = "1.0.0"
+  }
+}
+app "db" {
+  namespace        = "db"
+  custom_resources = ["db.example.com/Cluster"]
+  source {
+    chart    = "db"
+    repo_url = "https://db.example.com/charts"
+    version  = "2.0.0"
+  }
+}
+app "cache" {
+  namespace = "cache"
+  project   = "data"
+  source {
+    chart    = "cache"
+    repo_url = "https://charts.example.com"
+    version  = "3.0.0"
+  }
+}
+health "example.com/Queue" {
+  healthy = obj.status.ready == true && obj.status.replicas > 0
+}
+health "db.example.com/Cluster" {
+  healthy = obj.status.phase == "Ready"
+}
+`
+
+// bootstrapped is the cluster the bootstrap leaves for src, built with
+// emit/argocd's own objects: argocd-cm with the health entries, the
+// AppProjects and the root Application.
+func bootstrapped(t *testing.T, src string) (*kubefake.Clientset, *dynfake.FakeDynamicClient) {
+	t.Helper()
+	p := compileEnv(t, src, "staging")
+	var objs []runtime.Object
+	for _, pr := range argocd.Projects(p) {
+		objs = append(objs, asUnstructured(t, pr))
+	}
+	objs = append(objs, asUnstructured(t, argocd.Root(p)))
+	dc := dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		cluster.Applications: "ApplicationList", cluster.AppProjects: "AppProjectList",
+	}, objs...)
+	return kubefake.NewSimpleClientset(argocd.HealthConfigMap(p)), dc
+}
+
+func asUnstructured(t *testing.T, obj any) *unstructured.Unstructured {
+	t.Helper()
+	b, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{}
+	if err := json.Unmarshal(b, &u.Object); err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
+func driftOf(t *testing.T, kc *kubefake.Clientset, dc *dynfake.FakeDynamicClient, p *ir.Program) []Drift {
+	t.Helper()
+	c := &cluster.Client{Kube: kc, Dynamic: dc, CallTimeout: 5 * time.Second}
+	drift, errs := bootstrapDrift(context.Background(), c, p, p.Apps)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return drift
+}
+
+func TestBootstrapDriftNoneWhenBootstrapped(t *testing.T) {
+	for _, src := range []string{driftDay0, driftDay2} {
+		kc, dc := bootstrapped(t, src)
+		if d := driftOf(t, kc, dc, compileEnv(t, src, "staging")); len(d) != 0 {
+			t.Errorf("a cluster bootstrapped from this very platform drifts: %+v", d)
+		}
+	}
+}
+
+func TestBootstrapDriftDayTwo(t *testing.T) {
+	kc, dc := bootstrapped(t, driftDay0)
+	p := compileEnv(t, driftDay2, "staging")
+	got := map[string]Drift{}
+	for _, d := range driftOf(t, kc, dc, p) {
+		got[d.What+" "+d.Object+" "+d.Message] = d
+	}
+	want := []Drift{
+		{What: DriftHealth, Object: "db.example.com/Cluster", Message: "argocd-cm's health customization for db.example.com/Cluster: Lua script missing", Apps: []string{"db"}, Blocking: true},
+		{What: DriftHealth, Object: "example.com/Queue", Message: "argocd-cm's health customization for example.com/Queue: Lua script different", Apps: []string{"queue"}, Blocking: true},
+		{What: DriftProject, Object: "data", Message: "AppProject data does not exist; Argo CD refuses every Application in it", Apps: []string{"cache"}, Blocking: true},
+		{What: DriftProject, Object: "team", Message: "AppProject team does not allow repository https://db.example.com/charts; Argo CD refuses db", Apps: []string{"db"}, Blocking: true},
+		{What: DriftRoot, Object: "platc-root", Message: `the root Application platc-root follows another source: targetRevision is "v1", the platform says "v2"`},
+	}
+	for _, w := range want {
+		g, ok := got[w.What+" "+w.Object+" "+w.Message]
+		if !ok {
+			t.Errorf("missing drift %+v", w)
+			continue
+		}
+		if strings.Join(g.Apps, ",") != strings.Join(w.Apps, ",") || g.Blocking != w.Blocking {
+			t.Errorf("drift %s %s: apps %v blocking %v, want %v %v", w.What, w.Object, g.Apps, g.Blocking, w.Apps, w.Blocking)
+		}
+		delete(got, w.What+" "+w.Object+" "+w.Message)
+	}
+	for k := range got {
+		t.Errorf("unexpected drift %s", k)
+	}
+
+	// Only apps in scope make project drift blocking: a deploy of queue
+	// alone is not refused for db's repository or cache's project.
+	c := &cluster.Client{Kube: kc, Dynamic: dc, CallTimeout: 5 * time.Second}
+	scoped, _ := bootstrapDrift(context.Background(), c, p, []*ir.App{p.App("queue")})
+	for _, d := range scoped {
+		if d.What == DriftProject && d.Blocking {
+			t.Errorf("project drift blocks a deploy of queue alone: %+v", d)
+		}
+	}
+}
+
+func TestBootstrapDriftAbsentAndOpenLibs(t *testing.T) {
+	// Nothing installed by the bootstrap at all: every compiled rule
+	// (platc's own Application rule included), every project and the
+	// root are reported.
+	p := compileEnv(t, driftDay0, "staging")
+	dc := dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
+		cluster.Applications: "ApplicationList", cluster.AppProjects: "AppProjectList"})
+	d := driftOf(t, kubefake.NewSimpleClientset(), dc, p)
+	var text []string
+	for _, x := range d {
+		text = append(text, x.What+" "+x.Object+": "+x.Message)
+	}
+	all := strings.Join(text, "\n")
+	for _, s := range []string{
+		"health argoproj.io/Application: ConfigMap argocd-cm does not exist",
+		"health example.com/Queue: ConfigMap argocd-cm does not exist",
+		"project platc-orchestration: AppProject platc-orchestration does not exist",
+		"project team: AppProject team does not exist",
+		"root platc-root: the root Application platc-root does not exist",
+	} {
+		if !strings.Contains(all, s) {
+			t.Errorf("missing %q in\n%s", s, all)
+		}
+	}
+
+	// useOpenLibs is part of the rule: a rule that needs Lua's standard
+	// library and lacks the flag fails in Argo CD.
+	cm := argocd.HealthConfigMap(p)
+	cm.Data["resource.customizations.useOpenLibs.example.com_Queue"] = "true"
+	want := map[string]any{}
+	for k, v := range cm.Data {
+		want[k] = v
+	}
+	delete(cm.Data, "resource.customizations.useOpenLibs.example.com_Queue")
+	got := compareHealth(want, cm.Data)
+	if len(got) != 1 || strings.Join(got["example.com/Queue"], ",") != "useOpenLibs missing" {
+		t.Errorf("useOpenLibs dropped: %v", got)
+	}
+}
+
+func TestRepoAllowed(t *testing.T) {
+	for _, c := range []struct {
+		repos []string
+		repo  string
+		want  bool
+	}{
+		{[]string{"https://a.example.com"}, "https://a.example.com", true},
+		{[]string{"https://a.example.com"}, "https://b.example.com", false},
+		{[]string{"*"}, "https://b.example.com", true},
+		{[]string{"https://git.example.com/*"}, "https://git.example.com/x", true},
+		{nil, "https://a.example.com", false},
+	} {
+		if got := repoAllowed(c.repos, c.repo); got != c.want {
+			t.Errorf("repoAllowed(%v, %s) = %v", c.repos, c.repo, got)
+		}
+	}
+}
+
+// TestDeployRefusesHealthDrift: the deploy stops before the workflow
+// with exit 1, names the kinds and the fix; a dry run says the same; the
+// report's text and JSON carry the section.
+func TestDeployRefusesHealthDrift(t *testing.T) {
+	kc, dc := bootstrapped(t, driftDay0)
+	p := compileEnv(t, driftDay2, "staging")
+	for _, dry := range []bool{false, true} {
+		cfg := &config.Config{Action: config.Deploy, Program: p, ScopeApps: p.Apps, Scope: config.Scope{Kind: config.ScopePlatform}, DryRun: dry}
+		r := &run{cfg: cfg, env: Env{Now: time.Now}, log: logging.New(testWriter{t}, logging.Options{Level: logging.Debug}), start: time.Now(),
+			client: &cluster.Client{Kube: kc, Dynamic: dc, CallTimeout: 5 * time.Second}}
+		r.rep = &Report{Action: "deploy", Components: []Component{}, Failures: []Failure{}, Metrics: map[string]int{}, Recommend: []string{}}
+		blocking := r.reportBootstrap(context.Background(), p.Apps)
+		if code := r.refuseDrift(blocking); code != exitcode.Failure {
+			t.Errorf("dry run %v: exit %d, want %d", dry, code, exitcode.Failure)
+		}
+		var text, js bytes.Buffer
+		r.rep.WriteText(&text)
+		if err := r.rep.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		prefix := "refused to start the deploy workflow: "
+		if dry {
+			prefix = "a real run would refuse to start the deploy workflow: "
+		}
+		for _, s := range []string{
+			prefix + "argocd-cm's health customizations differ from the compiled ones for db.example.com/Cluster and example.com/Queue; Argo CD would refuse app cache (AppProject data) and app db (AppProject team), whose repository the project does not allow",
+			"Bootstrap drift (installed by the bootstrap",
+			"health example.com/Queue: argocd-cm's health customization for example.com/Queue: Lua script different; used by queue [blocks deploy]",
+			"root platc-root: the root Application platc-root follows another source: targetRevision is \"v1\", the platform says \"v2\"\n",
+			"cd generated/staging/ansible && ansible-playbook site.yml",
+		} {
+			if !strings.Contains(text.String(), s) {
+				t.Errorf("dry run %v: report lacks %q:\n%s", dry, s, text.String())
+			}
+		}
+		if !strings.Contains(js.String(), `"bootstrap_drift":[{"what":"health","object":"db.example.com/Cluster"`) {
+			t.Errorf("JSON report lacks bootstrap_drift: %s", js.String())
+		}
+		if strings.Contains(text.String(), "obj.status") {
+			t.Error("the report prints Lua")
+		}
+	}
+}

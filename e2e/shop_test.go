@@ -59,6 +59,13 @@ func TestFailureThenResume(t *testing.T) {
 	t.Run("validate reports the failure", func(t *testing.T) {
 		r := s.run("validate", ExitPartial, deployer)
 		wantIn(t, "report", string(r.Report), `"app":"database"`, "Degraded")
+		// What the executor's bootstrap installed (argocd-cm as Helm
+		// rendered it, the AppProjects, the root) is the compiled
+		// platform: the comparison ran and found nothing.
+		wantIn(t, "report", string(r.Report), `"bootstrap_drift":0`)
+		if strings.Contains(string(r.Report), `"bootstrap_drift":[`) {
+			t.Errorf("bootstrap drift right after the bootstrap:\n%s", r.Report)
+		}
 	})
 
 	t.Run("resume", func(t *testing.T) {

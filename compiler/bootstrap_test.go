@@ -9,11 +9,18 @@ import (
 
 func compileBootstrap(t *testing.T, bootstrap string) ir.Bootstrap {
 	t.Helper()
+	return compilePlatformBlock(t, bootstrap).Platform.Bootstrap
+}
+
+// compilePlatformBlock compiles a platform "p" whose block holds a git
+// block and inner.
+func compilePlatformBlock(t *testing.T, inner string) *ir.Program {
+	t.Helper()
 	src := `platform "p" {
   git {
     repo_url = "https://git.example.com/p.git"
   }
-` + bootstrap + `
+` + inner + `
 }
 `
 	m, diags := lang.ParseSources([]lang.SourceFile{{Name: "p.hcl", Bytes: []byte(src)}})
@@ -24,7 +31,7 @@ func compileBootstrap(t *testing.T, bootstrap string) ir.Bootstrap {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	return p.Platform.Bootstrap
+	return p
 }
 
 // A platform without a bootstrap block still gets pinned chart versions:

@@ -1,10 +1,6 @@
 package compiler
 
-import (
-	"testing"
-
-	"github.com/platc/platc/lang"
-)
+import "testing"
 
 // How the steps reach argocd-server by default: a fresh argo-cd install
 // serves a self-signed certificate no step can verify, so without a
@@ -24,15 +20,7 @@ func TestArgoCDTransport(t *testing.T) {
 		{"named server in plaintext", "server = \"argocd-server.argocd:80\"\nplaintext = true", "argocd-server.argocd:80", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			src := "platform \"p\" {\n  git { repo_url = \"https://git.example.com/p.git\" }\n  argocd {\n" + c.argocd + "\n  }\n}\n"
-			m, diags := lang.ParseSources([]lang.SourceFile{{Name: "p.hcl", Bytes: []byte(src)}})
-			if diags.HasErrors() {
-				t.Fatal(diags)
-			}
-			p, diags := Compile(m, Options{})
-			if diags.HasErrors() {
-				t.Fatal(diags)
-			}
+			p := compilePlatformBlock(t, "argocd {\n"+c.argocd+"\n}")
 			a := p.Platform.ArgoCD
 			if a.Server != c.server || a.PlainText != c.plaintext {
 				t.Errorf("server %q plaintext %v, want %q %v", a.Server, a.PlainText, c.server, c.plaintext)

@@ -145,7 +145,7 @@ func (l *Logger) Scrub(s string) string {
 	o := l.h.out
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.scrub(s)
+	return Escape(o.scrub(s))
 }
 
 // Enabled reports whether lines at level are written.
@@ -279,7 +279,10 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	o := h.out
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	msg := o.scrub(r.Message + extra.String())
+	// Redacted first, so a secret is matched as written; then escaped,
+	// so no message, phase or component can forge a line.
+	msg := Escape(o.scrub(r.Message + extra.String()))
+	phase, component = Escape(o.scrub(phase)), Escape(o.scrub(component))
 	ts := t.UTC().Format(time.RFC3339)
 	if h.opts.Format == JSON {
 		// Encode writes the newline; HTML escaping would turn < into

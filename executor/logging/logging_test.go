@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -120,5 +121,49 @@ func TestHandlerAttrs(t *testing.T) {
 	}
 	if l.Slog("", "").Enabled(context.Background(), slog.LevelDebug-4) != true {
 		t.Error("verbose slog levels are debug, and debug is enabled")
+	}
+}
+
+// TestClusterTextEscaped (issue 21): text from the cluster keeps ESC, CR,
+// U+2028 and bidirectional controls; in a log line they drove the
+// terminal or started a forged line. Every line escapes them, in the
+// message and in the component, in both formats, after redaction.
+func TestClusterTextEscaped(t *testing.T) {
+	hostile := "Degraded\x1b[2K\r2026-01-07T10:30:00Z INFO [deploy/report/platc] succeeded\u2028forged\u2029\u202etxt.exe\u009b\xff s3cr3t-token-value"
+	for _, f := range []Format{Text, JSON} {
+		var b bytes.Buffer
+		l := New(&b, Options{Format: f, Action: "deploy", Now: fixed})
+		l.Redact("s3cr3t-token-value")
+		l.Errorf("verification", "app\x1b]0;title\x07", "health: %s", hostile)
+		got := b.String()
+		if strings.Count(got, "\n") != 1 || !strings.HasSuffix(got, "\n") {
+			t.Errorf("format %d: want one line, got %q", f, got)
+		}
+		for _, bad := range []string{"\x1b", "\r", "\u2028", "\u2029", "\u202e", "\x07", "\u009b", "\xff", "s3cr3t"} {
+			if strings.Contains(got, bad) {
+				t.Errorf("format %d: line keeps %q: %q", f, bad, got)
+			}
+		}
+		msg := got
+		if f == JSON {
+			var obj map[string]string
+			if err := json.Unmarshal([]byte(got), &obj); err != nil {
+				t.Fatal(err)
+			}
+			msg = obj["message"] + " " + obj["component"]
+		}
+		for _, want := range []string{`Degraded\u001b[2K\u000d2026`, `\u2028forged\u2029\u202etxt.exe\u009b` + "\uFFFD [redacted]", `app\u001b]0;title\u0007`} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("format %d: lacks %q: %q", f, want, msg)
+			}
+		}
+	}
+	// Scrub, which reports use, escapes the same way.
+	l := New(io.Discard, Options{})
+	if got := l.Scrub("a\x1bb\u2028c\nd"); got != `a\u001bb\u2028c`+"\nd" {
+		t.Errorf("Scrub = %q", got)
+	}
+	if got := Escape("plain, ünïcode\tand\nlines \uFFFD"); got != "plain, ünïcode\tand\nlines \uFFFD" {
+		t.Errorf("Escape changed ordinary text: %q", got)
 	}
 }

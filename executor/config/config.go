@@ -292,7 +292,11 @@ func loadKubeconfig(cfg *Config, in Input, p *Problems) {
 }
 
 // kubeconfigList loads and merges the files of KUBECONFIG as kubectl
-// does: the first file to set a value wins, missing files are skipped.
+// does: the first file to set a value (a cluster, user or context of a
+// name, the current context) wins, missing files are skipped. Each file
+// is read as KUBECONFIG_PATH is, bounded and only if regular: client-go's
+// own loader read /dev/zero until memory ran out and hung on a FIFO
+// (issue 21).
 func kubeconfigList(cfg *Config, list string, p *Problems) *clientcmdapi.Config {
 	var paths []string
 	for _, f := range filepath.SplitList(list) {
@@ -301,13 +305,31 @@ func kubeconfigList(cfg *Config, list string, p *Problems) *clientcmdapi.Config 
 		}
 	}
 	cfg.KubeconfigSource = "KUBECONFIG (" + strings.Join(paths, string(filepath.ListSeparator)) + ")"
-	raw, err := (&clientcmd.ClientConfigLoadingRules{Precedence: paths}).Load()
-	if err != nil {
-		p.add("%s cannot be read: %s", cfg.KubeconfigSource, firstLine(err))
-		return nil
+	raw := clientcmdapi.NewConfig()
+	for _, path := range paths {
+		b, err := safefile.Read(path, MaxKubeconfigSize)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			p.add("KUBECONFIG %s: %v", path, unwrapPath(err))
+			return nil
+		}
+		one, err := clientcmd.Load(b)
+		if err != nil {
+			p.add("KUBECONFIG %s is not a kubeconfig: %s", path, firstLine(err))
+			return nil
+		}
+		mergeFirstWins(raw, one, path)
 	}
 	if len(raw.Contexts) == 0 && len(raw.Clusters) == 0 {
 		p.add("%s names no kubeconfig file that exists; set KUBECONFIG_PATH or KUBECONFIG_DATA", cfg.KubeconfigSource)
+		return nil
+	}
+	// Relative certificate paths resolve against the file that named
+	// them, as clientcmd's loader resolves them.
+	if err := clientcmd.ResolveLocalPaths(raw); err != nil {
+		p.add("%s cannot be used: %s", cfg.KubeconfigSource, firstLine(err))
 		return nil
 	}
 	b, err := clientcmd.Write(*raw)
@@ -317,6 +339,37 @@ func kubeconfigList(cfg *Config, list string, p *Problems) *clientcmdapi.Config 
 	}
 	cfg.KubeconfigBytes = b
 	return raw
+}
+
+// mergeFirstWins adds what one, read from path, sets and dst does not
+// yet: kubectl's rule for a list of kubeconfig files.
+func mergeFirstWins(dst, one *clientcmdapi.Config, path string) {
+	for k, v := range one.Clusters {
+		if _, ok := dst.Clusters[k]; !ok {
+			v.LocationOfOrigin = path
+			dst.Clusters[k] = v
+		}
+	}
+	for k, v := range one.AuthInfos {
+		if _, ok := dst.AuthInfos[k]; !ok {
+			v.LocationOfOrigin = path
+			dst.AuthInfos[k] = v
+		}
+	}
+	for k, v := range one.Contexts {
+		if _, ok := dst.Contexts[k]; !ok {
+			v.LocationOfOrigin = path
+			dst.Contexts[k] = v
+		}
+	}
+	for k, v := range one.Extensions {
+		if _, ok := dst.Extensions[k]; !ok {
+			dst.Extensions[k] = v
+		}
+	}
+	if dst.CurrentContext == "" {
+		dst.CurrentContext = one.CurrentContext
+	}
 }
 
 func base64Reason(err error) string {

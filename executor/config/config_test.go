@@ -207,10 +207,26 @@ func TestSpecialFiles(t *testing.T) {
 		{"kubeconfig FIFO", func(in *Input) { in.KubeconfigPath = fifo }, "named pipe (FIFO), not a regular file"},
 		{"env file /dev/zero", func(in *Input) { in.EnvFile = "/dev/zero" }, "character device, not a regular file"},
 		{"env file FIFO", func(in *Input) { in.EnvFile = fifo }, "named pipe (FIFO), not a regular file"},
+		// The KUBECONFIG fallback read with client-go's loader, unbounded
+		// (issue 21), in a list too.
+		{"KUBECONFIG /dev/zero", func(in *Input) { in.KubeconfigPath, in.Kubeconfig = "", "/dev/zero" }, "KUBECONFIG /dev/zero: /dev/zero is a character device, not a regular file"},
+		{"KUBECONFIG FIFO", func(in *Input) { in.KubeconfigPath, in.Kubeconfig = "", fifo }, "named pipe (FIFO), not a regular file"},
+		{"KUBECONFIG list with a FIFO", func(in *Input) {
+			in.Kubeconfig = filepath.Join(t.TempDir(), "missing") + string(filepath.ListSeparator) + fifo + string(filepath.ListSeparator) + in.KubeconfigPath
+			in.KubeconfigPath = ""
+		}, "named pipe (FIFO), not a regular file"},
 	} {
 		in := setup(t, "")
 		c.set(&in)
-		_, p := Load(in)
+		// A FIFO used to hang: fail in seconds, not at the test timeout.
+		done := make(chan *Problems, 1)
+		go func() { _, p := Load(in); done <- p }()
+		var p *Problems
+		select {
+		case p = <-done:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: Load still reading after 20s", c.name)
+		}
 		if got := strings.Join(p.Errors, "\n"); !strings.Contains(got, c.want) {
 			t.Errorf("%s: problems %q, want %q", c.name, got, c.want)
 		}

@@ -127,6 +127,7 @@ func (r *run) finish(code int) int {
 func (r *run) connect() error {
 	rc := rest.CopyConfig(r.cfg.Kube)
 	rc.WarningHandler = apiWarnings{r}
+	tapCredentials(rc, r.log)
 	c, err := cluster.New(rc, r.env.UserAgent, r.env.CallTimeout)
 	if err != nil {
 		return err

@@ -130,17 +130,24 @@ func (l *Logger) Redact(secrets ...string) {
 	o := l.h.out
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	added := false
 	for _, s := range secrets {
 		if len(s) >= 4 && !slices.Contains(o.secrets, s) {
 			o.secrets = append(o.secrets, s)
+			added = true
 		}
 	}
 	// Longest first, so a secret that contains another is replaced whole.
-	slices.SortFunc(o.secrets, func(a, b string) int { return len(b) - len(a) })
+	// (Called on every API request with its credential: sort only when
+	// something is new.)
+	if added {
+		slices.SortFunc(o.secrets, func(a, b string) int { return len(b) - len(a) })
+	}
 }
 
-// Scrub replaces every registered secret in s with "[redacted]". Reports
-// use it for text that came from outside platc, such as a node message.
+// Scrub replaces every registered secret in s with "[redacted]" and then
+// escapes it (Escape), as every log line is. Reports use it for text that
+// came from outside platc, such as a node message.
 func (l *Logger) Scrub(s string) string {
 	o := l.h.out
 	o.mu.Lock()

@@ -398,18 +398,25 @@ func (r *run) build(template string, params map[string]string) (*wfv1.Workflow, 
 	return scopedWorkflow(r.cfg, params)
 }
 
-// deadlineOf returns the activeDeadlineSeconds the workflow runs under:
-// its own, or its template's.
-func (r *run) deadlineOf(ctx context.Context, wf *wfv1.Workflow) *int64 {
-	if wf.Spec.ActiveDeadlineSeconds != nil {
-		return wf.Spec.ActiveDeadlineSeconds
-	}
-	if ref := wf.Spec.WorkflowTemplateRef; ref != nil && !ref.ClusterScope {
-		if t, err := r.template(ctx, ref.Name); err == nil {
-			return t.Spec.ActiveDeadlineSeconds
+// ownDeadline is the activeDeadlineSeconds this source compiles the
+// action's workflow to: the generated template's, or the scoped
+// workflow's. Never the followed Workflow's own, which whoever created it
+// chose (one of 285 years kept deploy waiting without end; issue 21).
+func (r *run) ownDeadline() *int64 {
+	if r.cfg.Scope.Kind == config.ScopePlatform {
+		t, err := generatedTemplate(r.cfg.Program, r.actionTemplate())
+		if err != nil {
+			r.log.Warnf(r.phase, "workflow", "cannot compute the workflow's deadline: %v", err)
+			return nil
 		}
+		return t.Spec.ActiveDeadlineSeconds
 	}
-	return nil
+	wf, err := scopedWorkflow(r.cfg, nil)
+	if err != nil {
+		r.log.Warnf(r.phase, "workflow", "cannot compute the workflow's deadline: %v", err)
+		return nil
+	}
+	return wf.Spec.ActiveDeadlineSeconds
 }
 
 // stepFailures adds the failed steps that are not app tasks (a scoped

@@ -23,7 +23,9 @@
 //
 // The executor keeps no state: the platform source, the environment and
 // the cluster say everything. A second run finds a run still in progress
-// by its labels and follows it instead of starting a competing one, and a
+// by its labels and follows it instead of starting a competing one, when
+// it can tell the run is this platform's (it references the platform's own
+// WorkflowTemplate and overrides nothing of it), and a
 // re-run after a failure submits a new workflow whose steps skip every app
 // already Synced and Healthy.
 //

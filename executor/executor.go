@@ -49,6 +49,9 @@ type run struct {
 	limit time.Duration
 	// driftRefused: deploy stopped on bootstrap drift (refuseDrift).
 	driftRefused bool
+	// templateWhy caches provenance's check of the action's template:
+	// "" when it is this platform's.
+	templateWhy *string
 }
 
 // Run performs cfg.Action and returns its exit code, after writing the
@@ -259,8 +262,8 @@ func (r *run) appPermissions() []preflight.Permission {
 }
 
 // timeout is how long platc follows a workflow: ACTION_TIMEOUT, else the
-// workflow's own deadline plus a grace period for the controller to mark
-// it, else six hours.
+// deadline this source compiles the workflow to (ownDeadline) plus a
+// grace period for the controller to mark it, else six hours.
 func (r *run) timeout(deadlineSeconds *int64) time.Duration {
 	switch {
 	case r.cfg.Timeout > 0:

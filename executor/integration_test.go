@@ -34,6 +34,7 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
@@ -645,6 +646,63 @@ spec:
 	if n := f.countWorkflows(t); n != 1 {
 		t.Errorf("%d workflows, want only the sensor's", n)
 	}
+}
+
+// TestDeployIgnoresForeignWorkflows (issue 21): the platc.io/workflow
+// label alone made deploy attach. An undecodable Workflow with it failed
+// every deploy; one with a 285-year activeDeadlineSeconds made deploy
+// wait that long without submitting its own. Workflows carrying every
+// label of a real run, but not running this platform's own template as
+// it is, are reported and ignored: deploy submits and follows its own.
+func TestDeployIgnoresForeignWorkflows(t *testing.T) {
+	f := newFixture(t, "foreign")
+	f.primitives(t)
+	labels := fmt.Sprintf("{%s: deploy, %s: %s, %s: staging, %s: platform, hostile: %q}",
+		executor.LabelAction, executor.LabelPlatform, f.name, executor.LabelEnvironment, executor.LabelScope, "yes")
+	cases := []struct{ name, spec, status, reason string }{
+		{"undecodable", "workflowTemplateRef: {name: deploy}", "{phase: Running, compressedNodes: '%%% not base64'}", "cannot be decoded"},
+		{"forever", "workflowTemplateRef: {name: deploy}\n  activeDeadlineSeconds: 9000000000", "{phase: Running}", "overrides the template's activeDeadlineSeconds"},
+		{"inline", "entrypoint: main\n  templates: [{name: main, container: {name: main, image: busybox}}]", "{phase: Running}", "does not run WorkflowTemplate deploy"},
+		{"cluster-template", "workflowTemplateRef: {name: deploy, clusterScope: true}", "{phase: Running}", "does not run WorkflowTemplate deploy"},
+	}
+	for _, c := range cases {
+		f.s.Create(t, testenv.WorkflowGVR, f.wf, fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata:\n  name: %s\n  labels: %s\nspec:\n  %s\nstatus: %s\n",
+			c.name, labels, c.spec, c.status), "attacker")
+	}
+	ch := f.async(t, config.Deploy, testenv.AdminToken, nil)
+	wf := f.s.WaitWorkflow(t, f.wf, f.selector("deploy")+",!hostile", 30*time.Second)
+	f.healthy(t)
+	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
+	r := wait(t, ch)
+	expect(t, r, exitcode.OK, "succeeded")
+	if wfi := r.report["workflow"].(map[string]any); wfi["name"] != wf.GetName() || wfi["attached"] == true {
+		t.Errorf("followed %v, want its own workflow %s", wfi, wf.GetName())
+	}
+	ignored := map[string]string{}
+	list, _ := r.report["ignored_workflows"].([]any)
+	for _, x := range list {
+		m := x.(map[string]any)
+		ignored[m["name"].(string)] = m["reason"].(string)
+	}
+	for _, c := range cases {
+		if !strings.Contains(ignored[c.name], c.reason) {
+			t.Errorf("workflow %s: reported reason %q, want %q", c.name, ignored[c.name], c.reason)
+		}
+		contains(t, "logs", r.logs, "ignoring workflow "+c.name+" labelled platc.io/workflow=deploy")
+	}
+
+	// A run exactly like the sensor's, of a template that is not this
+	// platform's (labelled for another one), is not followed either.
+	_, dc := f.s.Clients(t)
+	patch := []byte(`{"metadata":{"labels":{"` + executor.LabelPlatform + `":"other"}}}`)
+	if _, err := dc.Resource(testenv.WorkflowTemplateGVR).Namespace(f.wf).Patch(context.Background(), "deploy", types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.s.Create(t, testenv.WorkflowGVR, f.wf, fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata:\n  name: sensor-like\n  labels: {%s: deploy}\nspec:\n  workflowTemplateRef: {name: deploy}\nstatus: {phase: Running}\n",
+		executor.LabelAction), "attacker")
+	r = f.run(t, config.Deploy, testenv.AdminToken, nil)
+	expect(t, r, exitcode.OK, "succeeded")
+	contains(t, "logs", r.logs, "ignoring workflow sensor-like labelled platc.io/workflow=deploy: WorkflowTemplate deploy is not labelled platc.io/platform=foreign")
 }
 
 // program compiles the fixture's platform as the executor does, with

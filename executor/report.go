@@ -39,11 +39,14 @@ type Report struct {
 	// BootstrapDrift is where what the bootstrap installed (argocd-cm's
 	// health customizations, the AppProjects, the root Application)
 	// differs from what the platform compiles to (deploy and validate).
-	BootstrapDrift []Drift        `json:"bootstrap_drift,omitempty"`
-	Plan           []string       `json:"plan,omitempty"`
-	Metrics        map[string]int `json:"metrics"`
-	Recommend      []string       `json:"recommendations"`
-	Problems       []string       `json:"problems,omitempty"`
+	BootstrapDrift []Drift `json:"bootstrap_drift,omitempty"`
+	// IgnoredWorkflows carry the action's label but are not runs platc
+	// can prove this platform started; they were not followed.
+	IgnoredWorkflows []IgnoredWorkflow `json:"ignored_workflows,omitempty"`
+	Plan             []string          `json:"plan,omitempty"`
+	Metrics          map[string]int    `json:"metrics"`
+	Recommend        []string          `json:"recommendations"`
+	Problems         []string          `json:"problems,omitempty"`
 }
 
 // WorkflowInfo names the Argo Workflow that ran the action.
@@ -79,6 +82,13 @@ type Failure struct {
 	Step    string `json:"step,omitempty"` // a failed step that is not an app's task
 	Node    string `json:"node,omitempty"`
 	Message string `json:"message"`
+}
+
+// IgnoredWorkflow is a Workflow labelled like a run of the action that
+// platc did not follow, and why.
+type IgnoredWorkflow struct {
+	Name   string `json:"name"`
+	Reason string `json:"reason"`
 }
 
 // Orphan is something teardown should have removed and did not.
@@ -224,6 +234,12 @@ func (rep *Report) WriteText(w io.Writer) {
 				fmt.Fprintf(w, " [blocks deploy]")
 			}
 			fmt.Fprintln(w)
+		}
+	}
+	if len(rep.IgnoredWorkflows) > 0 {
+		fmt.Fprintf(w, "\nIgnored workflows (labelled like a run of this action, but not one of this platform):\n")
+		for _, iw := range rep.IgnoredWorkflows {
+			fmt.Fprintf(w, "  %s: %s\n", iw.Name, oneLine(iw.Reason))
 		}
 	}
 	writeList(w, "Would do:", rep.Plan)

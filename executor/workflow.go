@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor/cluster"
@@ -116,6 +118,12 @@ func (r *run) submit(ctx context.Context, wf *wfv1.Workflow, dryRun bool) (*wfv1
 // scope label, and the platform label only once the controller has
 // applied the template's workflowMetadata: they run the whole platform of
 // this namespace.
+//
+// The label alone proves nothing: anyone who can create Workflows there
+// can set it. A Workflow is followed only when provenance finds it is a
+// run of this platform's own template (or, scoped, of this platform,
+// environment and scope); anything else, an undecodable one included, is
+// reported and ignored, never fatal (issue 21).
 func (r *run) running(ctx context.Context) (*wfv1.Workflow, error) {
 	p := r.cfg.Program
 	sel := fmt.Sprintf("%s=%s", LabelAction, r.cfg.Action)
@@ -128,9 +136,15 @@ func (r *run) running(ctx context.Context) (*wfv1.Workflow, error) {
 	want := r.cfg.Scope.Label()
 	var newest *wfv1.Workflow
 	for i := range list.Items {
-		wf, err := fromUnstructured(&list.Items[i])
+		u := &list.Items[i]
+		// Finished ones are not candidates, decodable or not.
+		if u.GetLabels()[labelCompleted] == "true" || u.GetDeletionTimestamp() != nil {
+			continue
+		}
+		wf, err := fromUnstructured(u)
 		if err != nil {
-			return nil, err
+			r.ignore(u.GetName(), "it cannot be decoded: "+err.Error())
+			continue
 		}
 		if pl, ok := wf.Labels[LabelPlatform]; ok && pl != p.Platform.Name {
 			continue
@@ -142,9 +156,98 @@ func (r *run) running(ctx context.Context) (*wfv1.Workflow, error) {
 		if scope != want || wf.Status.Phase.Completed() || wf.DeletionTimestamp != nil {
 			continue
 		}
+		if why := r.provenance(ctx, wf); why != "" {
+			r.ignore(wf.Name, why)
+			continue
+		}
 		if newest == nil || newest.CreationTimestamp.Before(&wf.CreationTimestamp) {
 			newest = wf
 		}
 	}
 	return newest, nil
+}
+
+// labelCompleted is what the workflow controller sets on a finished
+// Workflow.
+const labelCompleted = "workflows.argoproj.io/completed"
+
+// ignore reports a Workflow that carries this action's label but that
+// platc cannot tell is a run of this platform's action.
+func (r *run) ignore(name, why string) {
+	why = r.log.Scrub(why)
+	r.log.Warnf(r.phase, "workflow", "ignoring workflow %s labelled %s=%s: %s", name, LabelAction, r.cfg.Action, why)
+	r.rep.IgnoredWorkflows = append(r.rep.IgnoredWorkflows, IgnoredWorkflow{Name: name, Reason: why})
+}
+
+// actionTemplate is the WorkflowTemplate a whole-platform run of the
+// action uses.
+func (r *run) actionTemplate() string {
+	if r.cfg.Action == config.Teardown {
+		return TeardownTemplate
+	}
+	return DeployTemplate
+}
+
+// allowedSpec are the spec fields a run of the template may set: what
+// platc, the bootstrap, the sensor and 'argo submit --from' write, and
+// what 'argo stop/terminate/suspend' add. Anything else overrides the
+// template (a huge activeDeadlineSeconds, other steps).
+var allowedSpec = map[string]bool{"workflowTemplateRef": true, "arguments": true, "shutdown": true, "suspend": true}
+
+// provenance says why wf is not a run of this platform's action, or ""
+// when it is: for the whole platform, a Workflow that only references the
+// platform's own WorkflowTemplate (labelled with the platform) in its
+// namespace, with arguments; for a scope, one labelled with this
+// platform, environment and scope, as stamp labels it.
+func (r *run) provenance(ctx context.Context, wf *wfv1.Workflow) string {
+	p := r.cfg.Program
+	if env, ok := wf.Labels[LabelEnvironment]; ok && env != p.Env.Name {
+		return fmt.Sprintf("it is labelled with environment %q, not %q", env, p.Env.Name)
+	}
+	if r.cfg.Scope.Kind != config.ScopePlatform {
+		if wf.Labels[LabelPlatform] != p.Platform.Name || wf.Labels[LabelEnvironment] != p.Env.Name {
+			return fmt.Sprintf("a scoped run must carry the %s and %s labels of this platform and environment", LabelPlatform, LabelEnvironment)
+		}
+		if wf.Spec.WorkflowTemplateRef != nil {
+			return "a scoped run is compiled by platc, but it references a WorkflowTemplate"
+		}
+		return ""
+	}
+	name := r.actionTemplate()
+	if ref := wf.Spec.WorkflowTemplateRef; ref == nil || ref.ClusterScope || ref.Name != name {
+		return fmt.Sprintf("it does not run WorkflowTemplate %s of this namespace", name)
+	}
+	if extra := specOverrides(wf); len(extra) > 0 {
+		return fmt.Sprintf("it overrides the template's %s", strings.Join(extra, ", "))
+	}
+	if r.templateWhy == nil {
+		why := ""
+		switch t, err := r.template(ctx, name); {
+		case err != nil:
+			why = fmt.Sprintf("WorkflowTemplate %s cannot be read to check it: %s", name, r.client.Explain(err))
+		case t.Labels[LabelPlatform] != p.Platform.Name:
+			why = fmt.Sprintf("WorkflowTemplate %s is not labelled %s=%s", name, LabelPlatform, p.Platform.Name)
+		}
+		r.templateWhy = &why
+	}
+	return *r.templateWhy
+}
+
+// specOverrides lists the spec fields wf sets beyond allowedSpec.
+func specOverrides(wf *wfv1.Workflow) []string {
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&wf.Spec)
+	if err != nil {
+		return []string{"spec (which cannot be encoded)"}
+	}
+	var out []string
+	for k, v := range m {
+		if e, ok := v.(map[string]any); ok && len(e) == 0 {
+			continue // a zero struct the converter writes out
+		}
+		if !allowedSpec[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }

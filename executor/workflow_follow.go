@@ -39,7 +39,7 @@ func (r *run) interrupted(wfName string) int {
 // followAndRecord follows wf to its end or its deadline and records the
 // workflow, with its final phase and message, in the report.
 func (r *run) followAndRecord(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, attached bool) followResult {
-	res := r.follow(ctx, wf, apps, r.start.Add(r.timeout(r.deadlineOf(ctx, wf))))
+	res := r.follow(ctx, wf, apps, r.start.Add(r.timeout(r.ownDeadline())))
 	r.rep.Workflow = &WorkflowInfo{Name: wf.Name, Namespace: wf.Namespace, Attached: attached}
 	if res.WF != nil {
 		r.rep.Workflow.Phase = string(res.WF.Status.Phase)

@@ -109,12 +109,9 @@ func (r *run) finish(code int) int {
 		lvl = r.log.Errorf
 	}
 	lvl("report", "platc", "%s: %s (exit %d)", rep.Status, rep.Summary, code)
-	for i := range rep.Failures {
-		rep.Failures[i].Message = r.log.Scrub(rep.Failures[i].Message)
-	}
-	for i := range rep.Components {
-		rep.Components[i].Message = r.log.Scrub(rep.Components[i].Message)
-	}
+	// Everything in the report, not only the fields known to carry
+	// cluster text, is redacted and escaped as the log is.
+	rep.Sanitize(r.log.Scrub)
 	if r.env.Stdout != nil {
 		if r.cfg.LogFormat == logging.JSON {
 			_ = rep.WriteJSON(r.env.Stdout)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"reflect"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -133,14 +134,15 @@ func (rep *Report) WriteJSON(w io.Writer) error {
 	return enc.Encode(rep)
 }
 
-// WriteText writes the report for people.
+// WriteText writes the report for people, one line per item: free text
+// is folded onto its line, so no message can start a line of its own.
 func (rep *Report) WriteText(w io.Writer) {
 	title := strings.ToUpper(rep.Action[:1]) + rep.Action[1:]
 	if rep.DryRun {
 		title += " (dry run)"
 	}
 	fmt.Fprintf(w, "\n== %s report ==\n", title)
-	fmt.Fprintf(w, "Summary: %s\n", rep.Summary)
+	fmt.Fprintf(w, "Summary: %s\n", oneLine(rep.Summary))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  status\t%s (exit %d)\n", rep.Status, rep.ExitCode)
 	if rep.Platform != "" {
@@ -160,11 +162,11 @@ func (rep *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "\nPhase 0 (prerequisites):\n")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, t := range pf.Tools {
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", mark(string(t.Status) == "ok", false), t.Name, t.Message)
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", mark(string(t.Status) == "ok", false), t.Name, oneLine(t.Message))
 		}
 		if c := pf.Cluster; c != nil {
 			for _, ch := range c.Checks {
-				fmt.Fprintf(tw, "  %s\t%s\t%s\n", checkMark(ch.Status), ch.Name, ch.Message)
+				fmt.Fprintf(tw, "  %s\t%s\t%s\n", checkMark(ch.Status), ch.Name, oneLine(ch.Message))
 			}
 		}
 		tw.Flush()
@@ -205,7 +207,7 @@ func (rep *Report) WriteText(w io.Writer) {
 			if o.Namespace != "" {
 				ns = o.Namespace + "/"
 			}
-			fmt.Fprintf(w, "  %s %s%s: %s\n", o.Kind, ns, o.Name, o.Reason)
+			fmt.Fprintf(w, "  %s %s%s: %s\n", o.Kind, ns, o.Name, oneLine(o.Reason))
 		}
 	}
 	if len(rep.RemovedApps) > 0 {
@@ -256,7 +258,7 @@ func (rep *Report) WriteText(w io.Writer) {
 	if len(rep.Recommend) > 0 {
 		fmt.Fprintf(w, "\nRecommendations:\n")
 		for _, r := range rep.Recommend {
-			fmt.Fprintf(w, "  - %s\n", r)
+			fmt.Fprintf(w, "  - %s\n", oneLine(r))
 		}
 	}
 }
@@ -293,6 +295,64 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // any items.
 func writeList(w io.Writer, title string, items []string) {
 	if len(items) > 0 {
-		fmt.Fprintf(w, "\n%s\n  %s\n", title, strings.Join(items, "\n  "))
+		fmt.Fprintf(w, "\n%s\n", title)
+		for _, it := range items {
+			fmt.Fprintf(w, "  %s\n", oneLine(it))
+		}
+	}
+}
+
+// Sanitize passes every string of the report through clean: finish uses
+// the logger's Scrub, so the report is redacted and escaped as the log
+// lines are. Walking every field, rather than the ones known to carry
+// cluster text, keeps a field added later from printing a token in clear
+// (issue 21: an API error's token was on stdout while the log said
+// [redacted]).
+func (rep *Report) Sanitize(clean func(string) string) {
+	sanitize(reflect.ValueOf(rep).Elem(), clean)
+}
+
+func sanitize(v reflect.Value, clean func(string) string) {
+	switch v.Kind() {
+	case reflect.String:
+		if v.CanSet() {
+			v.SetString(clean(v.String()))
+		}
+	case reflect.Pointer, reflect.Interface:
+		if !v.IsNil() {
+			e := v.Elem()
+			if v.Kind() == reflect.Interface {
+				// An interface's value cannot be set in place: copy it.
+				c := reflect.New(e.Type()).Elem()
+				c.Set(e)
+				sanitize(c, clean)
+				if v.CanSet() {
+					v.Set(c)
+				}
+				return
+			}
+			sanitize(e, clean)
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if v.Type().Field(i).IsExported() {
+				sanitize(v.Field(i), clean)
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		for i := range v.Len() {
+			sanitize(v.Index(i), clean)
+		}
+	case reflect.Map:
+		if v.IsNil() {
+			return
+		}
+		// Keys are platc's own (metric names); values are cleaned.
+		for _, k := range v.MapKeys() {
+			c := reflect.New(v.Type().Elem()).Elem()
+			c.Set(v.MapIndex(k))
+			sanitize(c, clean)
+			v.SetMapIndex(k, c)
+		}
 	}
 }

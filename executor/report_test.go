@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/platc/platc/executor/config"
+	"github.com/platc/platc/executor/logging"
 	"github.com/platc/platc/executor/preflight"
 )
 
@@ -62,6 +64,66 @@ Recommendations:
 		t.Errorf("text report:\n%s\nwant:\n%s", got, want)
 		for i, l := range strings.Split(got, "\n") {
 			t.Logf("%2d %q", i, l)
+		}
+	}
+}
+
+// TestReportRedactedAndEscaped (issue 21): the report went to stdout
+// unredacted (a token an API error echoed was in clear while the log line
+// said [redacted]) and unescaped (an Application message with ESC, CR or
+// U+2028 drove the terminal or forged a line). finish runs every string
+// of the report through the logger's Scrub, in text and in JSON.
+func TestReportRedactedAndEscaped(t *testing.T) {
+	const token = "eyJhbGciOiJSUzI1NiJ9.exec-plugin-token"
+	hostile := "Degraded: \x1b[31m" + token + "\r\nSummary: forged\u2028== Deploy report ==\u202e"
+	for _, format := range []logging.Format{logging.Text, logging.JSON} {
+		var out, logs bytes.Buffer
+		log := logging.New(&logs, logging.Options{Format: format, Action: "deploy"})
+		log.Redact(token)
+		r := &run{cfg: &config.Config{LogFormat: format}, env: Env{Stdout: &out, Now: time.Now}, log: log, start: time.Now()}
+		r.rep = &Report{
+			Action: "deploy", Summary: "submitting the deploy workflow failed: " + hostile,
+			Workflow:         &WorkflowInfo{Name: "w", Namespace: "argo", Message: hostile},
+			Preflight:        &PreflightInfo{Cluster: &preflight.ClusterReport{Checks: []preflight.Check{{Name: "api", Status: preflight.Fail, Message: hostile}}}},
+			Components:       []Component{{App: "db", Status: "failed", Message: hostile}},
+			Failures:         []Failure{{App: "db", Message: hostile}},
+			Orphans:          []Orphan{{Kind: "Namespace", Name: "x", Reason: hostile}},
+			RemovedApps:      []RemovedApp{{Application: "old", Status: "failed", Message: hostile}},
+			BootstrapDrift:   []Drift{{What: DriftHealth, Object: "argocd-cm", Message: hostile}},
+			IgnoredWorkflows: []IgnoredWorkflow{{Name: "evil", Reason: hostile}},
+			Problems:         []string{hostile}, Plan: []string{hostile}, Recommend: []string{hostile},
+			Metrics: map[string]int{},
+		}
+		r.finish(1)
+		got := out.String()
+		for _, bad := range []string{token, "\x1b", "\r", "\u2028", "\u202e"} {
+			if strings.Contains(got, bad) || strings.Contains(logs.String(), bad) {
+				t.Errorf("format %d: report or log keeps %q:\n%s", format, bad, got)
+			}
+		}
+		// Every field holding the text: the text report leaves out the
+		// workflow's message.
+		want := map[logging.Format]int{logging.Text: 11, logging.JSON: 12}[format]
+		if n := strings.Count(got, "[redacted]"); n != want {
+			t.Errorf("format %d: %d fields redacted, want %d:\n%s", format, n, want, got)
+		}
+		if format == logging.JSON {
+			if strings.Count(got, "\n") != 1 {
+				t.Errorf("JSON report is not one line:\n%s", got)
+			}
+			continue
+		}
+		heads := 0
+		for _, l := range strings.Split(got, "\n") {
+			if strings.HasPrefix(l, "Summary: forged") {
+				t.Errorf("text report has a forged line %q:\n%s", l, got)
+			}
+			if strings.HasPrefix(l, "== ") {
+				heads++
+			}
+		}
+		if heads != 1 {
+			t.Errorf("text report has %d title lines:\n%s", heads, got)
 		}
 	}
 }

@@ -367,7 +367,8 @@ func (im *importer) contents(a *application) {
 		l := manifest.NewLoader()
 		l.Confine(im.tree)
 		if k := manifest.FindKustomization(dir); k != "" {
-			l.Kustomization(k)
+			r := im.srcRange(a, "path")
+			l.Kustomization(k, &r)
 		} else {
 			recurse := manifest.Str(manifest.Lookup(a.obj.Node, "spec", "source", "directory", "recurse")) == "true"
 			l.Dir(dir, recurse)

@@ -220,6 +220,12 @@ func TestImportHostileTree(t *testing.T) {
 			writeFile(t, filepath.Join(home, "kustomization.yaml"), "resources:\n  - credentials\n")
 			writeFile(t, filepath.Join(repo, "workloads/api/kustomization.yaml"), "resources:\n  - deployment.yaml\n  - ../../../home\n")
 		}, "Kustomization entry outside the imported tree", "workloads/api/kustomization.yaml"},
+		{"kustomization.yaml linked to AWS credentials", func(t *testing.T, repo, home string) {
+			replace(t, repo, "workloads/api/kustomization.yaml", filepath.Join(home, "credentials"))
+		}, "Cannot read kustomization", "charts/stack/templates/web.yaml"},
+		{"kustomization.yaml a FIFO", func(t *testing.T, repo, home string) {
+			replace(t, repo, "workloads/api/kustomization.yaml", "fifo")
+		}, "Cannot read kustomization", "charts/stack/templates/web.yaml"},
 		{"source path a directory linked outside", func(t *testing.T, repo, home string) {
 			writeFile(t, filepath.Join(home, "leak.yaml"), credentials)
 			replace(t, repo, "workloads/web", home)

@@ -159,15 +159,16 @@ func (l *Loader) Dir(dir string, recurse bool) {
 		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot scan manifests", Detail: err.Error()})
 	}
 	for _, k := range kusts {
-		l.kustomization(k, "")
+		l.kustomization(k, "", nil)
 	}
 }
 
 // Kustomization reads a kustomization file and what it lists, as
-// kustomize build would find them (see Load).
-func (l *Loader) Kustomization(path string) {
+// kustomize build would find them (see Load). at, when not nil, is what
+// names it, where a failure to read it is reported.
+func (l *Loader) Kustomization(path string, at *hcl.Range) {
 	l.root = repoRoot(filepath.Dir(path))
-	l.kustomization(path, "")
+	l.kustomization(path, "", at)
 }
 
 // File reads one YAML file.
@@ -409,7 +410,7 @@ func objectsOf(f *File, n *yaml.Node, via string) []*Object {
 // resources, bases and components (files, or directories with their own
 // kustomization) and patch files. Remote resources are skipped: platc
 // reads nothing from the network.
-func (l *loader) kustomization(path, outerNS string) {
+func (l *loader) kustomization(path, outerNS string, at *hcl.Range) {
 	k := key(path)
 	if l.kustomizations[k] {
 		return
@@ -418,7 +419,7 @@ func (l *loader) kustomization(path, outerNS string) {
 	b, err := l.read(path)
 	if err != nil {
 		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Cannot read kustomization",
-			Detail: fmt.Sprintf("Reading %s failed: %s. What it lists was not scanned.", path, unwrap(err))})
+			Detail: fmt.Sprintf("Reading %s failed: %s. What it lists was not scanned.", path, unwrap(err)), Subject: at})
 		return
 	}
 	f := NewFile(path, b)
@@ -486,7 +487,8 @@ func (l *loader) kustomization(path, outerNS string) {
 			continue
 		}
 		if p := FindKustomization(target); p != "" {
-			l.kustomization(p, ns)
+			r := f.Range(e)
+			l.kustomization(p, ns, &r)
 		} else {
 			l.diags = append(l.diags, diag.Warning(f.Range(e), "Kustomization entry without a kustomization",
 				fmt.Sprintf("%s lists the directory %q, which has no kustomization.yaml, so kustomize build would fail. List its files instead, or add a kustomization.", path, ref)))

@@ -5,8 +5,8 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,12 +18,15 @@ import (
 	"go.yaml.in/yaml/v3"
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/common/util"
+	"helm.sh/helm/v4/pkg/chart/loader/archive"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"helm.sh/helm/v4/pkg/engine"
+	"helm.sh/helm/v4/pkg/ignore"
 	"helm.sh/helm/v4/pkg/strvals"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/lint/manifest"
 )
 
@@ -47,8 +50,13 @@ func (im *importer) renderApp(a *application, dir string) ([]*manifest.Object, b
 				fmt.Sprintf("%q is not a file inside the chart %s, so the chart was rendered without it.", f.Value, dir)))
 			continue
 		}
-		b, err := readBounded(filepath.Join(dir, p))
-		if err != nil {
+		b, err := im.tree.Read(filepath.Join(dir, p))
+		switch {
+		case safefile.Refused(err):
+			im.diags = append(im.diags, diag.Error(im.loc(a.obj.File.Range(f)), "Values file refused",
+				fmt.Sprintf("%s. platc import reads only regular files inside the tree it imports, at most %s each, so the chart was rendered without it. Make it a regular file of the repository (not a link out of it, a device or a FIFO), or remove the entry.", safefile.Unwrap(err), safefile.Size(manifest.MaxFileSize))))
+			continue
+		case err != nil:
 			im.diags = append(im.diags, diag.Warning(im.loc(a.obj.File.Range(f)), "Values file not found",
 				fmt.Sprintf("Reading %s failed: %s. The chart was rendered without it; Argo CD would refuse to.", filepath.Join(dir, p), unwrap(err))))
 			continue
@@ -171,7 +179,7 @@ func (im *importer) renderChart(dir string, vals map[string]any, release, ns str
 	out, flags := log.Writer(), log.Flags()
 	log.SetOutput(&logged)
 	log.SetFlags(0)
-	files, err := render(dir, vals, release, ns)
+	files, err := render(im.tree, dir, vals, release, ns)
 	log.SetOutput(out)
 	log.SetFlags(flags)
 	helmLog.Unlock()
@@ -227,8 +235,8 @@ type renderedFile struct {
 
 // render is helm template: default values coalesced with vals, release
 // options as for an install, default capabilities, no cluster.
-func render(dir string, vals map[string]any, release, ns string) ([]renderedFile, error) {
-	ch, err := loader.LoadDir(dir)
+func render(tree *safefile.Tree, dir string, vals map[string]any, release, ns string) ([]renderedFile, error) {
+	ch, err := loadChart(tree, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -274,7 +282,7 @@ func (im *importer) readSource(path string) *manifest.File {
 	if f, ok := im.sources[path]; ok {
 		return f
 	}
-	b, err := readBounded(path)
+	b, err := im.tree.Read(path)
 	if err != nil {
 		im.sources[path] = nil
 		return nil
@@ -300,6 +308,18 @@ var helmPos = regexp.MustCompile(`([A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.-]+)*\.(?:yaml
 // renderError turns a Helm failure into a diagnostic at the template
 // line it names, or at Chart.yaml.
 func (im *importer) renderError(dir string, err error, a *application) *hcl.Diagnostic {
+	var cf *chartFileError
+	if errors.As(err, &cf) && safefile.Refused(cf.err) {
+		// At the refused file itself: it cannot be quoted, and needs no
+		// quoting, since only its kind or where it leads is wrong.
+		r := hcl.Range{Filename: cf.path, Start: hcl.Pos{Line: 1, Column: 1}, End: hcl.Pos{Line: 1, Column: 1}}
+		what := "No Application deploys it; it was rendered in case it is an app-of-apps installed by hand"
+		if a != nil {
+			what = fmt.Sprintf("Application %q deploys it, so what it deploys was not imported", a.name)
+		}
+		return diag.Error(r, "Chart file refused",
+			fmt.Sprintf("The chart %s was not rendered: %s. platc import reads only regular files inside the tree it imports (links among them are followed), at most %s each. %s. Make it a regular file of the chart (not a link out of the tree, a device or a FIFO), or remove it.", dir, cf, safefile.Size(manifest.MaxFileSize), what))
+	}
 	msg := err.Error()
 	r := im.lineRange(filepath.Join(dir, "Chart.yaml"), 1)
 	if m := helmPos.FindStringSubmatch(msg); m != nil {
@@ -327,16 +347,67 @@ func (im *importer) renderError(dir string, err error, a *application) *hcl.Diag
 		fmt.Sprintf("Helm cannot render the chart %s: %s. Application %q deploys it, so what %q deploys (Applications included) was not imported, and no dependency was inferred from it. Fix the chart (helm template %s shows the same error) and import again.", dir, oneLine(msg), a.name, a.name, dir))
 }
 
-// readBounded reads a file of at most manifest.MaxFileSize bytes.
-func readBounded(path string) ([]byte, error) {
-	info, err := os.Stat(path)
+// A chartFileError is a file of a chart the tree refused to read.
+type chartFileError struct {
+	path string
+	err  error
+}
+
+func (e *chartFileError) Error() string { return safefile.Unwrap(e.err).Error() }
+func (e *chartFileError) Unwrap() error { return e.err }
+
+// loadChart is Helm's loader.LoadDir with every file read through tree:
+// LoadDir follows symbolic links anywhere and reads whatever they lead
+// to, so a chart file linked to ~/.kube/config reached .Files.Get and the
+// imported platform. The walk follows no link to a directory; a link to
+// a file is read when it stays inside the tree. .helmignore is applied as
+// Helm applies it.
+func loadChart(tree *safefile.Tree, dir string) (*chart.Chart, error) {
+	rules := ignore.Empty()
+	if p := filepath.Join(dir, ignore.HelmIgnore); exists(p) {
+		b, err := tree.Read(p)
+		if err != nil {
+			return nil, &chartFileError{path: p, err: err}
+		}
+		if rules, err = ignore.Parse(bytes.NewReader(b)); err != nil {
+			return nil, err
+		}
+	}
+	rules.AddDefaults()
+	var files []*archive.BufferedFile
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil || rel == "." {
+			return err
+		}
+		n := filepath.ToSlash(rel)
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		if rules.Ignore(n, fi) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		b, err := tree.Read(p)
+		if err != nil {
+			return &chartFileError{path: p, err: err}
+		}
+		files = append(files, &archive.BufferedFile{Name: n, ModTime: fi.ModTime(), Data: bytes.TrimPrefix(b, []byte("\xEF\xBB\xBF"))})
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if info.Size() > manifest.MaxFileSize {
-		return nil, fmt.Errorf("%s has %d bytes, more than the %d platc reads", path, info.Size(), manifest.MaxFileSize)
-	}
-	return os.ReadFile(path)
+	return loader.LoadFiles(files)
 }
 
 // A rendering ties a chart's rendered output to its template, so that

@@ -15,6 +15,7 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
 	"github.com/platc/platc/lint/detect"
@@ -73,6 +74,7 @@ func Import(paths []string, opts Options) (*Result, hcl.Diagnostics, error) {
 func newImporter(opts Options) *importer {
 	return &importer{
 		opts:      opts,
+		tree:      safefile.NewTree(manifest.MaxFileSize, maxRead),
 		files:     map[string]*hcl.File{},
 		sources:   map[string]*manifest.File{},
 		byID:      map[string]*application{},
@@ -130,6 +132,9 @@ func (im *importer) run(paths []string) (*Result, hcl.Diagnostics, error) {
 type importer struct {
 	opts  Options
 	roots []string
+	// tree is the only way the import reads a file of the imported
+	// trees: Helm's loader, values files and kustomizations included.
+	tree  *safefile.Tree
 	diags hcl.Diagnostics
 	// files are the sources read, for diagnostics; sources are the
 	// chart files read, by path.

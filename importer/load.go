@@ -21,6 +21,9 @@ import (
 const (
 	maxApplications = 100_000
 	maxDepth        = 32 // app-of-apps nesting
+	// maxRead bounds what one import reads in all (each file is at most
+	// manifest.MaxFileSize): the import keeps every file it reads.
+	maxRead = 256 << 20
 )
 
 // load reads the trees at paths: every Application and ApplicationSet in
@@ -40,13 +43,24 @@ func (im *importer) load(paths []string) {
 			continue
 		}
 		l := manifest.NewLoader()
+		l.Confine(im.tree)
 		root := p
+		if !info.IsDir() {
+			root = filepath.Dir(p)
+		}
+		if err := im.tree.AddRoot(root); err != nil {
+			im.diags = append(im.diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Import path not found",
+				Detail:   fmt.Sprintf("Cannot resolve %s: %s. Pass the directory of the repository that holds your Argo CD Applications, or one of its files.", root, unwrap(err)),
+			})
+			continue
+		}
 		if info.IsDir() {
 			l.Dir(p, true)
 			im.findCharts(p)
 		} else {
 			l.File(p)
-			root = filepath.Dir(p)
 		}
 		if !slices.Contains(im.roots, root) {
 			im.roots = append(im.roots, root)
@@ -119,10 +133,14 @@ func (im *importer) addSet(set *manifest.Set, diags hcl.Diagnostics) {
 	for _, d := range diags {
 		// In an import, a file that cannot be read is input that was
 		// skipped: an error, even though the rest is imported.
-		if d.Summary == "Unreadable manifest" || d.Summary == "Cannot read manifest" || d.Summary == "Manifest too large" {
+		switch d.Summary {
+		case "Unreadable manifest", "Cannot read manifest", "Cannot read kustomization", "Manifest too large", "Kustomization entry outside the repository":
 			d.Severity = hcl.DiagError
 			d.Detail = strings.Replace(d.Detail, "was not scanned", "was not imported", 1)
 			d.Detail = strings.Replace(d.Detail, ", or move the file out of the scanned directory if it is a template", "", 1)
+		}
+		if d.Summary == "Kustomization entry outside the repository" {
+			d.Summary = "Kustomization entry outside the imported tree"
 		}
 		im.diags = append(im.diags, d)
 	}
@@ -326,6 +344,14 @@ func (im *importer) contents(a *application) {
 			fmt.Sprintf("Application %q deploys %q from %s, but %s is not a directory in the imported tree, so what it deploys is unknown: no dependency can be inferred from it, and Applications in it are not imported. Import the whole repository, or fix the path.", a.name, a.src.path, a.src.repoURL, dir)))
 		return
 	}
+	// A committed link (apps/x -> /home/user) must not make the import
+	// read a directory outside the tree.
+	if !im.tree.Contains(dir) {
+		a.why = fmt.Sprintf("its path %q leads outside the imported tree", a.src.path)
+		im.diags = append(im.diags, diag.Error(im.srcRange(a, "path"), "Source path outside the imported tree",
+			fmt.Sprintf("Application %q deploys %q, but %s leads outside %s through a symbolic link, and platc import reads only files inside the tree it imports. Nothing was read from it: replace the link with the directory, or import the repository it points into.", a.name, a.src.path, dir, root)))
+		return
+	}
 	a.src.dir = dir
 	var objs []*manifest.Object
 	switch {
@@ -339,8 +365,10 @@ func (im *importer) contents(a *application) {
 		a.rendered = true
 	default:
 		l := manifest.NewLoader()
+		l.Confine(im.tree)
 		if k := manifest.FindKustomization(dir); k != "" {
-			l.Kustomization(k)
+			r := im.srcRange(a, "path")
+			l.Kustomization(k, &r)
 		} else {
 			recurse := manifest.Str(manifest.Lookup(a.obj.Node, "spec", "source", "directory", "recurse")) == "true"
 			l.Dir(dir, recurse)

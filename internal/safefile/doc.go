@@ -10,7 +10,9 @@
 // limit is refused after reading at most one byte more than the limit.
 // ReadInside also keeps a relative path inside a root directory, both as
 // written and after symbolic links are resolved, so a committed symlink
-// cannot make platc read, and print parts of, a file outside it.
+// cannot make platc read, and print parts of, a file outside it. A Tree
+// does the same for every file of a stranger's tree (platc import), with
+// a bound on all it reads too.
 //
 // It does not decide the limits (each caller knows what its files hold)
 // and it does not write files (package emit/write does).

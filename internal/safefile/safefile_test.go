@@ -107,3 +107,55 @@ func TestReadInside(t *testing.T) {
 		}
 	}
 }
+
+// TestTree: a Tree reads regular files inside its roots, follows links
+// that stay inside, refuses links out, special files and files over its
+// bounds, and stops at its total.
+func TestTree(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	write(t, filepath.Join(root, "a", "in.yaml"), "12345")
+	write(t, filepath.Join(root, "b.yaml"), "123456789")
+	write(t, filepath.Join(outside, "secret"), "secret")
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink(filepath.Join(outside, "secret"), filepath.Join(root, "leak.yaml")))
+	must(os.Symlink(outside, filepath.Join(root, "dir")))
+	must(os.Symlink("a/in.yaml", filepath.Join(root, "alias.yaml")))
+	must(os.Symlink("/dev/zero", filepath.Join(root, "zero.yaml")))
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo.yaml"), 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	tr := NewTree(8, 12)
+	must(tr.AddRoot(root))
+	var oe *OutsideError
+	var nr *NotRegularError
+	var tl *TooLargeError
+	var te *TotalError
+	for _, c := range []struct {
+		path string
+		ok   func(error) bool
+	}{
+		{filepath.Join(root, "b.yaml"), func(err error) bool { return errors.As(err, &tl) }},
+		{filepath.Join(root, "a", "in.yaml"), func(err error) bool { return err == nil }},
+		{filepath.Join(root, "alias.yaml"), func(err error) bool { return err == nil }},
+		{filepath.Join(root, "leak.yaml"), func(err error) bool { return errors.As(err, &oe) && oe.Link }},
+		{filepath.Join(root, "dir", "secret"), func(err error) bool { return errors.As(err, &oe) && oe.Link }},
+		{filepath.Join(root, "zero.yaml"), func(err error) bool { return errors.As(err, &oe) && oe.Link }},
+		{filepath.Join(root, "..", filepath.Base(outside), "secret"), func(err error) bool { return errors.As(err, &oe) && !oe.Link }},
+		{filepath.Join(root, "fifo.yaml"), func(err error) bool { return errors.As(err, &nr) }},
+		// 10 bytes read so far: 5 more would pass 12.
+		{filepath.Join(root, "a", "in.yaml"), func(err error) bool { return errors.As(err, &te) }},
+	} {
+		_, err := tr.Read(c.path)
+		if !c.ok(err) || (err != nil && !Refused(err)) {
+			t.Errorf("Read(%s) = %v", c.path, err)
+		}
+	}
+	if !tr.Contains(filepath.Join(root, "a")) || tr.Contains(filepath.Join(root, "dir")) || tr.Contains(outside) {
+		t.Error("Contains disagrees with Read")
+	}
+}

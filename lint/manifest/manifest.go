@@ -151,7 +151,7 @@ func (l *Loader) Dir(dir string, recurse bool) {
 			return nil
 		}
 		if isYAML(d.Name()) {
-			l.file(path, "", "")
+			l.file(path, "", "", nil)
 		}
 		return nil
 	})
@@ -159,19 +159,26 @@ func (l *Loader) Dir(dir string, recurse bool) {
 		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot scan manifests", Detail: err.Error()})
 	}
 	for _, k := range kusts {
-		l.kustomization(k, "")
+		l.kustomization(k, "", nil)
 	}
 }
 
 // Kustomization reads a kustomization file and what it lists, as
-// kustomize build would find them (see Load).
-func (l *Loader) Kustomization(path string) {
+// kustomize build would find them (see Load). at, when not nil, is what
+// names it, where a failure to read it is reported.
+func (l *Loader) Kustomization(path string, at *hcl.Range) {
 	l.root = repoRoot(filepath.Dir(path))
-	l.kustomization(path, "")
+	l.kustomization(path, "", at)
 }
 
 // File reads one YAML file.
-func (l *Loader) File(path string) { l.file(path, "", "") }
+func (l *Loader) File(path string) { l.file(path, "", "", nil) }
+
+// Confine makes the Loader read every file through t (platc import: the
+// imported tree, whose author is a stranger), instead of following
+// symbolic links anywhere and reading what kustomizations list anywhere
+// in the Git work tree or working directory.
+func (l *Loader) Confine(t *safefile.Tree) { l.tree = t }
 
 // Set returns what was read: files sorted by path, objects in file then
 // document order, and the diagnostics, sorted.
@@ -221,7 +228,9 @@ func repoRoot(dir string) string {
 
 type loader struct {
 	// root is the directory files listed by kustomizations must be in.
-	root           string
+	root string
+	// tree, when set, is the only way files are read (Confine).
+	tree           *safefile.Tree
 	set            Set
 	objects        map[*File][]*Object
 	seen           map[string]bool // absolute paths of files read
@@ -255,21 +264,39 @@ func key(path string) string {
 	return filepath.Clean(path)
 }
 
+// read reads a file, through the tree when the Loader is confined.
+func (l *loader) read(path string) ([]byte, error) {
+	if l.tree != nil {
+		return l.tree.Read(path)
+	}
+	return safefile.Read(path, MaxFileSize)
+}
+
+// inside reports whether a file a kustomization lists may be read.
+func (l *loader) inside(path string) bool {
+	if l.tree != nil {
+		return l.tree.Contains(path)
+	}
+	return safefile.Within(l.root, path)
+}
+
 // file reads one YAML file and records its objects. via is the
 // kustomization that lists it, ns the namespace that kustomization (or
-// one that includes it) sets.
-func (l *loader) file(path, via, ns string) {
+// one that includes it) sets, at where it lists it (nil for a file found
+// by walking).
+func (l *loader) file(path, via, ns string, at *hcl.Range) {
 	k := key(path)
 	if l.seen[k] {
 		return
 	}
 	l.seen[k] = true
-	b, err := safefile.Read(path, MaxFileSize)
+	b, err := l.read(path)
 	if err != nil {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagWarning,
 			Summary:  "Cannot read manifest",
 			Detail:   fmt.Sprintf("Reading %s failed: %s. It was not scanned.", path, unwrap(err)),
+			Subject:  at,
 		})
 		return
 	}
@@ -383,16 +410,16 @@ func objectsOf(f *File, n *yaml.Node, via string) []*Object {
 // resources, bases and components (files, or directories with their own
 // kustomization) and patch files. Remote resources are skipped: platc
 // reads nothing from the network.
-func (l *loader) kustomization(path, outerNS string) {
+func (l *loader) kustomization(path, outerNS string, at *hcl.Range) {
 	k := key(path)
 	if l.kustomizations[k] {
 		return
 	}
 	l.kustomizations[k] = true
-	b, err := safefile.Read(path, MaxFileSize)
+	b, err := l.read(path)
 	if err != nil {
 		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Cannot read kustomization",
-			Detail: fmt.Sprintf("Reading %s failed: %s. What it lists was not scanned.", path, unwrap(err))})
+			Detail: fmt.Sprintf("Reading %s failed: %s. What it lists was not scanned.", path, unwrap(err)), Subject: at})
 		return
 	}
 	f := NewFile(path, b)
@@ -440,21 +467,28 @@ func (l *loader) kustomization(path, outerNS string) {
 				fmt.Sprintf("%s lists %q, but %s does not exist, so kustomize build would fail too. Fix the path or remove the entry.", path, ref, target)))
 			continue
 		}
-		if !info.IsDir() {
-			// Overlays list files of their bases (../../base/x.yaml), but
-			// nothing outside the repository that holds the scanned
-			// directory is read: an entry such as /proc/self/environ would
-			// otherwise be read and quoted in a "not valid YAML" warning.
-			if !safefile.Within(l.root, target) {
-				l.diags = append(l.diags, diag.Warning(f.Range(e), "Kustomization entry outside the repository",
-					fmt.Sprintf("%s lists %q, a file outside %s, which platc does not read. List files of the repository only.", path, ref, l.root)))
-				continue
+		// Overlays list files of their bases (../../base/x.yaml), but
+		// nothing outside the repository that holds the scanned directory
+		// (the imported tree, for import) is read, file or directory: an
+		// entry such as /proc/self/environ would otherwise be read and
+		// quoted in a "not valid YAML" warning.
+		if !l.inside(target) {
+			where := l.root
+			if l.tree != nil {
+				where = "the imported tree"
 			}
-			l.file(target, path, ns)
+			l.diags = append(l.diags, diag.Warning(f.Range(e), "Kustomization entry outside the repository",
+				fmt.Sprintf("%s lists %q, which is outside %s (as written or through a symbolic link); platc does not read it. List files of the repository only, or import the repository's top directory.", path, ref, where)))
+			continue
+		}
+		if !info.IsDir() {
+			r := f.Range(e)
+			l.file(target, path, ns, &r)
 			continue
 		}
 		if p := FindKustomization(target); p != "" {
-			l.kustomization(p, ns)
+			r := f.Range(e)
+			l.kustomization(p, ns, &r)
 		} else {
 			l.diags = append(l.diags, diag.Warning(f.Range(e), "Kustomization entry without a kustomization",
 				fmt.Sprintf("%s lists the directory %q, which has no kustomization.yaml, so kustomize build would fail. List its files instead, or add a kustomization.", path, ref)))

@@ -142,8 +142,8 @@ func TestKustomizeNamespace(t *testing.T) {
 		"plain/job.yaml":              "apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\n",
 	})
 	l := NewLoader()
-	l.Kustomization(filepath.Join(root, "app", "kustomization.yaml"))
-	l.Kustomization(filepath.Join(root, "plain", "kustomization.yaml"))
+	l.Kustomization(filepath.Join(root, "app", "kustomization.yaml"), nil)
+	l.Kustomization(filepath.Join(root, "plain", "kustomization.yaml"), nil)
 	set, diags := l.Set()
 	if len(diags) != 0 {
 		t.Fatal(diags)

@@ -25,6 +25,7 @@ func All() []*lint.Rule {
 		UnusedHealthRule,
 		HealthRuleShadowsBuiltin,
 		HardcodedSecret,
+		UnpinnedStepImage,
 		PruneOnStatefulApp,
 		DeleteVolumesOnStatefulApp,
 		HookManifestMismatch,

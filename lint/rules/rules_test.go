@@ -55,6 +55,10 @@ func TestHardcodedSecret(t *testing.T) {
 	linttest.Run(t, "testdata/hardcoded-secret", rules.HardcodedSecret)
 }
 
+func TestUnpinnedStepImage(t *testing.T) {
+	linttest.Run(t, "testdata/unpinned-step-image", rules.UnpinnedStepImage)
+}
+
 func TestPruneOnStatefulApp(t *testing.T) {
 	linttest.Run(t, "testdata/prune-on-stateful-app", rules.PruneOnStatefulApp)
 }

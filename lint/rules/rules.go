@@ -26,6 +26,7 @@ func All() []*lint.Rule {
 		HealthRuleShadowsBuiltin,
 		HardcodedSecret,
 		UnpinnedStepImage,
+		PrivilegedWorkflowAccount,
 		PruneOnStatefulApp,
 		DeleteVolumesOnStatefulApp,
 		HookManifestMismatch,

@@ -59,6 +59,10 @@ func TestUnpinnedStepImage(t *testing.T) {
 	linttest.Run(t, "testdata/unpinned-step-image", rules.UnpinnedStepImage)
 }
 
+func TestPrivilegedWorkflowAccount(t *testing.T) {
+	linttest.Run(t, "testdata/privileged-workflow-account", rules.PrivilegedWorkflowAccount)
+}
+
 func TestPruneOnStatefulApp(t *testing.T) {
 	linttest.Run(t, "testdata/prune-on-stateful-app", rules.PruneOnStatefulApp)
 }

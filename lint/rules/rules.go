@@ -27,6 +27,7 @@ func All() []*lint.Rule {
 		HardcodedSecret,
 		UnpinnedStepImage,
 		PrivilegedWorkflowAccount,
+		CustomBootstrapRepository,
 		PruneOnStatefulApp,
 		DeleteVolumesOnStatefulApp,
 		HookManifestMismatch,

@@ -63,6 +63,10 @@ func TestPrivilegedWorkflowAccount(t *testing.T) {
 	linttest.Run(t, "testdata/privileged-workflow-account", rules.PrivilegedWorkflowAccount)
 }
 
+func TestCustomBootstrapRepository(t *testing.T) {
+	linttest.Run(t, "testdata/custom-bootstrap-repository", rules.CustomBootstrapRepository)
+}
+
 func TestPruneOnStatefulApp(t *testing.T) {
 	linttest.Run(t, "testdata/prune-on-stateful-app", rules.PruneOnStatefulApp)
 }

@@ -28,6 +28,7 @@ func All() []*lint.Rule {
 		UnpinnedStepImage,
 		PrivilegedWorkflowAccount,
 		CustomBootstrapRepository,
+		OpenEventsTrigger,
 		PruneOnStatefulApp,
 		DeleteVolumesOnStatefulApp,
 		HookManifestMismatch,

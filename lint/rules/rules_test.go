@@ -67,6 +67,10 @@ func TestCustomBootstrapRepository(t *testing.T) {
 	linttest.Run(t, "testdata/custom-bootstrap-repository", rules.CustomBootstrapRepository)
 }
 
+func TestOpenEventsTrigger(t *testing.T) {
+	linttest.Run(t, "testdata/open-events-trigger", rules.OpenEventsTrigger)
+}
+
 func TestPruneOnStatefulApp(t *testing.T) {
 	linttest.Run(t, "testdata/prune-on-stateful-app", rules.PruneOnStatefulApp)
 }

@@ -295,10 +295,10 @@ func (e *evaluator) bootstrap(b *lang.Bootstrap) ir.Bootstrap {
 	}
 	bootstrapVersions(&out)
 	if out.ArgoRepo == "" {
-		out.ArgoRepo = "https://argoproj.github.io/argo-helm"
+		out.ArgoRepo = DefaultArgoRepo
 	}
 	if out.SealedSecretsRepo == "" {
-		out.SealedSecretsRepo = "https://bitnami-labs.github.io/sealed-secrets"
+		out.SealedSecretsRepo = DefaultSealedSecretsRepo
 	}
 	return out
 }
@@ -326,6 +326,14 @@ func platformValue(p *ir.Platform) cty.Value {
 		}),
 	})
 }
+
+// The upstream Helm repositories of the bootstrap charts, used when the
+// platform names none; lint's custom-bootstrap-repository rule compares
+// against them.
+const (
+	DefaultArgoRepo          = "https://argoproj.github.io/argo-helm"
+	DefaultSealedSecretsRepo = "https://bitnami-labs.github.io/sealed-secrets"
+)
 
 // Chart versions for a platform that does not pin its own. RFC 6.2.1
 // forbids unversioned charts, so the bootstrap always gets a version; these

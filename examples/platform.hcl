@@ -61,10 +61,17 @@ defaults {
   }
 }
 
+# The Git host must present the token in Secret platform-webhook (created
+# by hand in the argo namespace; platc never sees its value) as a bearer
+# token: without it anyone who reaches the webhook could start deploys.
 events {
   type     = "webhook"
   endpoint = "/push"
   port     = 12000
+  secret {
+    name = "platform-webhook"
+    key  = "token"
+  }
 }
 
 # Layers 0 and 2: foundation and core infrastructure.

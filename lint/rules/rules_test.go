@@ -55,6 +55,22 @@ func TestHardcodedSecret(t *testing.T) {
 	linttest.Run(t, "testdata/hardcoded-secret", rules.HardcodedSecret)
 }
 
+func TestUnpinnedStepImage(t *testing.T) {
+	linttest.Run(t, "testdata/unpinned-step-image", rules.UnpinnedStepImage)
+}
+
+func TestPrivilegedWorkflowAccount(t *testing.T) {
+	linttest.Run(t, "testdata/privileged-workflow-account", rules.PrivilegedWorkflowAccount)
+}
+
+func TestCustomBootstrapRepository(t *testing.T) {
+	linttest.Run(t, "testdata/custom-bootstrap-repository", rules.CustomBootstrapRepository)
+}
+
+func TestOpenEventsTrigger(t *testing.T) {
+	linttest.Run(t, "testdata/open-events-trigger", rules.OpenEventsTrigger)
+}
+
 func TestPruneOnStatefulApp(t *testing.T) {
 	linttest.Run(t, "testdata/prune-on-stateful-app", rules.PruneOnStatefulApp)
 }

@@ -269,7 +269,8 @@ func (im *importer) hookFiles() []File {
 	for _, a := range im.outApps {
 		for _, h := range a.hooks {
 			h.manifest = "hooks/" + a.name + "/" + h.name + ".yaml"
-			header := fmt.Sprintf("# %s %s of app %q, copied by platc import from %s.\n", h.phase, detect.ObjectName(h.obj), a.name, at(h.at))
+			// A YAML comment ends at a line break as an HCL one does.
+			header := "# " + comment(fmt.Sprintf("%s %s of app %q, copied by platc import from %s.", h.phase, detect.ObjectName(h.obj), a.name, at(h.at))) + "\n"
 			out = append(out, File{Path: h.manifest, Data: append([]byte(header), objectBytes(h.obj, true)...)})
 		}
 	}
@@ -299,7 +300,7 @@ func (im *importer) adoptedFiles() []File {
 	var out []File
 	for _, a := range im.adopted {
 		data := objectBytes(a.app.obj, a.app.set == nil && !a.app.rendered)
-		header := fmt.Sprintf("# Application %q, adopted by platc import from %s.\n# platc syncs it in dependency order but does not generate it: keep applying this file.\n", a.app.name, at(im.nameRange(a.app)))
+		header := "# " + comment(fmt.Sprintf("Application %q, adopted by platc import from %s.", a.app.name, at(im.nameRange(a.app)))) + "\n# platc syncs it in dependency order but does not generate it: keep applying this file.\n"
 		out = append(out, File{Path: "adopted/" + a.name + ".yaml", Data: append([]byte(header), data...)})
 	}
 	return out

@@ -1,0 +1,152 @@
+package hostile
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/importer"
+	"github.com/platc/platc/lang"
+	"github.com/platc/platc/report"
+)
+
+// The cases of issue 21 on what reaches `platc import`'s output from a
+// hostile repository's file names and contents, and on its template
+// engines and algorithms. Each imports a repository written here (file
+// names with line breaks cannot be written in a txtar archive).
+
+// leafApp is an Application of a chart from a Helm repository, with
+// extra lines under spec.source.
+func leafApp(name, extra string) string {
+	return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: ` + name + `
+  namespace: argocd
+spec:
+  project: default
+  source:
+    repoURL: https://charts.example.com
+    chart: web
+    targetRevision: 1.0.0
+` + extra + `  destination:
+    server: https://kubernetes.default.svc
+    namespace: web
+`
+}
+
+// imported imports dir the way `platc import` does, failing on an
+// internal error (a platform that does not parse or compile), and
+// returns the result with the report as the terminal would show it.
+func imported(t *testing.T, dir string) (*importer.Result, hcl.Diagnostics, string) {
+	t.Helper()
+	res, diags, err := importer.Import([]string{dir}, importer.Options{OutDir: t.TempDir()})
+	if err != nil {
+		t.Fatalf("internal error: %v", err)
+	}
+	if res == nil {
+		t.Fatalf("nothing imported: %v", diags)
+	}
+	var text bytes.Buffer
+	if err := res.Report.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.Text(&text, res.Files, diags, report.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return res, diags, text.String()
+}
+
+// blocks are the top-level blocks of an HCL file, by type.
+func blocks(t *testing.T, src []byte) []string {
+	t.Helper()
+	f, diags := hclsyntax.ParseConfig(src, "platform.hcl", hcl.InitialPos)
+	if diags.HasErrors() {
+		t.Fatalf("the imported platform does not parse: %v\n%s", diags, src)
+	}
+	var out []string
+	for _, b := range f.Body.(*hclsyntax.Body).Blocks {
+		out = append(out, b.Type)
+	}
+	return out
+}
+
+// noRaw fails when text holds a rune that drives a terminal or reorders
+// text: C0 controls other than line feed and tab, DEL, C1, bidirectional
+// and other format characters, line and paragraph separators.
+func noRaw(t *testing.T, what, text string) {
+	t.Helper()
+	for i, r := range text {
+		if r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f || r >= 0x200b && r <= 0x200f ||
+			r >= 0x2028 && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x061c {
+			t.Errorf("%s holds %U at byte %d: ...%q...", what, r, i, text[max(0, i-40):min(len(text), i+40)])
+			return
+		}
+	}
+}
+
+// TestImportFileNames: file names from the repository reach the
+// platform's comments, the hook and adopted copies' headers, the report
+// and the diagnostics. A line break in a directory name injected an
+// unauthenticated events block that compiled; ESC reached the terminal
+// raw; U+202E stopped the import with an internal error.
+func TestImportFileNames(t *testing.T) {
+	for _, c := range []struct{ name, dir string }{
+		{"line breaks inject an events block", "x\nevents {\n}\n#"},
+		{"carriage return and form feed", "x\r}\fevents {\r}\r#"},
+		{"line separator U+2028 and NEL", "x\u2028events {\u2029}\u0085#"},
+		{"ESC sequences", "x\x1b[2J\x1b]0;pwned\x07\x1b[31m"},
+		{"U+202E right-to-left override", "apps\u202egpj.exe"},
+		{"zero-width and isolates", "a\u200bb\u2066c\u2069d\ufeff"},
+		{"invalid UTF-8", "x\xff\xfe\x80y"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			// Two apps in the named directory: one plain, one adopted
+			// (another cluster), so that the adopted copy's header and
+			// the report's adopted section carry the name too.
+			files := map[string]string{
+				filepath.Join(c.dir, "web.yaml"):   leafApp("web", ""),
+				filepath.Join(c.dir, "other.yaml"): strings.Replace(leafApp("other", ""), "https://kubernetes.default.svc", "https://other.example.com", 1),
+			}
+			for name, data := range files {
+				p := filepath.Join(root, name)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			res, _, text := imported(t, root)
+			if got := blocks(t, res.HCL); strings.Join(got, " ") != "platform app app" {
+				t.Errorf("top-level blocks %v, want platform and two apps:\n%s", got, res.HCL)
+			}
+			noRaw(t, "platform.hcl", string(res.HCL))
+			noRaw(t, "the report and diagnostics", text)
+			for _, f := range append(res.Adopted, res.Hooks...) {
+				noRaw(t, f.Path, string(f.Data))
+			}
+			if len(res.Adopted) != 1 {
+				t.Fatalf("adopted %d apps, want 1", len(res.Adopted))
+			}
+			// The name is still there to read, escaped.
+			if !strings.Contains(string(res.HCL), "web.yaml:4") {
+				t.Errorf("the comments lost the file name:\n%s", res.HCL)
+			}
+			mod, diags := lang.ParseSources([]lang.SourceFile{{Name: "platform.hcl", Bytes: res.HCL}})
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			if _, diags := compiler.CompileAll(mod, compiler.Options{}); diags.HasErrors() {
+				t.Fatal(diags)
+			}
+		})
+	}
+}

@@ -150,3 +150,46 @@ func TestImportFileNames(t *testing.T) {
 		})
 	}
 }
+
+// nested is a YAML flow value n maps deep.
+func nested(n int) string {
+	return strings.Repeat("{a: ", n) + "1" + strings.Repeat("}", n)
+}
+
+// TestImportValues: Helm values the platform's language refuses however
+// they are written (nested past lang.MaxNesting, control and
+// bidirectional characters) used to stop the import with "internal
+// error ... bug" and nothing written. The app is adopted instead, saying
+// why; values just within the bound are still imported as values.
+func TestImportValues(t *testing.T) {
+	for _, c := range []struct{ name, values, adopted string }{
+		{"nested 121 levels", nested(121), "nest more than 120"},
+		{"nested 300 levels", nested(300), "nest more than 120"},
+		{"nested 5,000 levels", nested(5000), "nest more than 120"},
+		{"lists nested 121 levels", "{a: " + strings.Repeat("[", 120) + "x" + strings.Repeat("]", 120) + "}", "nest more than 120"},
+		{"ESC in a value", `{a: "\e[2Jx"}`, "U+001B"},
+		{"U+202E in a key", `{"a\u202eb": 1}`, "U+202E"},
+		{"NUL in a value", `{a: "x\0y"}`, "U+0000"},
+		// The bound, 120 maps and lists, holds strings that hclwrite
+		// escapes; nesting over lang.MaxNesting still came out at 125.
+		{"nested 120 levels", strings.Repeat("{a: ", 119) + `{"k-${x}": "s${x}%{if}\"\n"}` + strings.Repeat("}", 119), ""},
+		{"lists nested 120 levels", "{a: " + strings.Repeat("[", 119) + `"s${x}"` + strings.Repeat("]", 119) + "}", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := writeDir(t, map[string]string{"apps/web.yaml": leafApp("web", "    helm:\n      valuesObject: "+c.values+"\n")})
+			res, diags, _ := imported(t, dir)
+			if diags.HasErrors() {
+				t.Fatal(diags)
+			}
+			if c.adopted == "" {
+				if len(res.Adopted) != 0 || !bytes.Contains(res.HCL, []byte("values = ")) {
+					t.Errorf("values within the bounds were not imported:\n%s", res.HCL)
+				}
+				return
+			}
+			if len(res.Report.Adopted) != 1 || !strings.Contains(strings.Join(res.Report.Adopted[0].Reasons, "; "), c.adopted) {
+				t.Errorf("adopted %+v, want the app adopted because its values %s", res.Report.Adopted, c.adopted)
+			}
+		})
+	}
+}

@@ -1,18 +1,15 @@
 package importer
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
-	"log"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"go.yaml.in/yaml/v3"
@@ -154,30 +151,26 @@ func mergeMaps(a, b map[string]any) map[string]any {
 	return out
 }
 
-// helmLog serialises renders, since Helm reports value conflicts through
-// the standard logger, which the import captures while it renders.
-var helmLog sync.Mutex
-
 // renderChart renders the chart in dir and reads the objects of its
 // output. a is the Application that deploys it, nil for a chart no
-// Application names.
+// Application names. Helm runs in a renderer process (sandbox.go).
 func (im *importer) renderChart(dir string, vals map[string]any, release, ns string, a *application) ([]*manifest.Object, bool) {
 	im.rendered[dir] = true
 	if release == "" {
 		release = "release-name"
 	}
-	helmLog.Lock()
-	var logged bytes.Buffer
-	out, flags := log.Writer(), log.Flags()
-	log.SetOutput(&logged)
-	log.SetFlags(0)
-	files, err := render(dir, vals, release, ns)
-	log.SetOutput(out)
-	log.SetFlags(flags)
-	helmLog.Unlock()
+	var files []renderedFile
+	var logged string
+	resp, err := runSandbox(&sandboxRequest{Chart: dir, Values: vals, Release: release, Namespace: ns})
+	if err == nil {
+		files, logged = resp.Files, resp.Log
+		if resp.Err != "" {
+			err = errors.New(resp.Err)
+		}
+	}
 	chartFile := filepath.Join(dir, "Chart.yaml")
 	im.readSource(chartFile)
-	for _, line := range strings.Split(strings.TrimSpace(logged.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(logged), "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			im.diags = append(im.diags, diag.Warning(im.lineRange(chartFile, 1), "Helm warning",
 				fmt.Sprintf("Rendering %s: %s.", dir, strings.TrimSuffix(line, "."))))

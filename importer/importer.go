@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"bytes"
 	"cmp"
 	"errors"
 	"fmt"
@@ -307,26 +308,43 @@ func (im *importer) adoptedFiles() []File {
 }
 
 // documentBytes is the source text of the YAML document an object is,
-// from its first line to the next document separator.
+// from its first line to the next document separator. It reads only the
+// lines of that document (and the comments above it): splitting the
+// whole file for each object took time in the file's size times its
+// objects, 13 s for 4,000 adopted Applications in one 1.1 MB file.
 func documentBytes(o *manifest.Object) []byte {
-	lines := strings.SplitAfter(string(o.File.Bytes), "\n")
-	start := o.Node.Line - 1
-	if start < 0 || start >= len(lines) {
+	f, b := o.File, o.File.Bytes
+	if o.Node.Column != 1 || o.Node.Line < 1 {
+		return nil // an item of a List, not a document
+	}
+	// lineAt is the line starting at byte i, with its newline, or "".
+	lineAt := func(i int) string {
+		if i >= len(b) {
+			return ""
+		}
+		if j := bytes.IndexByte(b[i:], '\n'); j >= 0 {
+			return string(b[i : i+j+1])
+		}
+		return string(b[i:])
+	}
+	start := f.Pos(o.Node.Line, 1).Byte
+	if start >= len(b) || start == 0 && o.Node.Line > 1 {
 		return nil
 	}
 	// Comments and the separator above the first key belong to the
 	// document before, except comments directly above it.
-	for start > 0 && strings.HasPrefix(strings.TrimSpace(lines[start-1]), "#") {
-		start--
+	for line := o.Node.Line; line > 1; line-- {
+		prev := f.Pos(line-1, 1).Byte
+		if !strings.HasPrefix(strings.TrimSpace(lineAt(prev)), "#") {
+			break
+		}
+		start = prev
 	}
-	end := start + 1
-	for end < len(lines) && !strings.HasPrefix(lines[end], "---") {
-		end++
+	end := start + len(lineAt(start))
+	for end < len(b) && !strings.HasPrefix(lineAt(end), "---") {
+		end += len(lineAt(end))
 	}
-	if o.Node.Column != 1 {
-		return nil // an item of a List, not a document
-	}
-	return []byte(strings.Join(lines[start:end], ""))
+	return b[start:end:end]
 }
 
 // check compiles and lints the platform as platc lint would, from where

@@ -53,3 +53,33 @@ func TestImportLineMappingLinear(t *testing.T) {
 		t.Errorf("the import took %s", took)
 	}
 }
+
+// TestImportManyAdopted: each adopted Application is copied as written,
+// and finding its document split the whole file again: 4,000 adopted
+// Applications in one 1.1 MB file took 13 s to import, 6,000 23 s. Now
+// each copy reads only its own lines (6,000: 1.2 s).
+func TestImportManyAdopted(t *testing.T) {
+	const n = 8000
+	var b strings.Builder
+	for i := range n {
+		// Another cluster: adopted, and kept verbatim.
+		fmt.Fprintf(&b, "---\n# app %d\n%s", i, strings.Replace(leafApp(fmt.Sprintf("a%d", i), ""), "https://kubernetes.default.svc", "https://other.example.com", 1))
+	}
+	dir := writeDir(t, map[string]string{"apps.yaml": b.String()})
+	start := time.Now()
+	res, diags, _ := imported(t, dir)
+	took := time.Since(start)
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	if len(res.Adopted) != n {
+		t.Fatalf("adopted %d, want %d", len(res.Adopted), n)
+	}
+	// The copy is the document as written, its comment included.
+	if got := string(res.Adopted[n-1].Data); !strings.Contains(got, fmt.Sprintf("# app %d\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: a%d\n", n-1, n-1)) || strings.Contains(got, "---") {
+		t.Errorf("adopted copy:\n%s", got)
+	}
+	if took > 15*time.Second {
+		t.Errorf("the import took %s", took)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/platc/platc/lint/detect"
 	"github.com/platc/platc/lint/manifest"
 	"github.com/platc/platc/lint/rules"
+	"github.com/platc/platc/report"
 )
 
 // Options configure an import.
@@ -101,7 +102,7 @@ func (im *importer) run(paths []string) (*Result, hcl.Diagnostics, error) {
 				Detail:   fmt.Sprintf("No Argo CD Application or ApplicationSet was found under %s, so there is nothing to import. Pass the repository that holds them (the directory of your root app-of-apps).", strings.Join(paths, ", ")),
 			})
 		}
-		return nil, diag.Sort(im.diags), nil
+		return nil, im.diagnostics(), nil
 	}
 	im.platform()
 	im.build()
@@ -111,7 +112,7 @@ func (im *importer) run(paths []string) (*Result, hcl.Diagnostics, error) {
 			Summary:  "No apps to import",
 			Detail:   "Every Application found is an app-of-apps, or was skipped; there is no app to deploy.",
 		})
-		return nil, diag.Sort(im.diags), nil
+		return nil, im.diagnostics(), nil
 	}
 	im.infer()
 	im.breakCycles()
@@ -121,10 +122,22 @@ func (im *importer) run(paths []string) (*Result, hcl.Diagnostics, error) {
 	res.Adopted = im.adoptedFiles()
 	found, err := im.check(res.HCL, append(slices.Clip(res.Adopted), res.Hooks...))
 	if err != nil {
-		return nil, diag.Sort(im.diags), err
+		return nil, im.diagnostics(), err
 	}
 	res.Report = im.report(found)
-	return res, diag.Sort(im.diags), nil
+	return res, im.diagnostics(), nil
+}
+
+// diagnostics are the import's diagnostics, sorted. Their summaries and
+// details quote file names and text of the imported tree, which may hold
+// line breaks (a forged "Error:" line) or terminal escapes: they are
+// kept to one line, escaped as report.Inline does. The text report
+// escapes locations itself; JSON escapes what it must.
+func (im *importer) diagnostics() hcl.Diagnostics {
+	for _, d := range im.diags {
+		d.Summary, d.Detail = report.Inline(d.Summary), report.Inline(d.Detail)
+	}
+	return diag.Sort(im.diags)
 }
 
 // importer is the state of one import.

@@ -114,6 +114,8 @@ func TestImportFileNames(t *testing.T) {
 			files := map[string]string{
 				filepath.Join(c.dir, "web.yaml"):   leafApp("web", ""),
 				filepath.Join(c.dir, "other.yaml"): strings.Replace(leafApp("other", ""), "https://kubernetes.default.svc", "https://other.example.com", 1),
+				// Not YAML: a diagnostic whose detail names the file.
+				filepath.Join(c.dir, "bad.yaml"): "a: [\n",
 			}
 			for name, data := range files {
 				p := filepath.Join(root, name)
@@ -124,7 +126,15 @@ func TestImportFileNames(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res, _, text := imported(t, root)
+			res, diags, text := imported(t, root)
+			if len(diags) == 0 {
+				t.Fatal("bad.yaml was not reported")
+			}
+			for _, l := range strings.Split(text, "\n") {
+				if strings.HasPrefix(strings.TrimSpace(l), "events {") || strings.HasPrefix(l, "}") {
+					t.Errorf("the report or a diagnostic starts a line with text from a file name: %q", l)
+				}
+			}
 			if got := blocks(t, res.HCL); strings.Join(got, " ") != "platform app app" {
 				t.Errorf("top-level blocks %v, want platform and two apps:\n%s", got, res.HCL)
 			}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint/manifest"
 )
 
@@ -364,7 +365,69 @@ func unacceptable(o *appOut) []string {
 			out = append(out, fmt.Sprintf("its %s %s %s", v.field, strconv.Quote(shorten(v.s)), why))
 		}
 	}
+	if o.hasValues {
+		if why := valuesUnwritable(o.values, 0); why != "" {
+			out = append(out, "its Helm values "+why)
+		}
+	}
 	return out
+}
+
+// maxValueDepth is how many maps and lists deep Helm values may nest to
+// be written as an HCL value. lang refuses expressions nested deeper
+// than lang.MaxNesting; an object or tuple and its element take two
+// levels, a string leaf and the attribute a few more (124 maps around a
+// number parsed, around a string not). Deeper values made the imported
+// platform fail to parse, an internal error.
+const maxValueDepth = (lang.MaxNesting - 16) / 2
+
+// valuesUnwritable says why Helm values cannot be written into the
+// platform as they are (nesting, or a string lang refuses however it is
+// escaped), or "". depth is how many maps and lists hold v.
+func valuesUnwritable(v any, depth int) string {
+	switch t := v.(type) {
+	case map[string]any:
+		if depth >= maxValueDepth {
+			return fmt.Sprintf("nest more than %d maps and lists deep, more than platc's language accepts", maxValueDepth)
+		}
+		for _, k := range sortedKeys(t) {
+			if why := stringUnwritable(k); why != "" {
+				return fmt.Sprintf("have a key %s", why)
+			}
+			if why := valuesUnwritable(t[k], depth+1); why != "" {
+				return why
+			}
+		}
+	case []any:
+		if depth >= maxValueDepth {
+			return fmt.Sprintf("nest more than %d maps and lists deep, more than platc's language accepts", maxValueDepth)
+		}
+		for _, x := range t {
+			if why := valuesUnwritable(x, depth+1); why != "" {
+				return why
+			}
+		}
+	case string:
+		if why := stringUnwritable(t); why != "" {
+			return fmt.Sprintf("have a string %s", why)
+		}
+	}
+	return ""
+}
+
+// stringUnwritable says why lang would refuse s in a platform, or "":
+// control and bidirectional characters are refused in every string
+// however escaped, and so are strings over lang.MaxStringLength.
+func stringUnwritable(s string) string {
+	if len(s) > lang.MaxStringLength {
+		return fmt.Sprintf("of %d bytes, over the %d MiB a platform string may hold", len(s), lang.MaxStringLength>>20)
+	}
+	for _, r := range s {
+		if lang.RefusedInString(r) {
+			return fmt.Sprintf("holding %U, a control character platc refuses in a platform", r)
+		}
+	}
+	return ""
 }
 
 // shorten cuts s to a length a message can quote.

@@ -1,7 +1,7 @@
 package importer
 
 import (
-	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -74,8 +74,44 @@ func (im *importer) expandSet(o *manifest.Object, parent *application) {
 	if argoNS == "" {
 		argoNS = o.KustomizeNamespace
 	}
+	// Go templates run in a renderer process (sandbox.go), every element
+	// at once; fasttemplate only substitutes names, in time linear in
+	// the text.
+	var rendered *sandboxResponse
+	var texts map[string]int
+	if goTmpl && len(params) > 0 {
+		texts = map[string]int{}
+		req := &sandboxRequest{Params: params, MissingKeyError: missingKeyError}
+		eachTemplate(tmpl, func(s string) {
+			if _, ok := texts[s]; !ok {
+				texts[s] = len(req.Templates)
+				req.Templates = append(req.Templates, s)
+			}
+		})
+		var err error
+		if len(req.Templates) == 0 {
+			rendered = &sandboxResponse{}
+		} else if rendered, err = runSandbox(req); err != nil {
+			im.diags = append(im.diags, diag.Error(im.loc(o.File.Range(tmpl)), "ApplicationSet template does not render",
+				fmt.Sprintf("Rendering the template of %q failed: %s. Its Applications were not imported.", o.Name, err)))
+			return
+		}
+	}
 	for i, p := range params {
-		n, err := substitute(o.File, tmpl, p, goTmpl, missingKeyError)
+		var render func(string) (string, error)
+		if !goTmpl {
+			flat := flatParams(p)
+			render = func(s string) (string, error) { return fastRender(s, flat), nil }
+		} else {
+			render = func(s string) (string, error) {
+				j := texts[s]
+				if e := rendered.Errs[i][j]; e != "" {
+					return s, errors.New(e)
+				}
+				return rendered.Out[i][j], nil
+			}
+		}
+		n, err := substitute(o.File, tmpl, render)
 		if err != nil {
 			im.diags = append(im.diags, diag.Error(im.loc(err.at), "ApplicationSet template does not render",
 				fmt.Sprintf("Rendering the template of %q for its element %d failed: %s. That Application was not imported.", o.Name, i+1, err.msg)))
@@ -226,30 +262,45 @@ type templateError struct {
 	msg string
 }
 
+// eachTemplate calls fn with every string of an ApplicationSet template
+// that holds a template action, in the order substitute meets them.
+func eachTemplate(tmpl *yaml.Node, fn func(string)) {
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		n = manifest.Resolve(n)
+		if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "{{") {
+			fn(n.Value)
+		}
+		for _, k := range n.Content {
+			walk(k)
+		}
+	}
+	walk(tmpl)
+}
+
+// flatParams names parameters for fasttemplate (flatten).
+func flatParams(params map[string]any) map[string]string {
+	flat := map[string]string{}
+	flatten("", params, flat)
+	return flat
+}
+
 // substitute renders an ApplicationSet template for one set of
 // parameters: a copy of the template whose strings have the parameters
-// put in, with fasttemplate's {{name}} (unknown names are left as
-// written) or, with goTemplate, Go templates with Sprig's functions.
-func substitute(f *manifest.File, tmpl *yaml.Node, params map[string]any, goTmpl, missingKeyError bool) (*yaml.Node, *templateError) {
-	flat := map[string]string{}
-	if !goTmpl {
-		flatten("", params, flat)
-	}
+// put in by render, with fasttemplate's {{name}} (unknown names are left
+// as written) or, with goTemplate, Go templates with Sprig's functions.
+func substitute(f *manifest.File, tmpl *yaml.Node, render func(string) (string, error)) (*yaml.Node, *templateError) {
 	var terr *templateError
 	var walk func(n *yaml.Node) *yaml.Node
 	walk = func(n *yaml.Node) *yaml.Node {
 		n = manifest.Resolve(n)
 		c := *n
 		if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "{{") {
-			if goTmpl {
-				v, err := goRender(n.Value, params, missingKeyError)
-				if err != nil && terr == nil {
-					terr = &templateError{f.Range(n), err.Error()}
-				}
-				c.Value = v
-			} else {
-				c.Value = fastRender(n.Value, flat)
+			v, err := render(n.Value)
+			if err != nil && terr == nil {
+				terr = &templateError{f.Range(n), err.Error()}
 			}
+			c.Value = v
 			if c.Tag != "" && c.Tag != "!!str" {
 				c.Tag = ""
 			}
@@ -312,7 +363,9 @@ func fastRender(s string, params map[string]string) string {
 	})
 }
 
-func goRender(s string, params map[string]any, missingKeyError bool) (string, error) {
+// goRender renders one Go template; out bounds what all the templates
+// of a rendering write.
+func goRender(s string, params map[string]any, missingKeyError bool, out *budgetWriter) (string, error) {
 	funcs := sprig.TxtFuncMap()
 	// The ApplicationSet controller removes these: nothing of the
 	// environment or the network reaches a template.
@@ -327,9 +380,9 @@ func goRender(s string, params map[string]any, missingKeyError bool) (string, er
 	if err != nil {
 		return s, err
 	}
-	var b bytes.Buffer
-	if err := t.Execute(&b, params); err != nil {
+	out.b.Reset()
+	if err := t.Execute(out, params); err != nil {
 		return s, err
 	}
-	return b.String(), nil
+	return out.b.String(), nil
 }

@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"log"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/hashicorp/hcl/v2"
 	"go.yaml.in/yaml/v3"
@@ -162,30 +160,32 @@ func mergeMaps(a, b map[string]any) map[string]any {
 	return out
 }
 
-// helmLog serialises renders, since Helm reports value conflicts through
-// the standard logger, which the import captures while it renders.
-var helmLog sync.Mutex
-
 // renderChart renders the chart in dir and reads the objects of its
 // output. a is the Application that deploys it, nil for a chart no
-// Application names.
+// Application names. Helm runs in a renderer process (sandbox.go).
 func (im *importer) renderChart(dir string, vals map[string]any, release, ns string, a *application) ([]*manifest.Object, bool) {
 	im.rendered[dir] = true
 	if release == "" {
 		release = "release-name"
 	}
-	helmLog.Lock()
-	var logged bytes.Buffer
-	out, flags := log.Writer(), log.Flags()
-	log.SetOutput(&logged)
-	log.SetFlags(0)
-	files, err := render(im.tree, dir, vals, release, ns)
-	log.SetOutput(out)
-	log.SetFlags(flags)
-	helmLog.Unlock()
+	// The chart's files are read here, through the import's tree (only
+	// regular files inside it); the renderer process only renders them.
+	var files []renderedFile
+	var logged string
+	chFiles, err := chartFiles(im.tree, dir)
+	if err == nil {
+		var resp *sandboxResponse
+		resp, err = runSandbox(&sandboxRequest{Helm: true, ChartFiles: chFiles, Values: vals, Release: release, Namespace: ns})
+		if err == nil {
+			files, logged = resp.Files, resp.Log
+			if resp.Err != "" {
+				err = errors.New(resp.Err)
+			}
+		}
+	}
 	chartFile := filepath.Join(dir, "Chart.yaml")
 	im.readSource(chartFile)
-	for _, line := range strings.Split(strings.TrimSpace(logged.String()), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(logged), "\n") {
 		if line = strings.TrimSpace(line); line != "" {
 			im.diags = append(im.diags, diag.Warning(im.lineRange(chartFile, 1), "Helm warning",
 				fmt.Sprintf("Rendering %s: %s.", dir, strings.TrimSuffix(line, "."))))
@@ -235,8 +235,8 @@ type renderedFile struct {
 
 // render is helm template: default values coalesced with vals, release
 // options as for an install, default capabilities, no cluster.
-func render(tree *safefile.Tree, dir string, vals map[string]any, release, ns string) ([]renderedFile, error) {
-	ch, err := loadChart(tree, dir)
+func render(chFiles []*archive.BufferedFile, vals map[string]any, release, ns string) ([]renderedFile, error) {
+	ch, err := loader.LoadFiles(chFiles)
 	if err != nil {
 		return nil, err
 	}
@@ -362,7 +362,7 @@ func (e *chartFileError) Unwrap() error { return e.err }
 // imported platform. The walk follows no link to a directory; a link to
 // a file is read when it stays inside the tree. .helmignore is applied as
 // Helm applies it.
-func loadChart(tree *safefile.Tree, dir string) (*chart.Chart, error) {
+func chartFiles(tree *safefile.Tree, dir string) ([]*archive.BufferedFile, error) {
 	rules := ignore.Empty()
 	if p := filepath.Join(dir, ignore.HelmIgnore); exists(p) {
 		b, err := tree.Read(p)
@@ -407,7 +407,7 @@ func loadChart(tree *safefile.Tree, dir string) (*chart.Chart, error) {
 	if err != nil {
 		return nil, err
 	}
-	return loader.LoadFiles(files)
+	return files, nil
 }
 
 // A rendering ties a chart's rendered output to its template, so that
@@ -446,19 +446,26 @@ var action = regexp.MustCompile(`\{\{.*?\}\}`)
 // (wrapping around, for ranges), whose static text matches with each
 // action standing for any text. A line no template line matches (the
 // output of an include, say) is given the previous match.
+//
+// Trying every template line for every output line took time in the
+// product of their counts (82 s for a 528 KB repository, issue 21). Now
+// lines without actions are looked up by their text; lines with actions
+// by the text before their first action, in a trie the output line is
+// walked through once; the next candidate of each is found by binary
+// search, and at most maxPatternTries candidates are tried per output
+// line, nearest first. The time is linear in the text (times the log of
+// the template's length).
 func mapLines(tmpl, out []string) []int {
-	type pattern struct {
-		exact string
-		re    *regexp.Regexp
-	}
-	pats := make([]*pattern, len(tmpl))
+	exact := map[string][]int{} // text → template lines, ascending
+	prefixes := &trieNode{}     // text before the first action → lines
+	res := make([]*regexp.Regexp, len(tmpl))
 	for i, l := range tmpl {
 		t := strings.TrimSpace(l)
 		if t == "" {
 			continue
 		}
 		if !strings.Contains(t, "{{") {
-			pats[i] = &pattern{exact: t}
+			exact[t] = append(exact[t], i)
 			continue
 		}
 		static := action.Split(t, -1)
@@ -475,37 +482,115 @@ func mapLines(tmpl, out []string) []int {
 		}
 		b.WriteString("$")
 		if re, err := regexp.Compile(b.String()); err == nil {
-			pats[i] = &pattern{re: re}
+			res[i] = re
+			prefixes.insert(static[0], i)
 		}
 	}
-	match := func(j int, t string) bool {
-		p := pats[j]
-		switch {
-		case p == nil:
-			return false
-		case p.re != nil:
-			return p.re.MatchString(t)
-		}
-		return p.exact == t
+	n := len(tmpl)
+	// dist is how far template line j is after cur, wrapping around.
+	dist := func(cur, j int) int { return (j - cur + n) % n }
+	// next is the first of the ascending lines ls at or after cur,
+	// wrapping around, as an index into ls.
+	next := func(ls []int, cur int) int {
+		k, _ := slices.BinarySearch(ls, cur)
+		return k % len(ls)
 	}
-	res := make([]int, len(out))
+	lines := make([]int, len(out))
 	cur := 0
+	type candidates struct {
+		ls   []int
+		k, n int // next index into ls, and how many were tried
+	}
+	var groups []candidates
 	for i, l := range out {
 		t := strings.TrimSpace(l)
-		found := -1
-		if t != "" {
-			for k := 0; k < len(tmpl) && found < 0; k++ {
-				if j := (cur + k) % len(tmpl); match(j, t) {
-					found = j
+		if t == "" {
+			lines[i] = cur + 1
+			continue
+		}
+		found, best := -1, n
+		if ls := exact[t]; len(ls) > 0 {
+			found = ls[next(ls, cur)]
+			best = dist(cur, found)
+		}
+		// The lines with actions whose text before the first action
+		// starts t, the most specific groups (longest text) first.
+		groups = groups[:0]
+		prefixes.walk(t, func(ls []int) {
+			groups = append(groups, candidates{ls: ls, k: next(ls, cur)})
+		})
+		slices.Reverse(groups)
+		groups = groups[:min(len(groups), maxPatternTries)]
+		for try := 0; try < maxPatternTries; try++ {
+			g := -1 // the group whose next candidate is nearest
+			for x := range groups {
+				if c := groups[x]; c.n < len(c.ls) && (g < 0 || dist(cur, c.ls[c.k]) < dist(cur, groups[g].ls[groups[g].k])) {
+					g = x
 				}
 			}
+			if g < 0 {
+				break
+			}
+			c := &groups[g]
+			j := c.ls[c.k]
+			if dist(cur, j) >= best {
+				break
+			}
+			if res[j].MatchString(t) {
+				found = j
+				break
+			}
+			c.k, c.n = (c.k+1)%len(c.ls), c.n+1
 		}
 		if found >= 0 {
 			cur = found
 		}
-		res[i] = cur + 1
+		lines[i] = cur + 1
 	}
-	return res
+	return lines
+}
+
+// maxPatternTries bounds the template lines with actions tried for one
+// output line, and the groups of them considered. Lines that share the
+// text before their first action but do not match are rare; a line past
+// the bound gets the previous match, as the output of an include does.
+const maxPatternTries = 64
+
+// trieNode indexes template lines by the text before their first action.
+type trieNode struct {
+	next  map[byte]*trieNode
+	lines []int // ascending
+}
+
+func (t *trieNode) insert(key string, line int) {
+	for i := 0; i < len(key); i++ {
+		if t.next == nil {
+			t.next = map[byte]*trieNode{}
+		}
+		c, ok := t.next[key[i]]
+		if !ok {
+			c = &trieNode{}
+			t.next[key[i]] = c
+		}
+		t = c
+	}
+	t.lines = append(t.lines, line)
+}
+
+// walk calls fn with the lines of every key that is a prefix of s,
+// shortest first.
+func (t *trieNode) walk(s string, fn func([]int)) {
+	for i := 0; ; i++ {
+		if len(t.lines) > 0 {
+			fn(t.lines)
+		}
+		if i == len(s) || t.next == nil {
+			return
+		}
+		if t = t.next[s[i]]; t == nil {
+			return
+		}
+	}
 }
 
 // items returns the items of a sequence node, or nil.

@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/report"
 )
 
 // An application is one Argo CD Application the import found: written in
@@ -242,4 +243,13 @@ func quote(s string) string { return fmt.Sprintf("%q", s) }
 // oneLine keeps a comment or report line on one line.
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
+}
+
+// comment is the text of one HCL comment line. File names and file
+// content reach comments (a directory name with a line break injected a
+// top-level events block; a U+202E made lang refuse the file), so
+// whitespace runs collapse to a space and what is left of line breaks,
+// control and format characters is escaped as on the terminal.
+func comment(s string) string {
+	return report.Inline(oneLine(s))
 }

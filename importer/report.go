@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/platc/platc/report"
 )
 
 // Report is what an import did, for people (WriteText) and tools
@@ -220,7 +222,18 @@ func (r *Report) WriteText(w io.Writer) error {
 // textReport is the text of a report being written.
 type textReport struct{ b strings.Builder }
 
-func (t *textReport) p(format string, args ...any) { fmt.Fprintf(&t.b, format, args...) }
+// p writes one formatted piece. The format is platc's own; every string
+// argument may come from a file name or a file, so it is escaped for
+// one line of a terminal (an ESC in a directory name reached the
+// terminal, a line break forged report lines).
+func (t *textReport) p(format string, args ...any) {
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			args[i] = report.Inline(s)
+		}
+	}
+	fmt.Fprintf(&t.b, format, args...)
+}
 
 // section starts a section titled title when it has n > 0 entries.
 func (t *textReport) section(title string, n int) bool {

@@ -158,7 +158,9 @@ func TestSubstitute(t *testing.T) {
 	}
 	f := manifest.NewFile("set.yaml", nil)
 	params := map[string]any{"path": map[string]any{"path": "apps/teams/pay", "basename": "pay", "basenameNormalized": "pay", "segments": []string{"apps", "teams", "pay"}}}
-	n, err := substitute(f, doc.Content[0], params, false, false)
+	fast := func(s string) (string, error) { return fastRender(s, flatParams(params)), nil }
+	gotmpl := func(s string) (string, error) { return goRender(s, params, true, &budgetWriter{left: sandboxOutput}) }
+	n, err := substitute(f, doc.Content[0], fast)
 	if err != nil {
 		t.Fatal(err.msg)
 	}
@@ -170,13 +172,13 @@ func TestSubstitute(t *testing.T) {
 	if err := yaml.Unmarshal([]byte("name: '{{ .nope }}'\n"), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := substitute(f, doc.Content[0], params, true, true); err == nil {
+	if _, err := substitute(f, doc.Content[0], gotmpl); err == nil {
 		t.Error("missingkey=error accepted an unknown key")
 	}
 	if err := yaml.Unmarshal([]byte("name: '{{ .path.basename | upper }}'\n"), &doc); err != nil {
 		t.Fatal(err)
 	}
-	n, err = substitute(f, doc.Content[0], params, true, true)
+	n, err = substitute(f, doc.Content[0], gotmpl)
 	if err != nil || manifest.Str(manifest.Lookup(n, "name")) != "PAY" {
 		t.Errorf("go template with sprig: %v %v", n, err)
 	}

@@ -199,6 +199,11 @@ func checkString(s string, r hcl.Range) *hcl.Diagnostic {
 	return nil
 }
 
+// RefusedInString reports a rune no platform string may hold, however
+// it is written: what checkString refuses. The importer checks what it
+// is about to write with it.
+func RefusedInString(r rune) bool { return isControl(r) || isBidi(r) }
+
 func isControl(r rune) bool {
 	return r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r >= 0x7F && r <= 0x9F
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/hashicorp/hcl/v2"
@@ -68,7 +69,7 @@ func writeOne(b *strings.Builder, files map[string]*hcl.File, d *hcl.Diagnostic,
 	if d.Subject != nil {
 		r := *d.Subject
 		b.WriteString("\n")
-		loc := clean(Location(r))
+		loc := Inline(Location(r))
 		if ctx := clean(contextOf(files, r)); ctx != "" {
 			fmt.Fprintf(b, "  on %s, in %s:\n", loc, ctx)
 		} else {
@@ -195,6 +196,37 @@ func clean(s string) string {
 			continue
 		}
 		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Inline makes text from the input safe to print inside one line of
+// output (a terminal line, a report line, an HCL comment): line breaks,
+// tabs, the runes clean escapes and other invisible format characters
+// (zero-width, U+2028) become \u escapes and invalid UTF-8 becomes
+// U+FFFD, so a file name can neither start a line of its own nor drive
+// the terminal.
+func Inline(s string) string {
+	bad := func(r rune) bool {
+		return r == utf8.RuneError || unsafeRune(r) || r == 0x85 || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+	}
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, bad) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				b.WriteRune('\uFFFD')
+				continue
+			}
+			b.WriteRune(r)
+		case bad(r):
+			fmt.Fprintf(&b, "\\u%04x", r)
+		default:
+			b.WriteRune(r)
+		}
 	}
 	return b.String()
 }

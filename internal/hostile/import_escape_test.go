@@ -41,10 +41,10 @@ spec:
 `
 }
 
-// imported imports dir the way `platc import` does, failing on an
+// importCompiled imports dir the way `platc import` does, failing on an
 // internal error (a platform that does not parse or compile), and
 // returns the result with the report as the terminal would show it.
-func imported(t *testing.T, dir string) (*importer.Result, hcl.Diagnostics, string) {
+func importCompiled(t *testing.T, dir string) (*importer.Result, hcl.Diagnostics, string) {
 	t.Helper()
 	res, diags, err := importer.Import([]string{dir}, importer.Options{OutDir: t.TempDir()})
 	if err != nil {
@@ -126,7 +126,7 @@ func TestImportFileNames(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			res, diags, text := imported(t, root)
+			res, diags, text := importCompiled(t, root)
 			if len(diags) == 0 {
 				t.Fatal("bad.yaml was not reported")
 			}
@@ -187,7 +187,7 @@ func TestImportValues(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := writeDir(t, map[string]string{"apps/web.yaml": leafApp("web", "    helm:\n      valuesObject: "+c.values+"\n")})
-			res, diags, _ := imported(t, dir)
+			res, diags, _ := importCompiled(t, dir)
 			if diags.HasErrors() {
 				t.Fatal(diags)
 			}

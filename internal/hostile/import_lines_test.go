@@ -38,7 +38,7 @@ func TestImportLineMappingLinear(t *testing.T) {
 		"chart/templates/_more-helpers.tpl": "{{- define \"x\" }}x{{ end }}\n",
 	})
 	start := time.Now()
-	res, diags, _ := imported(t, dir)
+	res, diags, _ := importCompiled(t, dir)
 	took := time.Since(start)
 	if diags.HasErrors() {
 		t.Fatal(diags)
@@ -67,7 +67,7 @@ func TestImportManyAdopted(t *testing.T) {
 	}
 	dir := writeDir(t, map[string]string{"apps.yaml": b.String()})
 	start := time.Now()
-	res, diags, _ := imported(t, dir)
+	res, diags, _ := importCompiled(t, dir)
 	took := time.Since(start)
 	if diags.HasErrors() {
 		t.Fatal(diags)

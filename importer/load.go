@@ -119,7 +119,7 @@ func (im *importer) addSet(set *manifest.Set, diags hcl.Diagnostics) {
 	for _, d := range diags {
 		// In an import, a file that cannot be read is input that was
 		// skipped: an error, even though the rest is imported.
-		if d.Summary == "Unreadable manifest" || d.Summary == "Cannot read manifest" || d.Summary == "Manifest too large" {
+		if d.Summary == "Unreadable manifest" || d.Summary == manifest.AliasesRefused || d.Summary == "Cannot read manifest" || d.Summary == "Manifest too large" {
 			d.Severity = hcl.DiagError
 			d.Detail = strings.Replace(d.Detail, "was not scanned", "was not imported", 1)
 			d.Detail = strings.Replace(d.Detail, ", or move the file out of the scanned directory if it is a template", "", 1)

@@ -43,8 +43,9 @@ lint: build
 
 # A short fuzzing run of the parser's nesting check, the parser and
 # compiler, of the health language (Lua and Go agree; the health compiler
-# never emits bad Lua), and of platc import (no panic, and its result
-# compiles); FUZZTIME=10m for longer.
+# never emits bad Lua), of platc import (no panic, and its result
+# compiles) and of the decoder of untrusted YAML (what it accepts expands
+# within its alias bound); FUZZTIME=10m for longer.
 FUZZTIME ?= 30s
 fuzz:
 	$(GO) test ./lang -run '^$$' -fuzz FuzzNesting -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
@@ -53,6 +54,7 @@ fuzz:
 	$(GO) test ./health -run '^$$' -fuzz FuzzCompile -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./emit -run '^$$' -fuzz FuzzYAML -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 	$(GO) test ./importer -run '^$$' -fuzz FuzzImport -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
+	$(GO) test ./internal/safeyaml -run '^$$' -fuzz FuzzAliases -fuzztime $(FUZZTIME) -fuzzminimizetime 5s
 
 # The platform-in-a-box (e2e/, docs/e2e.md): the real control plane,
 # Argo CD and Argo Workflows controller on loopback, kwok as the kubelet.

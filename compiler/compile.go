@@ -32,7 +32,15 @@ const DefaultEnv = "default"
 // there are no errors; the diagnostics are sorted and free of duplicates.
 func Compile(m *lang.Module, opts Options) (*ir.Program, hcl.Diagnostics) {
 	s := buildStructure(m)
+	if d := checkScale(m, s, []string{opts.Env}); d != nil {
+		return nil, diag.Sort(append(s.diags, d...))
+	}
 	p, diags := lower(m, s, opts.Env)
+	if p != nil {
+		if d := newOutputBudget().charge(m, p); d != nil {
+			diags = append(diags, d)
+		}
+	}
 	diags = diag.Sort(append(s.diags, diags...))
 	if diags.HasErrors() {
 		return nil, diags
@@ -47,13 +55,24 @@ func Compile(m *lang.Module, opts Options) (*ir.Program, hcl.Diagnostics) {
 func CompileAll(m *lang.Module, opts Options) ([]*ir.Program, hcl.Diagnostics) {
 	s := buildStructure(m)
 	all := slices.Clone(s.diags)
+	envs := EnvNames(m)
+	if d := checkScale(m, s, envs); d != nil {
+		return nil, diag.Sort(append(all, d...))
+	}
+	out := newOutputBudget()
 	var progs []*ir.Program
-	for _, env := range EnvNames(m) {
+	for _, env := range envs {
 		p, diags := lower(m, s, env)
 		all = append(all, diags...)
 		if p != nil {
 			p.Generator = opts.Generator
 			progs = append(progs, p)
+			// Past the budget, lowering more environments only costs
+			// memory: stop at the one that exceeded it.
+			if d := out.charge(m, p); d != nil {
+				all = append(all, d)
+				break
+			}
 		}
 	}
 	all = diag.Sort(all)

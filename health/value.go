@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/internal/safefile"
+	"github.com/platc/platc/internal/safeyaml"
 )
 
 // Values are what Argo CD hands a health script, in Go: nil, bool,
@@ -44,6 +45,10 @@ func DecodeJSON(b []byte) (any, error) {
 
 // DecodeYAML parses one YAML (or JSON) document into the value model.
 func DecodeYAML(b []byte) (any, error) {
+	// sigs.k8s.io/yaml expands aliases as it decodes: bound them first.
+	if err := safeyaml.Check(b); err != nil {
+		return nil, err
+	}
 	j, err := yaml.YAMLToJSON(b)
 	if err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/safeyaml"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint/manifest"
 )
@@ -548,6 +549,10 @@ func nodeValue(n *yaml.Node) (any, error) {
 
 // yamlValue reads YAML text as nodeValue does.
 func yamlValue(src []byte) (any, error) {
+	// sigs.k8s.io/yaml expands aliases as it decodes: bound them first.
+	if err := safeyaml.Check(src); err != nil {
+		return nil, err
+	}
 	j, err := sigsyaml.YAMLToJSON(src)
 	if err != nil {
 		return nil, errors.New(strings.TrimPrefix(strings.TrimPrefix(err.Error(), "error converting YAML to JSON: "), "yaml: "))

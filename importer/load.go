@@ -134,7 +134,7 @@ func (im *importer) addSet(set *manifest.Set, diags hcl.Diagnostics) {
 		// In an import, a file that cannot be read is input that was
 		// skipped: an error, even though the rest is imported.
 		switch d.Summary {
-		case "Unreadable manifest", "Cannot read manifest", "Cannot read kustomization", "Manifest too large", "Kustomization entry outside the repository":
+		case "Unreadable manifest", manifest.AliasesRefused, "Cannot read manifest", "Cannot read kustomization", "Manifest too large", "Kustomization entry outside the repository":
 			d.Severity = hcl.DiagError
 			d.Detail = strings.Replace(d.Detail, "was not scanned", "was not imported", 1)
 			d.Detail = strings.Replace(d.Detail, ", or move the file out of the scanned directory if it is a template", "", 1)

@@ -18,6 +18,7 @@ import (
 	"github.com/platc/platc/emit/all"
 	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/emit/write"
+	"github.com/platc/platc/internal/english"
 	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/internal/parallel"
 	"github.com/platc/platc/lang"
@@ -42,12 +43,15 @@ func buildCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			progs, err := compileForBuild(cmd, path)
+			mod, progs, err := compileForBuild(cmd, path)
 			if err != nil {
 				return err
 			}
 			outs, err := outputs(cmd, path, progs)
 			if err != nil {
+				return err
+			}
+			if err := checkLinks(cmd, mod, outs); err != nil {
 				return err
 			}
 			if cmd.Bool("check") {
@@ -61,7 +65,7 @@ func buildCommand() *cli.Command {
 // compileForBuild compiles every environment, or only --env, printing
 // diagnostics; errors end the build with exit 3 before anything is
 // generated.
-func compileForBuild(cmd *cli.Command, path string) ([]*ir.Program, error) {
+func compileForBuild(cmd *cli.Command, path string) (*lang.Module, []*ir.Program, error) {
 	mod, diags := lang.Parse(path)
 	var progs []*ir.Program
 	if !diags.HasErrors() {
@@ -87,17 +91,20 @@ func compileForBuild(cmd *cli.Command, path string) ([]*ir.Program, error) {
 	switch {
 	case secrets.HasErrors():
 		fmt.Fprintln(cmd.Root().ErrWriter, "platc: the platform holds credentials, and its output is committed; nothing was written.")
-		return nil, exitWith(exitcode.Failure)
+		return nil, nil, exitWith(exitcode.Failure)
 	case diags.HasErrors():
-		return nil, exitWith(exitcode.Invalid)
+		return nil, nil, exitWith(exitcode.Invalid)
 	}
-	return progs, nil
+	return mod, progs, nil
 }
 
 // output is one environment's generated files and where they go.
 type output struct {
-	env   string
-	dir   string
+	env string
+	dir string
+	// root is the directory dir is under that the user chose: --out, or
+	// the Git work tree (git.path and the environment come from HCL).
+	root  string
 	files []emit.File
 }
 
@@ -112,7 +119,11 @@ func outputs(cmd *cli.Command, path string, progs []*ir.Program) ([]output, erro
 		if err != nil {
 			return nil, err
 		}
-		outs[i] = output{env: p.Env.Name, dir: dir}
+		root := cmd.String("out")
+		if root == "" {
+			root = repoRoot(path)
+		}
+		outs[i] = output{env: p.Env.Name, dir: dir, root: root}
 	}
 	// A default step image that is not published is worth a warning, not
 	// a failure: the output is still what this platc generates.
@@ -185,18 +196,66 @@ func relToCwd(p string) string {
 var marks = map[write.Kind]string{write.Added: "+", write.Changed: "~", write.Removed: "-"}
 
 func counts(changes []write.Change) string {
-	var n [3]int
+	var n [write.Foreign + 1]int
 	for _, ch := range changes {
 		n[ch.Kind]++
 	}
 	return fmt.Sprintf("%d added, %d changed, %d removed", n[write.Added], n[write.Changed], n[write.Removed])
 }
 
+// checkLinks refuses, before anything is read or written, an output
+// directory that is a symbolic link or lies under one below the output
+// root: a link committed to the repository as generated/<env> made the
+// build replace the directory it pointed to, outside the repository, and
+// delete generated-looking files there (issue 21).
+func checkLinks(cmd *cli.Command, mod *lang.Module, outs []output) error {
+	var diags hcl.Diagnostics
+	for _, o := range outs {
+		var le *write.LinkError
+		err := write.CheckPath(o.root, o.dir)
+		switch {
+		case errors.As(err, &le):
+			diags = append(diags, &hcl.Diagnostic{
+				Severity: hcl.DiagError,
+				Summary:  "Output directory is a symbolic link",
+				Detail: fmt.Sprintf("Environment %q is built into %s, but %s is a symbolic link (to %s), and a build through it would replace the directory it points to and delete files there. Replace the link with a real directory (git rm it), or pass --out the directory you mean.",
+					o.env, o.dir, le.Path, le.Target),
+				Subject: envSubject(mod, o.env),
+			})
+		case err != nil:
+			return writeError(cmd.Root().ErrWriter, err)
+		}
+	}
+	if len(diags) == 0 {
+		return nil
+	}
+	printDiags(cmd, mod, diags, "text")
+	fmt.Fprintln(cmd.Root().ErrWriter, "platc: nothing was written.")
+	return exitWith(exitcode.Failure)
+}
+
+// envSubject is where the environment's directory is named: its block's
+// label, or the platform block for the implicit default environment.
+func envSubject(mod *lang.Module, env string) *hcl.Range {
+	if mod == nil {
+		return nil
+	}
+	for _, e := range mod.Environments {
+		if e.Name == env {
+			return e.NameRange.Ptr()
+		}
+	}
+	if mod.Platform != nil {
+		return mod.Platform.NameRange.Ptr()
+	}
+	return nil
+}
+
 // check compares every environment's directory with what would be
 // generated and writes nothing.
 func check(stdout, stderr io.Writer, outs []output) error {
-	stale := 0
 	var all []write.Change
+	foreign := 0
 	for _, o := range outs {
 		changes, err := write.Diff(o.dir, o.files)
 		if err != nil {
@@ -204,14 +263,22 @@ func check(stdout, stderr io.Writer, outs []output) error {
 		}
 		for _, ch := range changes {
 			fmt.Fprintf(stdout, "%s: %s\n", filepath.Join(o.dir, filepath.FromSlash(ch.Path)), ch.Kind)
+			if ch.Kind == write.Foreign {
+				foreign++
+			} else {
+				all = append(all, ch)
+			}
 		}
-		if len(changes) > 0 {
-			stale++
-		}
-		all = append(all, changes...)
 	}
-	if stale > 0 {
+	if len(all) > 0 {
 		fmt.Fprintf(stderr, "platc: generated output is stale (%s); run 'platc build' to update it.\n", counts(all))
+	}
+	if foreign > 0 {
+		// A build keeps such files, so only the check can catch them.
+		fmt.Fprintf(stderr, "platc: the output holds %s that platc did not generate; Argo CD applies what is under argocd/ and Ansible loads what is under ansible/, so move %s out of the generated tree.\n",
+			english.Count(foreign, "file"), map[bool]string{true: "it", false: "them"}[foreign == 1])
+	}
+	if len(all) > 0 || foreign > 0 {
 		return exitWith(exitcode.Failure)
 	}
 	return nil

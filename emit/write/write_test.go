@@ -508,9 +508,10 @@ func TestSwapByRenames(t *testing.T) {
 	}
 }
 
-// An output directory that is a symbolic link stays a link; the tree it
-// points to is replaced.
-func TestWriteThroughLinkedDirectory(t *testing.T) {
+// An output directory that is a symbolic link is refused: writing through
+// it replaced the directory it pointed to, wherever that was, and removed
+// the generated-looking files there (issue 21). Nothing is touched.
+func TestRefusesLinkedDirectory(t *testing.T) {
 	root := t.TempDir()
 	real := filepath.Join(root, "real")
 	mustWrite(t, real, gen("a.yaml", "a\n"))
@@ -518,12 +519,74 @@ func TestWriteThroughLinkedDirectory(t *testing.T) {
 	if err := os.Symlink("real", link); err != nil {
 		t.Fatal(err)
 	}
-	mustWrite(t, link, gen("a.yaml", "a2\n"))
-	if info, err := os.Lstat(link); err != nil || info.Mode()&fs.ModeSymlink == 0 {
-		t.Fatalf("the link was replaced: %v", err)
+	before := snapshot(t, root)
+	var le *LinkError
+	if _, err := Write(link, []emit.File{gen("b.yaml", "b\n")}); !errors.As(err, &le) || le.Path != link || le.Target != "real" {
+		t.Errorf("Write through a link: %v", err)
 	}
-	if data, _ := os.ReadFile(filepath.Join(real, "a.yaml")); !strings.HasSuffix(string(data), "a2\n") {
-		t.Errorf("real/a.yaml = %q", data)
+	if _, err := Diff(link, []emit.File{gen("b.yaml", "b\n")}); !errors.As(err, &le) {
+		t.Errorf("Diff through a link: %v", err)
+	}
+	if diff := cmp.Diff(before, snapshot(t, root)); diff != "" {
+		t.Errorf("something was written:\n%s", diff)
+	}
+}
+
+func TestCheckPath(t *testing.T) {
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "elsewhere", "prod"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("elsewhere", filepath.Join(root, "gen")); err != nil {
+		t.Fatal(err)
+	}
+	var le *LinkError
+	for _, c := range []struct {
+		dir  string
+		link string // "" when allowed
+	}{
+		{"gen/prod", "gen"},
+		{"gen", "gen"},
+		{"elsewhere/prod", ""},
+		{"new/deeper/prod", ""}, // not there yet: created as directories
+	} {
+		err := CheckPath(root, filepath.Join(root, filepath.FromSlash(c.dir)))
+		switch {
+		case c.link == "" && err != nil:
+			t.Errorf("%s: %v", c.dir, err)
+		case c.link != "" && (!errors.As(err, &le) || le.Path != filepath.Join(root, c.link)):
+			t.Errorf("%s: %v, want the link %s refused", c.dir, err, c.link)
+		}
+	}
+	// The root itself is the user's choice (--out, or the work tree).
+	if err := CheckPath(filepath.Join(root, "gen"), filepath.Join(root, "gen", "prod")); err != nil {
+		t.Errorf("a linked root: %v", err)
+	}
+}
+
+// Files platc did not write are reported by Diff, whatever their place:
+// Argo CD applies what is under argocd/apps/ (issue 21).
+func TestDiffForeign(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "prod")
+	mustWrite(t, dir, gen("argocd/apps/a.yaml", "a\n"))
+	put(t, filepath.Join(dir, "argocd", "apps", "crb.yaml"), "kind: ClusterRoleBinding\n", 0o644)
+	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "argocd", "link.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Diff(dir, []emit.File{gen("argocd/apps/a.yaml", "a\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Change{{"argocd/apps/crb.yaml", Foreign}, {"argocd/link.yaml", Foreign}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Diff (-want +got):\n%s", diff)
+	}
+	// Write keeps them, as always, and reports no change.
+	if changes, err := Write(dir, []emit.File{gen("argocd/apps/a.yaml", "a\n")}); err != nil || len(changes) != 0 {
+		t.Errorf("Write = %v, %v", changes, err)
 	}
 }
 

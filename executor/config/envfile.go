@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/internal/safefile"
+	"github.com/platc/platc/internal/safeyaml"
 )
 
 // EnvFile is /config/environment.yaml (RFC 7.4). Its values override the
@@ -60,6 +61,10 @@ func readEnvFile(path string, explicit bool, environment string) (*EnvFile, []st
 		return nil, []string{fmt.Sprintf("environment config %s: %v", path, unwrapPath(err))}
 	}
 	var ef EnvFile
+	// sigs.k8s.io/yaml expands aliases as it decodes: bound them first.
+	if err := safeyaml.Check(data); err != nil {
+		return nil, []string{fmt.Sprintf("environment config %s is not valid: %v", path, err)}
+	}
 	if err := yaml.UnmarshalStrict(data, &ef); err != nil {
 		return nil, []string{fmt.Sprintf("environment config %s is not valid: %v", path, err)}
 	}

@@ -1,16 +1,12 @@
 package manifest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -19,6 +15,7 @@ import (
 
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/safefile"
+	"github.com/platc/platc/internal/safeyaml"
 )
 
 // MaxFileSize is the largest manifest file platc reads. Files are read
@@ -325,53 +322,35 @@ func NewFile(path string, b []byte) *File {
 	return f
 }
 
-var yamlErrLine = regexp.MustCompile(`line (\d+)`)
+// AliasesRefused is the summary of the warning about a document whose
+// aliases expand too far.
+const AliasesRefused = "Manifest aliases refused"
 
-// parserProblems are the problems yaml.v3's parser (not its scanner)
-// reports (parserc.go); their line is the start of the construct that
-// is broken: the flow mapping, the block mapping, the node.
-var parserProblems = []string{
-	"did not find expected <stream-start>", "did not find expected <document start>",
-	"found undefined tag handle", "did not find expected node content",
-	"did not find expected '-' indicator", "did not find expected key",
-	"did not find expected ',' or ']'", "did not find expected ',' or '}'",
-	"found duplicate %YAML directive", "found incompatible YAML document", "found duplicate %TAG directive",
-}
-
-// Documents parses every YAML document of the file. On a syntax error it
-// returns the documents before it and a warning at the error's line.
+// Documents parses every YAML document of the file with platc's one
+// decoder for untrusted YAML (internal/safeyaml), which refuses aliases
+// that expand a document too far. On an error it returns the documents
+// before it and a warning at the error's line.
 func (f *File) Documents() ([]*yaml.Node, *hcl.Diagnostic) {
 	if !utf8.Valid(f.Bytes) {
 		r := f.LineRange(1)
 		return nil, diag.Warning(r, "Unreadable manifest",
 			fmt.Sprintf("%s is not UTF-8 text, so it was not scanned. Keep only YAML manifests under the scanned directory.", f.Path))
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(f.Bytes))
-	var docs []*yaml.Node
-	for {
-		var n yaml.Node
-		err := dec.Decode(&n)
-		if errors.Is(err, io.EOF) {
-			return docs, nil
-		}
-		if err != nil {
-			line := 1
-			if m := yamlErrLine.FindStringSubmatch(err.Error()); m != nil {
-				line, _ = strconv.Atoi(m[1])
-				// yaml.v3 numbers the lines of parser errors from 0 and
-				// those of scanner errors from 1 (decode.go, fail).
-				if slices.ContainsFunc(parserProblems, func(p string) bool { return strings.HasSuffix(err.Error(), p) }) {
-					line++
-				}
-			}
-			msg := strings.TrimPrefix(err.Error(), "yaml: ")
-			return docs, diag.Warning(f.LineRange(line), "Unreadable manifest",
-				fmt.Sprintf("%s is not valid YAML (%s), so the rest of it was not scanned. Fix the YAML, or move the file out of the scanned directory if it is a template.", f.Path, msg))
-		}
-		if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
-			docs = append(docs, n.Content[0])
-		}
+	docs, err := safeyaml.Documents(f.Bytes)
+	var ye *safeyaml.Error
+	if !errors.As(err, &ye) {
+		return docs, nil
 	}
+	r := f.LineRange(ye.Line)
+	if ye.Alias {
+		if ye.Column > 0 {
+			r.Start = f.Pos(ye.Line, ye.Column)
+		}
+		return docs, diag.Warning(r, AliasesRefused,
+			fmt.Sprintf("In %s, %s. The rest of the file was not scanned. Write the repeated values out, or use fewer aliases of aliases.", f.Path, ye.Msg))
+	}
+	return docs, diag.Warning(r, "Unreadable manifest",
+		fmt.Sprintf("%s is not valid YAML (%s), so the rest of it was not scanned. Fix the YAML, or move the file out of the scanned directory if it is a template.", f.Path, ye.Msg))
 }
 
 // objectsOf returns the Kubernetes objects of one document: the document

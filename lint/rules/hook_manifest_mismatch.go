@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/hashicorp/hcl/v2"
+
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/lang"
@@ -22,7 +24,8 @@ var HookManifestMismatch = &lint.Rule{
 	Doc: `hook manifest is missing or lacks the declared hook
 
 A hook block promises that a manifest holds an Argo CD hook of the
-declared phase. When the file does not exist, is not YAML, or none of its
+declared phase. When the file does not exist, is not YAML (or uses YAML
+aliases that would expand it too far, docs/security.md), or none of its
 objects carries argocd.argoproj.io/hook (or a helm.sh/hook that Argo CD
 maps) with that phase, the declaration is wrong: the hook runs in
 another phase, or the object is applied as an ordinary resource on every
@@ -59,9 +62,11 @@ the path, or make the annotation and the hook block's phase agree.`,
 					_, objs, d := manifest.Parse(path, b)
 					if d != nil && len(objs) == 0 {
 						p.Report(lint.Issue{
-							Message: fmt.Sprintf("manifest %q of hook %q is not valid YAML", h.Manifest, h.Name),
+							Message: fmt.Sprintf("manifest %q of hook %q %s", h.Manifest, h.Name, unreadable(d)),
 							Detail:  d.Detail,
 							Subject: subject,
+							// The manifest's own line, where the fix goes.
+							Related: []diag.Related{{Range: *d.Subject, Message: d.Summary}},
 						})
 						continue
 					}
@@ -125,4 +130,12 @@ func readManifest(root, path string) ([]byte, error) {
 		return nil, err
 	}
 	return safefile.ReadInside(root, filepath.ToSlash(rel), manifest.MaxFileSize)
+}
+
+// unreadable says why a manifest's diagnostic d left no objects.
+func unreadable(d *hcl.Diagnostic) string {
+	if d.Summary == manifest.AliasesRefused {
+		return "uses aliases platc refuses to expand"
+	}
+	return "is not valid YAML"
 }

@@ -43,4 +43,9 @@ app "harbor" {
     purpose  = "migration"
     manifest = "jobs/broken.yaml"  # want `manifest "jobs/broken.yaml" of hook "broken" is not valid YAML`
   }
+  hook "bomb" {
+    phase    = "PreSync"
+    purpose  = "migration"
+    manifest = "jobs/bomb.yaml"  # want `manifest "jobs/bomb.yaml" of hook "bomb" uses aliases platc refuses to expand`
+  }
 }

@@ -86,7 +86,7 @@ func TestTextNoTerminalControl(t *testing.T) {
 	var out bytes.Buffer
 	Text(&out, files, d, TextOptions{})
 	for _, c := range out.String() {
-		if c != '\n' && c != '\t' && unsafeRune(c) {
+		if c != '\n' && c != '\t' && ControlRune(c) {
 			t.Fatalf("output holds %U:\n%q", c, out.String())
 		}
 	}

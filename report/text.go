@@ -173,7 +173,7 @@ func printable(p []byte) string {
 	for len(p) > 0 {
 		r, size := utf8.DecodeRune(p)
 		p = p[size:]
-		if r == utf8.RuneError || r != '\t' && unsafeRune(r) {
+		if r == utf8.RuneError || r != '\t' && ControlRune(r) {
 			r = '\uFFFD'
 		}
 		b.WriteRune(r)
@@ -186,12 +186,12 @@ func printable(p []byte) string {
 // Messages quote user text with %q, which escapes them already; file
 // names and block labels may still carry them.
 func clean(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && unsafeRune(r) }) {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && ControlRune(r) }) {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if r != '\n' && r != '\t' && unsafeRune(r) {
+		if r != '\n' && r != '\t' && ControlRune(r) {
 			fmt.Fprintf(&b, "\\u%04x", r)
 			continue
 		}
@@ -208,7 +208,7 @@ func clean(s string) string {
 // the terminal.
 func Inline(s string) string {
 	bad := func(r rune) bool {
-		return r == utf8.RuneError || unsafeRune(r) || r == 0x85 || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+		return r == utf8.RuneError || ControlRune(r) || r == 0x85 || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 	}
 	if utf8.ValidString(s) && !strings.ContainsFunc(s, bad) {
 		return s
@@ -231,9 +231,10 @@ func Inline(s string) string {
 	return b.String()
 }
 
-// unsafeRune reports control characters (C0, DEL, C1) and bidirectional
-// controls.
-func unsafeRune(r rune) bool {
+// ControlRune reports control characters (C0, DEL, C1) and bidirectional
+// controls: what no text from outside platc may print raw. The executor's
+// log escaping builds on it too.
+func ControlRune(r rune) bool {
 	return r < 0x20 || r >= 0x7f && r <= 0x9f ||
 		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
 }

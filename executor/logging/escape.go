@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/platc/platc/report"
 )
 
 // Escape makes text from outside platc (the cluster, an API error, a
@@ -31,8 +33,8 @@ func Escape(s string) string {
 	return b.String()
 }
 
+// escaped is report's control runes but line feed and tab, and the
+// Unicode line and paragraph separators.
 func escaped(r rune) bool {
-	return r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r <= 0x9f ||
-		r == 0x2028 || r == 0x2029 ||
-		r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 || r == 0x200e || r == 0x200f || r == 0x061c
+	return r != '\n' && r != '\t' && report.ControlRune(r) || r == 0x2028 || r == 0x2029
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"time"
 
@@ -46,14 +45,12 @@ func (pl *Platform) Change(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
-	out := filepath.Dir(pl.Generated)
-	if err := os.RemoveAll(out); err != nil {
+	// A fresh tree: files of the earlier version must not linger.
+	if err := os.RemoveAll(filepath.Dir(pl.Generated)); err != nil {
 		return err
 	}
-	cmd := exec.CommandContext(ctx, opts.Platc, "build", "--env", opts.Env, "-o", out, opts.Path)
-	cmd.Env = []string{"PATH=" + pl.Env.ToolPath(), "HOME=" + pl.Env.opts.Dir, "NO_COLOR=1"}
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("platc build: %v\n%s", err, b)
+	if pl.Generated, err = pl.Env.build(ctx, opts); err != nil {
+		return err
 	}
 	pl.Opts, pl.Program, pl.Module, pl.Declared = opts, prog, m, declared
 	if err := pl.publish(ctx); err != nil {

@@ -90,13 +90,9 @@ func (e *Env) Deploy(ctx context.Context, opts PlatformOptions) (*Platform, erro
 	}
 
 	// 1. platc build, as a user would run it.
-	out := filepath.Join(e.opts.Dir, "generated")
-	cmd := exec.CommandContext(ctx, opts.Platc, "build", "--env", opts.Env, "-o", out, abs)
-	cmd.Env = []string{"PATH=" + e.ToolPath(), "HOME=" + e.opts.Dir, "NO_COLOR=1"}
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("platc build: %v\n%s", err, b)
+	if pl.Generated, err = e.build(ctx, opts); err != nil {
+		return nil, err
 	}
-	pl.Generated = filepath.Join(out, opts.Env)
 	e.logf("built %s (%s) into %s", abs, opts.Env, pl.Generated)
 
 	// 2. Publish.
@@ -108,6 +104,19 @@ func (e *Env) Deploy(ctx context.Context, opts PlatformOptions) (*Platform, erro
 		return nil, err
 	}
 	return pl, nil
+}
+
+// build runs platc build, as a user would, for the platform and
+// environment of opts into the environment's generated/ directory, and
+// returns the environment's tree.
+func (e *Env) build(ctx context.Context, opts PlatformOptions) (string, error) {
+	out := filepath.Join(e.opts.Dir, "generated")
+	cmd := exec.CommandContext(ctx, opts.Platc, "build", "--env", opts.Env, "-o", out, opts.Path)
+	cmd.Env = []string{"PATH=" + e.ToolPath(), "HOME=" + e.opts.Dir, "NO_COLOR=1"}
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("platc build: %v\n%s", err, b)
+	}
+	return filepath.Join(out, opts.Env), nil
 }
 
 // publish puts the generated tree and every app's simulated content

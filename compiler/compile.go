@@ -314,10 +314,10 @@ func (e *evaluator) bootstrap(b *lang.Bootstrap) ir.Bootstrap {
 	}
 	bootstrapVersions(&out)
 	if out.ArgoRepo == "" {
-		out.ArgoRepo = DefaultArgoRepo
+		out.ArgoRepo = ir.UpstreamArgoRepo
 	}
 	if out.SealedSecretsRepo == "" {
-		out.SealedSecretsRepo = DefaultSealedSecretsRepo
+		out.SealedSecretsRepo = ir.UpstreamSealedSecretsRepo
 	}
 	return out
 }
@@ -345,14 +345,6 @@ func platformValue(p *ir.Platform) cty.Value {
 		}),
 	})
 }
-
-// The upstream Helm repositories of the bootstrap charts, used when the
-// platform names none; lint's custom-bootstrap-repository rule compares
-// against them.
-const (
-	DefaultArgoRepo          = "https://argoproj.github.io/argo-helm"
-	DefaultSealedSecretsRepo = "https://bitnami-labs.github.io/sealed-secrets"
-)
 
 // Chart versions for a platform that does not pin its own. RFC 6.2.1
 // forbids unversioned charts, so the bootstrap always gets a version; these

@@ -123,6 +123,16 @@ type Git struct {
 	Path     string // default "generated"
 }
 
+// The upstream Helm repositories of the bootstrap charts. The compiler
+// fills them in when the platform names none; lint's
+// custom-bootstrap-repository rule compares against them. They live in
+// the IR because both stages read them and lint may not import the
+// compiler.
+const (
+	UpstreamArgoRepo          = "https://argoproj.github.io/argo-helm"
+	UpstreamSealedSecretsRepo = "https://bitnami-labs.github.io/sealed-secrets"
+)
+
 // Bootstrap holds pinned chart versions and repositories for the
 // orchestration primitives that Ansible installs. The compiler fills in
 // pinned defaults for versions the platform leaves out, so every version
@@ -132,8 +142,8 @@ type Bootstrap struct {
 	WorkflowsChart     string
 	EventsChart        string
 	SealedSecretsChart string
-	ArgoRepo           string // default https://argoproj.github.io/argo-helm
-	SealedSecretsRepo  string // default https://bitnami-labs.github.io/sealed-secrets
+	ArgoRepo           string // default UpstreamArgoRepo
+	SealedSecretsRepo  string // default UpstreamSealedSecretsRepo
 	// ArgoCDAppsChart is the argo-helm argocd-apps chart version, the
 	// Helm chart that creates the root Application and its AppProjects.
 	ArgoCDAppsChart string

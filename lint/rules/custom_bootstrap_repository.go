@@ -6,7 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/lint"
 )
 
@@ -22,8 +22,8 @@ bootstrap.sealed_secrets_repo, with cluster-admin rights. The charts and
 the images they name run with the highest rights in the cluster, and a
 Helm repository can serve different content under the same chart
 version: whoever runs the repository decides what the bootstrap
-installs. Upstream is ` + compiler.DefaultArgoRepo + ` and
-` + compiler.DefaultSealedSecretsRepo + `, the defaults.
+installs. Upstream is ` + ir.UpstreamArgoRepo + ` and
+` + ir.UpstreamSealedSecretsRepo + `, the defaults.
 
 Leave argo_repo and sealed_secrets_repo out to install from upstream. A
 mirror for an air-gapped cluster is a legitimate reason: suppress the
@@ -43,8 +43,8 @@ filled.`,
 				got, upstream string
 				charts        string
 			}{
-				{b.ArgoRepo, bs.ArgoRepo, compiler.DefaultArgoRepo, "argo-cd, argo-workflows, argo-events and argocd-apps"},
-				{b.SealedSecretsRepo, bs.SealedSecretsRepo, compiler.DefaultSealedSecretsRepo, "sealed-secrets"},
+				{b.ArgoRepo, bs.ArgoRepo, ir.UpstreamArgoRepo, "argo-cd, argo-workflows, argo-events and argocd-apps"},
+				{b.SealedSecretsRepo, bs.SealedSecretsRepo, ir.UpstreamSealedSecretsRepo, "sealed-secrets"},
 			} {
 				if c.attr == nil || strings.TrimSuffix(c.got, "/") == c.upstream {
 					continue

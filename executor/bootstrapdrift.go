@@ -94,6 +94,10 @@ type driftCheck struct {
 	// readable) nothing is reconciled: a helm install over objects it
 	// does not own would fail.
 	Owned bool
+	// OwnedUnknown: the Secrets of the argo-cd release may not be read,
+	// so whether the bootstrap installed this Argo CD is not known. Only
+	// a kubeconfig allowed to reconcile can tell, and it may read them.
+	OwnedUnknown bool
 }
 
 // bootstrapDrift reads what the bootstrap installed and compares it
@@ -208,6 +212,7 @@ func (res *driftCheck) releases(ctx context.Context, c *cluster.Client, p *ir.Pr
 		switch {
 		case errors.Is(err, errReleaseForbidden):
 			forbidden[rel.Namespace] = true
+			res.OwnedUnknown = res.OwnedUnknown || rel.Role == "argocd"
 			continue
 		case err != nil:
 			res.Errs = append(res.Errs, err)
@@ -218,8 +223,9 @@ func (res *driftCheck) releases(ctx context.Context, c *cluster.Client, p *ir.Pr
 		}
 		seen = append(seen, found{rel, have})
 	}
-	for _, ns := range slices.Sorted(maps.Keys(forbidden)) {
-		res.NotRead = append(res.NotRead, fmt.Sprintf("the Helm release Secrets in namespace %s", ns))
+	if len(forbidden) > 0 {
+		nss := slices.Sorted(maps.Keys(forbidden))
+		res.NotRead = append(res.NotRead, fmt.Sprintf("the Helm releases' Secrets (in %s %s)", english.Plural(len(nss), "namespace"), english.List(nss)))
 	}
 	if !res.Owned {
 		return
@@ -493,13 +499,17 @@ func (r *run) recommendDrift(dc driftCheck) {
 		return
 	}
 	env := r.cfg.Program.Env.Name
+	fix := strings.Replace(BootstrapFix, "<env>", env, 1)
+	if dc.OwnedUnknown {
+		r.rep.recommend("What the bootstrap installed differs from what the platform compiles to (Bootstrap drift section). The kubeconfig's user may not read the Helm releases, so platc cannot tell whether its bootstrap installed this Argo CD: run platc deploy with a cluster-admin kubeconfig, which compares the releases too and reconciles by running the generated bootstrap again (by hand: 'platc build', then '%s').", fix)
+		return
+	}
 	if !dc.Owned {
 		r.rep.recommend("What Argo CD holds differs from what the platform compiles to (Bootstrap drift section), and this Argo CD was not installed by platc's bootstrap (no argo-cd Helm release in namespace %s), so platc does not reconcile it: whoever installed it must apply what 'platc build' writes to generated/%s/argocd/ (values.yaml's configs.cm and configs.rbac, projects.yaml, root.yaml).",
 			r.cfg.Program.Platform.ArgoCD.Namespace, env)
 		return
 	}
-	r.rep.recommend("What the bootstrap installed differs from what the platform compiles to (Bootstrap drift section). platc deploy reconciles it before starting the deploy workflow, by running the generated bootstrap again with a cluster-admin kubeconfig; by hand: 'platc build', then '%s'.",
-		strings.Replace(BootstrapFix, "<env>", env, 1))
+	r.rep.recommend("What the bootstrap installed differs from what the platform compiles to (Bootstrap drift section). platc deploy reconciles it before starting the deploy workflow, by running the generated bootstrap again with a cluster-admin kubeconfig; by hand: 'platc build', then '%s'.", fix)
 }
 
 // blockingOf are the drift entries a deploy must not start with.

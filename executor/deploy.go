@@ -84,7 +84,7 @@ func (r *run) deployApps(ctx context.Context) int {
 			if blocking := blockingOf(dc.Drift); len(blocking) > 0 {
 				r.log.Warnf(r.phase, "bootstrap-drift", "a deploy already running is followed, but its apps may be judged by stale health rules or refused: %s", driftKinds(blocking))
 			}
-		case !dc.Owned:
+		case !dc.Owned && !dc.OwnedUnknown:
 			r.driftNote = "not reconciled: this Argo CD was not installed by platc's bootstrap"
 			r.recommendDrift(dc)
 			if blocking := blockingOf(dc.Drift); len(blocking) > 0 {

@@ -76,7 +76,11 @@ func (r *run) refuseReconcile(drift []Drift, why string) {
 		what = "a real run would refuse to start the deploy workflow"
 		r.rep.Status = "dry-run"
 	}
-	r.rep.Summary = fmt.Sprintf("%s: what the bootstrap installed differs from the platform (%s), and %s", what, driftKindList(drift), why)
+	kinds := driftKindList(drift)
+	if blocking := blockingOf(drift); len(blocking) > 0 {
+		kinds += "; " + driftKinds(blocking)
+	}
+	r.rep.Summary = fmt.Sprintf("%s: what the bootstrap installed differs from the platform (%s), and %s", what, kinds, why)
 	r.driftRefused = true
 }
 

@@ -22,7 +22,7 @@ import (
 // left behind make an otherwise successful deploy partial (2).
 func (r *run) deploy(ctx context.Context) int {
 	code := r.deployApps(ctx)
-	if n := len(r.rep.BootstrapDrift); n > 0 && !r.driftRefused && r.rep.Summary != "" {
+	if n := len(r.rep.BootstrapDrift); n > 0 && !r.driftRefused && r.driftNote != "" && r.rep.Summary != "" {
 		// Drift that blocks nothing only warns: the apps in scope are not
 		// affected, but the operator must know the bootstrap is behind.
 		r.rep.Summary += fmt.Sprintf("; %s (%s) between what the bootstrap installed and what the platform compiles to (%s)",

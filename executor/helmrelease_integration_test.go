@@ -212,3 +212,68 @@ func TestDeployReconcilesHelmReleases(t *testing.T) {
 		t.Errorf("a failed upgrade left release argocd with %d revisions", n)
 	}
 }
+
+// TestDeployReconcileThenRechecks: what deploy does after the bootstrap
+// ran again, with a stand-in for ansible-playbook (the real one needs the
+// charts from the internet; TestDeployReconcilesHelmReleases runs it as
+// far as it gets here). The stand-in runs in the generated ansible/
+// directory with the kubeconfig platc hands over. First it changes
+// nothing: argocd-cm still lacks the new rule, so deploy refuses (exit 1)
+// and says why the bootstrap may have left it. Then it applies the
+// compiled health customizations with the real kubectl, as the argo-cd
+// release's upgrade would: the comparison after it finds the rule, and
+// the deploy goes on, reporting what it reconciled and what still
+// differs (the stand-in upgrades no Helm release and no root).
+func TestDeployReconcileThenRechecks(t *testing.T) {
+	helm := helmBin(t)
+	kubectl := filepath.Join(filepath.Dir(helm), "kubectl")
+	if !fileExists(kubectl) {
+		t.Skip("no kubectl beside helm")
+	}
+	f := newFixture(t, "recheck")
+	f.primitives(t)
+	f.helmInstall(t, helm, f.program(t, ""))
+	f.healthy(t)
+	src, err := os.ReadFile(filepath.Join(f.dir, "platform.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	day2 := strings.Replace(string(src), "depends_on = [stack.data]", "depends_on = [stack.data]\n  custom_resources = [\"example.com/Gateway\"]", 1)
+	day2 = strings.Replace(day2, `revision = "v1"`, `revision = "v2"`, 1)
+	day2 += "\nhealth \"example.com/Gateway\" {\n  healthy = obj.status.ready == true\n}\n"
+	if err := os.WriteFile(filepath.Join(f.dir, "platform.hcl"), []byte(day2), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	standIn := func(action string) string {
+		dir := t.TempDir()
+		script := "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'ansible-playbook [core 2.17.7]'; exit 0; fi\n" +
+			"test -f site.yml && test -f ../argocd/health.yaml && test -n \"$KUBECONFIG\" || { echo 'not run in the generated tree'; exit 9; }\n" +
+			"echo \"stand-in bootstrap: $*\"\n" + action + "\n"
+		if err := os.WriteFile(filepath.Join(dir, "ansible-playbook"), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return dir + string(os.PathListSeparator) + toolsDir(t, map[string]string{"ansible-playbook": ""})
+	}
+
+	f.tools = standIn("exit 0")
+	r := f.run(t, config.Deploy, testenv.AdminToken, nil)
+	expect(t, r, exitcode.Failure, "failed")
+	contains(t, "summary", fmt.Sprint(r.report["summary"]), "refused to start the deploy workflow: argocd-cm's health customizations differ from the compiled ones for example.com/Gateway")
+	contains(t, "report", r.out, `"reconciled":[{"what":"release","object":"argocd"`,
+		"The bootstrap ran again, but Helm releases argocd and platc-root still differ from the platform")
+	contains(t, "logs", r.logs, "stand-in bootstrap: -i inventories/staging/hosts.yml site.yml --extra-vars @../platc-vars.json",
+		`"phase":"reconcile","component":"bootstrap","message":"the bootstrap ran again, yet release, health and root still differ"`)
+	if n := f.countWorkflows(t); n != 0 {
+		t.Errorf("deploy refused, yet %d workflows exist", n)
+	}
+
+	f.tools = standIn(kubectl + " apply -f ../argocd/health.yaml")
+	r = f.run(t, config.Deploy, testenv.AdminToken, nil)
+	expect(t, r, exitcode.OK, "succeeded")
+	contains(t, "summary", fmt.Sprint(r.report["summary"]),
+		"ran the bootstrap again to reconcile release, health and root; all 3 apps in scope already Synced and Healthy; nothing changed; 3 differences (release and root) between what the bootstrap installed and what the platform compiles to (still, after the bootstrap ran again)")
+	contains(t, "report", r.out, `{"what":"health","object":"example.com/Gateway","message":"argocd-cm's health customization for example.com/Gateway: Lua script missing","apps":["api"],"blocking":true},{"what":"root"`)
+	if d, _ := r.report["bootstrap_drift"].([]any); len(d) != 3 {
+		t.Errorf("after the reconcile, drift %v", d)
+	}
+}

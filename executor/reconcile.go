@@ -28,7 +28,9 @@ func (r *run) reconcileBootstrap(ctx context.Context, scope []*ir.App, before dr
 	prev := r.phase
 	r.phase = "reconcile"
 	defer func() { r.phase = prev }()
-	r.log.Infof(r.phase, "bootstrap", "what the bootstrap installed differs from the platform (%s): running the generated bootstrap again", kinds)
+	if !r.cfg.DryRun {
+		r.log.Infof(r.phase, "bootstrap", "what the bootstrap installed differs from the platform (%s): running the generated bootstrap again", kinds)
+	}
 	denied := preflight.AskPermissions(ctx, r.client, bootstrapPermissions())
 	if len(denied) > 0 {
 		r.refuseReconcile(before.Drift, fmt.Sprintf("reconciling it runs the bootstrap, which the kubeconfig's user may not: %s", strings.Join(denied, "; ")))
@@ -97,9 +99,11 @@ func (r *run) recommendStillDrifting(dc driftCheck) {
 		}
 	}
 	if len(rels) > 0 {
-		r.rep.recommend("The bootstrap ran again, but Helm release %s still differs; read the ansible-playbook output above (phase reconcile).", english.List(rels))
+		r.rep.recommend("The bootstrap ran again, but %s %s still %s from the platform; read the ansible-playbook output above (phase reconcile).",
+			english.Plural(len(rels), "Helm release"), english.List(rels), map[bool]string{true: "differs", false: "differ"}[len(rels) == 1])
+		return
 	}
-	if len(rels) < len(dc.Drift) {
+	if len(dc.Drift) > 0 {
 		r.rep.recommend("The bootstrap ran again and its Helm releases match the platform, so the objects that still differ were changed by hand after Helm installed them; Ansible's helm module does not upgrade a release whose chart and values are current. Have Helm apply the release again, e.g. 'helm upgrade <release> <chart> --version <version> --reuse-values -n <namespace>' (helm list -n %s shows them), then run platc deploy again.",
 			r.cfg.Program.Platform.ArgoCD.Namespace)
 	}

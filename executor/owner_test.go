@@ -23,7 +23,7 @@ import (
 func TestExecutorWritesOnlyWorkflows(t *testing.T) {
 	writes := map[string]bool{"Create": true, "Update": true, "UpdateStatus": true, "Patch": true, "Apply": true, "ApplyStatus": true, "Delete": true, "DeleteCollection": true}
 	allowed := []string{
-		"r.client.Dynamic.Resource(cluster.Workflows)",  // submitting a workflow
+		"r.client.Dynamic.Resource(cluster.Workflows)",   // submitting a workflow
 		"c.Kube.AuthenticationV1().SelfSubjectReviews()", // who am I
 		"c.Kube.AuthorizationV1().SelfSubjectAccessReviews()",
 	}

@@ -65,7 +65,7 @@ func (r *run) bootstrap(ctx context.Context, cr *preflight.ClusterReport) int {
 		r.rep.Summary = "Phase 0 passed; a real run would bootstrap the orchestration primitives first"
 		return exitcode.OK
 	}
-	if err := r.runBootstrap(ctx, files); err != nil {
+	if err := r.runBootstrap(ctx, files, nil); err != nil {
 		r.rep.Summary = fmt.Sprintf("bootstrap failed: %v", err)
 		r.rep.recommend("Read the ansible-playbook output above (phase bootstrap); every role reports its pre-check, apply, test and validate steps. Fix the cause and run platc deploy again: Helm installs are idempotent.")
 		return exitcode.Failure
@@ -105,14 +105,19 @@ func bootstrapPermissions() []preflight.Permission {
 
 // runBootstrap writes files (everything platc build generates for the
 // environment) with the kubeconfig and the variables file into a private
-// temporary directory and runs the generated site.yml there.
-func (r *run) runBootstrap(ctx context.Context, files []emit.File) error {
+// temporary directory and runs the generated site.yml there, with extra
+// variables beyond bootstrapVars.
+func (r *run) runBootstrap(ctx context.Context, files []emit.File, extra map[string]any) error {
 	dir, err := os.MkdirTemp("", "platc-bootstrap-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	if err := writeBootstrapDir(dir, files, r.cfg.KubeconfigBytes, r.bootstrapVars(dir)); err != nil {
+	vars := r.bootstrapVars(dir)
+	for k, v := range extra {
+		vars[k] = v
+	}
+	if err := writeBootstrapDir(dir, files, r.cfg.KubeconfigBytes, vars); err != nil {
 		return err
 	}
 	args := bootstrapArgs(r.cfg.Program.Env.Name)

@@ -99,8 +99,8 @@ func (r *run) deployApps(ctx context.Context) int {
 			if blocking := blockingOf(after.Drift); len(blocking) > 0 {
 				return r.refuseDrift(blocking)
 			}
-			// The gitops-handoff role submits the deploy workflow when
-			// none is unfinished; that run is followed, not doubled.
+			// The bootstrap may have taken minutes: a run started
+			// meanwhile (by the push sensor) is followed, not doubled.
 			if cur, err = r.running(ctx); err != nil {
 				r.rep.Summary = fmt.Sprintf("cannot list workflows: %s", r.client.Explain(err))
 				return exitcode.Failure

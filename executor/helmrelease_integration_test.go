@@ -248,6 +248,9 @@ func TestDeployReconcileThenRechecks(t *testing.T) {
 		dir := t.TempDir()
 		script := "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'ansible-playbook [core 2.17.7]'; exit 0; fi\n" +
 			"test -f site.yml && test -f ../argocd/health.yaml && test -n \"$KUBECONFIG\" || { echo 'not run in the generated tree'; exit 9; }\n" +
+			// A reconcile must not have the handoff role submit the deploy
+			// workflow: platc does, for its scope, if an app needs it.
+			"grep -q '\"gitops_handoff_submit\": false' ../platc-vars.json || { echo 'the handoff would submit a workflow'; exit 8; }\n" +
 			"echo \"stand-in bootstrap: $*\"\n" + action + "\n"
 		if err := os.WriteFile(filepath.Join(dir, "ansible-playbook"), []byte(script), 0o755); err != nil {
 			t.Fatal(err)

@@ -52,7 +52,10 @@ func (r *run) reconcileBootstrap(ctx context.Context, scope []*ir.App, before dr
 		r.rep.Summary = fmt.Sprintf("Phase 0 passed; a real run would first reconcile what the bootstrap installed (%s) by running the generated bootstrap again", kinds)
 		return before, exitcode.OK, true
 	}
-	if err := r.runBootstrap(ctx, files); err != nil {
+	// The gitops-handoff role submits the deploy workflow after a day-0
+	// bootstrap; here platc submits it itself, for its scope and only if
+	// an app needs it (RFC 7.3: nothing to do creates nothing).
+	if err := r.runBootstrap(ctx, files, map[string]any{"gitops_handoff_submit": false}); err != nil {
 		r.refuseReconcile(before.Drift, fmt.Sprintf("running the bootstrap again failed: %v", err))
 		r.rep.recommend("Read the ansible-playbook output above (phase reconcile); every role reports its pre-check, apply, test and validate steps, and a failed Helm upgrade is rolled back. Fix the cause and run platc deploy again.")
 		return before, exitcode.Failure, true

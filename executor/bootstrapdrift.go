@@ -89,7 +89,8 @@ type driftCheck struct {
 	// permissions Phase 0 asks for, and so was not compared.
 	NotRead []string
 	// Owned: the argo-cd Helm release the bootstrap installs is there,
-	// so platc's bootstrap installed this Argo CD and may reconcile it.
+	// with platc's automation account in its values, so platc's bootstrap
+	// installed this Argo CD and may reconcile it.
 	// Without it (Argo CD installed some other way, or the releases not
 	// readable) nothing is reconciled: a helm install over objects it
 	// does not own would fail.
@@ -219,7 +220,7 @@ func (res *driftCheck) releases(ctx context.Context, c *cluster.Client, p *ir.Pr
 			continue
 		}
 		if rel.Role == "argocd" && have != nil {
-			res.Owned = true
+			res.Owned = platcsRelease(p, have)
 		}
 		seen = append(seen, found{rel, have})
 	}
@@ -248,6 +249,24 @@ func (res *driftCheck) releases(ctx context.Context, c *cluster.Client, p *ir.Pr
 				Message: fmt.Sprintf("%s, revision %d: %s", what, f.have.Version, strings.Join(diffs, "; "))})
 		}
 	}
+}
+
+// platcsRelease tells the argo-cd release platc's bootstrap installed from
+// one installed some other way under the same, common name: only platc's
+// values create its automation account. Reconciling someone else's
+// release would replace their values with platc's (the roles upgrade with
+// --reset-values).
+func platcsRelease(p *ir.Program, have *helmRelease) bool {
+	configs, _ := argocd.ChartValues(p)["configs"].(map[string]any)
+	want, _ := configs["cm"].(map[string]any)
+	hc, _ := have.Config["configs"].(map[string]any)
+	live, _ := hc["cm"].(map[string]any)
+	for k, v := range want {
+		if strings.HasPrefix(k, "accounts.") && live[k] == v {
+			return true
+		}
+	}
+	return false
 }
 
 // settingsDrift compares the entries of the argo-cd chart's configs.<part>
@@ -505,7 +524,7 @@ func (r *run) recommendDrift(dc driftCheck) {
 		return
 	}
 	if !dc.Owned {
-		r.rep.recommend("What Argo CD holds differs from what the platform compiles to (Bootstrap drift section), and this Argo CD was not installed by platc's bootstrap (no argo-cd Helm release in namespace %s), so platc does not reconcile it: whoever installed it must apply what 'platc build' writes to generated/%s/argocd/ (values.yaml's configs.cm and configs.rbac, projects.yaml, root.yaml).",
+		r.rep.recommend("What Argo CD holds differs from what the platform compiles to (Bootstrap drift section), and this Argo CD was not installed by platc's bootstrap (namespace %s has no argo-cd Helm release with platc's automation account in its values), so platc does not reconcile it: whoever installed it must apply what 'platc build' writes to generated/%s/argocd/ (values.yaml's configs.cm and configs.rbac, projects.yaml, root.yaml).",
 			r.cfg.Program.Platform.ArgoCD.Namespace, env)
 		return
 	}

@@ -156,3 +156,33 @@ func TestCompareRelease(t *testing.T) {
 		t.Errorf("empty values differ: %v", d)
 	}
 }
+
+// TestForeignArgoCDRelease: an argo-cd release named like platc's but
+// installed by someone else (no platc account in its values) is not
+// platc's to reconcile, so nothing is compared or run against it.
+func TestForeignArgoCDRelease(t *testing.T) {
+	p := compileEnv(t, driftDay0, "staging")
+	objs := bootstrapKube(t, p, false)
+	for _, sec := range bootstrapReleases(t, p) {
+		if sec.Labels["name"] != "argocd" {
+			objs = append(objs, sec)
+		}
+	}
+	objs = append(objs, helmSecret(t, helmRecord("argocd", "argocd", "argo-cd", "7.7.0", 1, rcommon.StatusDeployed,
+		map[string]any{"configs": map[string]any{"cm": map[string]any{"url": "https://argocd.example.com"}}})))
+	_, dc := bootstrapped(t, driftDay0)
+	res := bootstrapDrift(context.Background(), &cluster.Client{Kube: kubefake.NewSimpleClientset(objs...), Dynamic: dc, CallTimeout: 5 * time.Second}, p, p.Apps)
+	if res.Owned || res.OwnedUnknown {
+		t.Errorf("owned %v, unknown %v: a foreign argo-cd release counted as platc's", res.Owned, res.OwnedUnknown)
+	}
+	for _, d := range res.Drift {
+		if d.What == DriftRelease {
+			t.Errorf("a foreign release compared: %+v", d)
+		}
+	}
+	// platc's own release is recognised by its account.
+	kc2, dc2 := bootstrapped(t, driftDay0)
+	if res := bootstrapDrift(context.Background(), &cluster.Client{Kube: kc2, Dynamic: dc2, CallTimeout: 5 * time.Second}, p, p.Apps); !res.Owned {
+		t.Error("platc's own argo-cd release not recognised")
+	}
+}

@@ -45,10 +45,7 @@ func (r *run) bootstrap(ctx context.Context, cr *preflight.ClusterReport) int {
 	// Bootstrap installs CRDs, namespaces and controllers: RFC 3.2.4's
 	// cluster-admin or equivalent. Asked only now, because a deploy onto
 	// a bootstrapped cluster needs far less.
-	denied := preflight.AskPermissions(ctx, r.client, []preflight.Permission{
-		{Verb: "create", Resource: "namespaces", Why: "bootstrap creates the Argo namespaces"},
-		{Verb: "*", Group: "*", Resource: "*", Why: "bootstrap installs CRDs and controllers with Helm (RFC 3.2.4: cluster-admin or equivalent)"},
-	})
+	denied := preflight.AskPermissions(ctx, r.client, bootstrapPermissions())
 	if len(denied) > 0 {
 		r.rep.Summary = fmt.Sprintf("bootstrap is needed (%s missing) but the kubeconfig's user may not: %s", english.List(missing), strings.Join(denied, "; "))
 		r.rep.recommend("Run the first deploy with a cluster-admin kubeconfig; later deploys need only the permissions Phase 0 lists.")
@@ -68,18 +65,7 @@ func (r *run) bootstrap(ctx context.Context, cr *preflight.ClusterReport) int {
 		r.rep.Summary = "Phase 0 passed; a real run would bootstrap the orchestration primitives first"
 		return exitcode.OK
 	}
-	dir, err := os.MkdirTemp("", "platc-bootstrap-")
-	if err != nil {
-		r.rep.Summary = fmt.Sprintf("bootstrap: %v", err)
-		return exitcode.Failure
-	}
-	defer os.RemoveAll(dir)
-	if err := writeBootstrapDir(dir, files, r.cfg.KubeconfigBytes, r.bootstrapVars(dir)); err != nil {
-		r.rep.Summary = fmt.Sprintf("bootstrap: %v", err)
-		return exitcode.Failure
-	}
-	r.log.Infof(r.phase, "ansible", "running ansible-playbook %s", strings.Join(args, " "))
-	if err := r.ansible(ctx, filepath.Join(dir, "ansible"), filepath.Join(dir, "kubeconfig"), args); err != nil {
+	if err := r.runBootstrap(ctx, files, nil); err != nil {
 		r.rep.Summary = fmt.Sprintf("bootstrap failed: %v", err)
 		r.rep.recommend("Read the ansible-playbook output above (phase bootstrap); every role reports its pre-check, apply, test and validate steps. Fix the cause and run platc deploy again: Helm installs are idempotent.")
 		return exitcode.Failure
@@ -104,6 +90,39 @@ func (r *run) bootstrap(ctx context.Context, cr *preflight.ClusterReport) int {
 	}
 	r.log.Infof(r.phase, "ansible", "Argo CD and Argo Workflows are installed")
 	return exitcode.OK
+}
+
+// bootstrapPermissions are what running the bootstrap needs: it creates
+// namespaces, CRDs and controllers (RFC 3.2.4's cluster-admin or
+// equivalent). Asked only when bootstrap or a reconcile must run, since
+// a deploy onto a bootstrapped, current cluster needs far less.
+func bootstrapPermissions() []preflight.Permission {
+	return []preflight.Permission{
+		{Verb: "create", Resource: "namespaces", Why: "bootstrap creates the Argo namespaces"},
+		{Verb: "*", Group: "*", Resource: "*", Why: "bootstrap installs CRDs and controllers with Helm (RFC 3.2.4: cluster-admin or equivalent)"},
+	}
+}
+
+// runBootstrap writes files (everything platc build generates for the
+// environment) with the kubeconfig and the variables file into a private
+// temporary directory and runs the generated site.yml there, with extra
+// variables beyond bootstrapVars.
+func (r *run) runBootstrap(ctx context.Context, files []emit.File, extra map[string]any) error {
+	dir, err := os.MkdirTemp("", "platc-bootstrap-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	vars := r.bootstrapVars(dir)
+	for k, v := range extra {
+		vars[k] = v
+	}
+	if err := writeBootstrapDir(dir, files, r.cfg.KubeconfigBytes, vars); err != nil {
+		return err
+	}
+	args := bootstrapArgs(r.cfg.Program.Env.Name)
+	r.log.Infof(r.phase, "ansible", "running ansible-playbook %s", strings.Join(args, " "))
+	return r.ansible(ctx, filepath.Join(dir, "ansible"), filepath.Join(dir, "kubeconfig"), args)
 }
 
 // bootstrapArgs are ansible-playbook's arguments, run in ansible/ so the

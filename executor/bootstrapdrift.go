@@ -1,7 +1,9 @@
 package executor
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"path"
@@ -14,36 +16,50 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/ansible"
 	"github.com/platc/platc/emit/argocd"
 	"github.com/platc/platc/executor/cluster"
 	"github.com/platc/platc/executor/preflight"
 	"github.com/platc/platc/internal/english"
 )
 
-// What the bootstrap installs that platc compares (issue 20): nothing
-// reconciles these after day 0 yet, so deploy and validate at least see
-// when the cluster no longer matches what the platform compiles to.
+// What the bootstrap installs that platc compares (issue 20). Every
+// deploy compares them before the workflow starts and, when the
+// bootstrap's Helm releases are there, reconciles a difference by
+// running the generated bootstrap again (reconcile.go).
 const (
+	DriftRelease = "release" // a Helm release: chart, chart version, status or values
 	DriftHealth  = "health"  // a health customization in argocd-cm
+	DriftRBAC    = "rbac"    // the automation account (argocd-cm) or its RBAC policy (argocd-rbac-cm)
 	DriftProject = "project" // an AppProject, or a repository it must allow
 	DriftRoot    = "root"    // the root Application's source
+	DriftToken   = "token"   // the automation token Secret
 )
 
-// argocdCM is the ConfigMap Argo CD reads its settings from.
-const argocdCM = "argocd-cm"
+// driftOrder is the order the kinds are reported in: what owns, then
+// what is owned.
+var driftOrder = []string{DriftRelease, DriftHealth, DriftRBAC, DriftProject, DriftRoot, DriftToken}
 
-// BootstrapFix is how to bring what the bootstrap installed in line: the
-// generated bootstrap is idempotent (Helm upgrades), so running it again
-// upgrades the argo-cd release (argocd-cm) and the argocd-apps release
-// (the AppProjects and the root).
+// argocdCM is the ConfigMap Argo CD reads its settings from, and
+// argocdRBACCM its RBAC policy.
+const (
+	argocdCM     = "argocd-cm"
+	argocdRBACCM = "argocd-rbac-cm"
+)
+
+// BootstrapFix is how to bring what the bootstrap installed in line by
+// hand: the generated bootstrap is idempotent (Helm upgrades), so running
+// it again upgrades every release whose chart or values differ. platc
+// deploy does the same itself.
 const BootstrapFix = "cd generated/<env>/ansible && ansible-playbook site.yml"
 
 // Drift is one difference between what the bootstrap installed and what
 // the platform compiles to now.
 type Drift struct {
-	What string `json:"what"` // DriftHealth, DriftProject or DriftRoot
-	// Object is the kind as <group>/<Kind> (health), the AppProject's
-	// name (project) or the root Application's name (root).
+	What string `json:"what"` // DriftRelease, DriftHealth, DriftRBAC, DriftProject, DriftRoot or DriftToken
+	// Object is the release's name (release), the kind as <group>/<Kind>
+	// (health), the ConfigMap (rbac), the AppProject's name (project),
+	// the root Application's name (root) or the Secret (token).
 	Object  string `json:"object"`
 	Message string `json:"message"`
 	// Apps are the apps this drift hurts: those declaring the kind
@@ -63,33 +79,74 @@ func driftPermissions(argocdNS string) []preflight.Permission {
 	}
 }
 
-// bootstrapDrift reads argocd-cm, the AppProjects and the root
-// Application and compares them with what p compiles to. scope are the
+// driftCheck is what comparing the bootstrap's objects found.
+type driftCheck struct {
+	Drift []Drift
+	// Errs are comparisons that could not be made (other than absent
+	// objects and forbidden optional reads).
+	Errs []error
+	// NotRead names what the kubeconfig's user may not read beyond the
+	// permissions Phase 0 asks for, and so was not compared.
+	NotRead []string
+	// Owned: the argo-cd Helm release the bootstrap installs is there,
+	// with platc's automation account in its values, so platc's bootstrap
+	// installed this Argo CD and may reconcile it.
+	// Without it (Argo CD installed some other way, or the releases not
+	// readable) nothing is reconciled: a helm install over objects it
+	// does not own would fail.
+	Owned bool
+	// OwnedUnknown: the Secrets of the argo-cd release may not be read,
+	// so whether the bootstrap installed this Argo CD is not known. Only
+	// a kubeconfig allowed to reconcile can tell, and it may read them.
+	OwnedUnknown bool
+}
+
+// bootstrapDrift reads what the bootstrap installed and compares it
+// with what p compiles to: the Helm releases, argocd-cm's health
+// customizations and automation account, argocd-rbac-cm's policy, the
+// AppProjects, the root Application and the token Secret. scope are the
 // apps the action is about: only they make project drift blocking. An
-// object that cannot be read (other than absent) is returned as an error
-// and leaves its comparison out.
-func bootstrapDrift(ctx context.Context, c *cluster.Client, p *ir.Program, scope []*ir.App) ([]Drift, []error) {
+// object that cannot be read (other than absent) leaves its comparison
+// out, as an error or, for the reads Phase 0 does not ask permission for,
+// in NotRead.
+func bootstrapDrift(ctx context.Context, c *cluster.Client, p *ir.Program, scope []*ir.App) driftCheck {
 	ns := p.Platform.ArgoCD.Namespace
-	var out []Drift
-	var errs []error
+	var res driftCheck
+	res.releases(ctx, c, p)
 
 	cctx, cancel := c.Call(ctx)
 	cm, err := c.Kube.CoreV1().ConfigMaps(ns).Get(cctx, argocdCM, metav1.GetOptions{})
 	cancel()
 	switch {
 	case apierrors.IsNotFound(err):
-		out = append(out, healthDrift(p, nil)...)
+		res.Drift = append(res.Drift, healthDrift(p, nil)...)
+		res.Drift = append(res.Drift, settingsDrift(p, "cm", argocdCM, nil)...)
 	case err != nil:
-		errs = append(errs, fmt.Errorf("reading ConfigMap %s/%s: %s", ns, argocdCM, c.Explain(err)))
+		res.Errs = append(res.Errs, fmt.Errorf("reading ConfigMap %s/%s: %s", ns, argocdCM, c.Explain(err)))
 	default:
-		out = append(out, healthDrift(p, cm)...)
+		res.Drift = append(res.Drift, healthDrift(p, cm)...)
+		res.Drift = append(res.Drift, settingsDrift(p, "cm", argocdCM, cm.Data)...)
+	}
+
+	cctx, cancel = c.Call(ctx)
+	rbac, err := c.Kube.CoreV1().ConfigMaps(ns).Get(cctx, argocdRBACCM, metav1.GetOptions{})
+	cancel()
+	switch {
+	case apierrors.IsNotFound(err):
+		res.Drift = append(res.Drift, settingsDrift(p, "rbac", argocdRBACCM, nil)...)
+	case apierrors.IsForbidden(err):
+		res.NotRead = append(res.NotRead, fmt.Sprintf("ConfigMap %s/%s", ns, argocdRBACCM))
+	case err != nil:
+		res.Errs = append(res.Errs, fmt.Errorf("reading ConfigMap %s/%s: %s", ns, argocdRBACCM, c.Explain(err)))
+	default:
+		res.Drift = append(res.Drift, settingsDrift(p, "rbac", argocdRBACCM, rbac.Data)...)
 	}
 
 	cctx, cancel = c.Call(ctx)
 	list, err := c.Dynamic.Resource(cluster.AppProjects).Namespace(ns).List(cctx, metav1.ListOptions{})
 	cancel()
 	if err != nil && !isNoKind(err) {
-		errs = append(errs, fmt.Errorf("reading the AppProjects in namespace %s: %s", ns, c.Explain(err)))
+		res.Errs = append(res.Errs, fmt.Errorf("reading the AppProjects in namespace %s: %s", ns, c.Explain(err)))
 	} else {
 		live := map[string][]string{}
 		if list != nil {
@@ -98,7 +155,7 @@ func bootstrapDrift(ctx context.Context, c *cluster.Client, p *ir.Program, scope
 				live[u.GetName()] = orEmpty(repos)
 			}
 		}
-		out = append(out, projectDrift(p, scope, live)...)
+		res.Drift = append(res.Drift, projectDrift(p, scope, live)...)
 	}
 
 	cctx, cancel = c.Call(ctx)
@@ -106,13 +163,163 @@ func bootstrapDrift(ctx context.Context, c *cluster.Client, p *ir.Program, scope
 	cancel()
 	switch {
 	case isNoKind(err):
-		out = append(out, rootDrift(p, nil)...)
+		res.Drift = append(res.Drift, rootDrift(p, nil)...)
 	case err != nil:
-		errs = append(errs, fmt.Errorf("reading Application %s/%s: %s", ns, argocd.RootApp, c.Explain(err)))
+		res.Errs = append(res.Errs, fmt.Errorf("reading Application %s/%s: %s", ns, argocd.RootApp, c.Explain(err)))
 	default:
-		out = append(out, rootDrift(p, root)...)
+		res.Drift = append(res.Drift, rootDrift(p, root)...)
 	}
-	return out, errs
+
+	ts, wns := p.Platform.ArgoCD.TokenSecret, p.Platform.Workflows.Namespace
+	cctx, cancel = c.Call(ctx)
+	tok, err := c.Kube.CoreV1().Secrets(wns).Get(cctx, ts.Name, metav1.GetOptions{})
+	cancel()
+	switch {
+	case apierrors.IsNotFound(err):
+		res.Drift = append(res.Drift, tokenDrift(wns, ts.Name, ts.Key, nil)...)
+	case apierrors.IsForbidden(err):
+		res.NotRead = append(res.NotRead, fmt.Sprintf("Secret %s/%s", wns, ts.Name))
+	case err != nil:
+		res.Errs = append(res.Errs, fmt.Errorf("reading Secret %s/%s: %s", wns, ts.Name, c.Explain(err)))
+	default:
+		res.Drift = append(res.Drift, tokenDrift(wns, ts.Name, ts.Key, tok.Data)...)
+	}
+	return res
+}
+
+// releases compares the bootstrap's Helm releases (emit/ansible's
+// Releases) with the cluster's. Absent releases are drift only when the
+// argo-cd release is there: otherwise this Argo CD is not the
+// bootstrap's, and the releases are not platc's to compare.
+func (res *driftCheck) releases(ctx context.Context, c *cluster.Client, p *ir.Program) {
+	rels, err := ansible.Releases(p)
+	if err != nil {
+		res.Errs = append(res.Errs, fmt.Errorf("the bootstrap's Helm releases: %w (this is a platc bug)", err))
+		return
+	}
+	files, err := argocd.Values{}.Emit(p)
+	if err != nil {
+		res.Errs = append(res.Errs, fmt.Errorf("argocd/values.yaml: %w (this is a platc bug)", err))
+		return
+	}
+	type found struct {
+		want ansible.Release
+		have *helmRelease
+	}
+	var seen []found
+	forbidden := map[string]bool{}
+	for _, rel := range rels {
+		have, err := readHelmRelease(ctx, c, rel.Namespace, rel.Name)
+		switch {
+		case errors.Is(err, errReleaseForbidden):
+			forbidden[rel.Namespace] = true
+			res.OwnedUnknown = res.OwnedUnknown || rel.Role == "argocd"
+			continue
+		case err != nil:
+			res.Errs = append(res.Errs, err)
+			continue
+		}
+		if rel.Role == "argocd" && have != nil {
+			res.Owned = platcsRelease(p, have)
+		}
+		seen = append(seen, found{rel, have})
+	}
+	if len(forbidden) > 0 {
+		nss := slices.Sorted(maps.Keys(forbidden))
+		res.NotRead = append(res.NotRead, fmt.Sprintf("the Helm releases' Secrets (in %s %s)", english.Plural(len(nss), "namespace"), english.List(nss)))
+	}
+	if !res.Owned {
+		return
+	}
+	for _, f := range seen {
+		rel := f.want
+		what := fmt.Sprintf("Helm release %s/%s (chart %s)", rel.Namespace, rel.Name, rel.Chart)
+		if f.have == nil {
+			res.Drift = append(res.Drift, Drift{What: DriftRelease, Object: rel.Name,
+				Message: fmt.Sprintf("%s is not installed; the platform installs chart %s %s", what, rel.Chart, rel.Version)})
+			continue
+		}
+		values, err := wantValues(rel, files)
+		if err != nil {
+			res.Errs = append(res.Errs, err)
+			continue
+		}
+		if diffs := compareRelease(rel, values, f.have); len(diffs) > 0 {
+			res.Drift = append(res.Drift, Drift{What: DriftRelease, Object: rel.Name,
+				Message: fmt.Sprintf("%s, revision %d: %s", what, f.have.Version, strings.Join(diffs, "; "))})
+		}
+	}
+}
+
+// platcsRelease tells the argo-cd release platc's bootstrap installed from
+// one installed some other way under the same, common name: only platc's
+// values create its automation account. Reconciling someone else's
+// release would replace their values with platc's (the roles upgrade with
+// --reset-values).
+func platcsRelease(p *ir.Program, have *helmRelease) bool {
+	configs, _ := argocd.ChartValues(p)["configs"].(map[string]any)
+	want, _ := configs["cm"].(map[string]any)
+	hc, _ := have.Config["configs"].(map[string]any)
+	live, _ := hc["cm"].(map[string]any)
+	for k, v := range want {
+		if strings.HasPrefix(k, "accounts.") && live[k] == v {
+			return true
+		}
+	}
+	return false
+}
+
+// settingsDrift compares the entries of the argo-cd chart's configs.<part>
+// that are not health customizations (the automation account in cm, the
+// policy in rbac) with the ConfigMap that part becomes; live nil means
+// it does not exist. Without the account or its policy, every workflow
+// step that calls Argo CD is denied.
+func settingsDrift(p *ir.Program, part, name string, live map[string]string) []Drift {
+	configs, _ := argocd.ChartValues(p)["configs"].(map[string]any)
+	want, _ := configs[part].(map[string]any)
+	var diffs []string
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if strings.HasPrefix(k, "resource.customizations.") {
+			continue // healthDrift's
+		}
+		w, _ := want[k].(string)
+		have, ok := live[k]
+		switch {
+		case live == nil:
+			return []Drift{{What: DriftRBAC, Object: name, Message: fmt.Sprintf("ConfigMap %s does not exist, so Argo CD has no %s", name, english.List(settingKeys(want)))}}
+		case !ok:
+			diffs = append(diffs, k+" missing")
+		case strings.TrimRight(have, " \n") != strings.TrimRight(w, " \n"):
+			diffs = append(diffs, k+" different")
+		}
+	}
+	if len(diffs) == 0 {
+		return nil
+	}
+	return []Drift{{What: DriftRBAC, Object: name, Message: fmt.Sprintf("ConfigMap %s: %s", name, strings.Join(diffs, ", "))}}
+}
+
+func settingKeys(m map[string]any) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if !strings.HasPrefix(k, "resource.customizations.") {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// tokenDrift checks the automation token Secret the gitops-handoff role
+// creates holds a token under key; data nil means it does not exist.
+// The workflows read the token from it to call Argo CD.
+func tokenDrift(ns, name, key string, data map[string][]byte) []Drift {
+	switch {
+	case data == nil:
+		return []Drift{{What: DriftToken, Object: name, Message: fmt.Sprintf("the automation token Secret %s/%s does not exist; the workflows cannot call Argo CD", ns, name)}}
+	case len(bytes.TrimSpace(data[key])) == 0:
+		return []Drift{{What: DriftToken, Object: name, Message: fmt.Sprintf("the automation token Secret %s/%s has no token under key %s", ns, name, key)}}
+	}
+	return nil
 }
 
 // healthDrift compares every argocd-cm key the platform compiles to
@@ -281,30 +488,101 @@ func rootDrift(p *ir.Program, u *unstructured.Unstructured) []Drift {
 }
 
 // reportBootstrap compares what the bootstrap installed with the compiled
-// platform, puts every difference in the report and the log, and returns
-// the blocking ones. A comparison that could not be made is a problem of
-// the report, not drift.
-func (r *run) reportBootstrap(ctx context.Context, scope []*ir.App) []Drift {
-	drift, errs := bootstrapDrift(ctx, r.client, r.cfg.Program, scope)
-	for _, err := range errs {
+// platform, puts every difference in the report and logs one line per
+// kind. A comparison that could not be made is a problem of the report,
+// not drift.
+func (r *run) reportBootstrap(ctx context.Context, scope []*ir.App) driftCheck {
+	dc := bootstrapDrift(ctx, r.client, r.cfg.Program, scope)
+	for _, err := range dc.Errs {
 		r.log.Warnf(r.phase, "bootstrap-drift", "%s", err)
 		r.rep.Problems = append(r.rep.Problems, "could not compare what the bootstrap installed: "+err.Error())
 	}
-	r.rep.BootstrapDrift = drift
-	r.rep.Metrics["bootstrap_drift"] = len(drift)
-	var blocking []Drift
+	if len(dc.NotRead) > 0 {
+		msg := fmt.Sprintf("not compared, as the kubeconfig's user may not read them: %s", english.List(dc.NotRead))
+		r.log.Infof(r.phase, "bootstrap-drift", "%s", msg)
+		r.rep.Problems = append(r.rep.Problems, msg)
+	}
+	r.rep.BootstrapDrift = dc.Drift
+	r.rep.Metrics["bootstrap_drift"] = len(dc.Drift)
+	for _, line := range driftLines(dc.Drift) {
+		r.log.Warnf(r.phase, "bootstrap-drift", "%s", line)
+	}
+	return dc
+}
+
+// recommendDrift says how to bring what the bootstrap installed in line:
+// platc deploy reconciles it when this Argo CD is the bootstrap's;
+// otherwise whoever installed it must.
+func (r *run) recommendDrift(dc driftCheck) {
+	if len(dc.Drift) == 0 {
+		return
+	}
+	env := r.cfg.Program.Env.Name
+	fix := strings.Replace(BootstrapFix, "<env>", env, 1)
+	if dc.OwnedUnknown {
+		r.rep.recommend("What the bootstrap installed differs from what the platform compiles to (Bootstrap drift section). The kubeconfig's user may not read the Helm releases, so platc cannot tell whether its bootstrap installed this Argo CD: run platc deploy with a cluster-admin kubeconfig, which compares the releases too and reconciles by running the generated bootstrap again (by hand: 'platc build', then '%s').", fix)
+		return
+	}
+	if !dc.Owned {
+		r.rep.recommend("What Argo CD holds differs from what the platform compiles to (Bootstrap drift section), and this Argo CD was not installed by platc's bootstrap (namespace %s has no argo-cd Helm release with platc's automation account in its values), so platc does not reconcile it: whoever installed it must apply what 'platc build' writes to generated/%s/argocd/ (values.yaml's configs.cm and configs.rbac, projects.yaml, root.yaml).",
+			r.cfg.Program.Platform.ArgoCD.Namespace, env)
+		return
+	}
+	r.rep.recommend("What the bootstrap installed differs from what the platform compiles to (Bootstrap drift section). platc deploy reconciles it before starting the deploy workflow, by running the generated bootstrap again with a cluster-admin kubeconfig; by hand: 'platc build', then '%s'.", fix)
+}
+
+// blockingOf are the drift entries a deploy must not start with.
+func blockingOf(drift []Drift) []Drift {
+	var out []Drift
 	for _, d := range drift {
-		r.log.Warnf(r.phase, d.Object, "bootstrap drift (%s): %s", d.What, d.Message)
 		if d.Blocking {
-			blocking = append(blocking, d)
+			out = append(out, d)
 		}
 	}
-	if len(drift) > 0 {
-		env := r.cfg.Program.Env.Name
-		r.rep.recommend("What the bootstrap installed differs from what the platform compiles to (Bootstrap drift section); platc does not reconcile it yet. Run the generated bootstrap again with a cluster-admin kubeconfig: 'platc build', then '%s'. It upgrades the argo-cd release (argocd-cm's health customizations) and the argocd-apps release (the AppProjects and the root Application).",
-			strings.Replace(BootstrapFix, "<env>", env, 1))
+	return out
+}
+
+// driftByKind groups drift by kind, in driftOrder.
+func driftByKind(drift []Drift) (kinds []string, by map[string][]Drift) {
+	by = map[string][]Drift{}
+	for _, d := range drift {
+		by[d.What] = append(by[d.What], d)
 	}
-	return blocking
+	for _, k := range driftOrder {
+		if len(by[k]) > 0 {
+			kinds = append(kinds, k)
+		}
+	}
+	return kinds, by
+}
+
+// driftLines are one line per kind of drift, saying what differs, for the
+// log and the text report.
+func driftLines(drift []Drift) []string {
+	kinds, by := driftByKind(drift)
+	var out []string
+	for _, k := range kinds {
+		var parts []string
+		for _, d := range by[k] {
+			s := oneLine(d.Message)
+			if d.What == DriftHealth && len(d.Apps) > 0 {
+				s += " (used by " + strings.Join(d.Apps, ", ") + ")"
+			}
+			if d.Blocking {
+				s += " [blocks deploy]"
+			}
+			parts = append(parts, s)
+		}
+		out = append(out, fmt.Sprintf("%s: %s", k, strings.Join(parts, "; ")))
+	}
+	return out
+}
+
+// driftKindList names the kinds of drift, for a summary: "release,
+// health and root".
+func driftKindList(drift []Drift) string {
+	kinds, _ := driftByKind(drift)
+	return english.List(kinds)
 }
 
 // driftKinds names the objects of the drift entries, for a summary.

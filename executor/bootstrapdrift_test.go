@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
@@ -114,7 +116,33 @@ func bootstrapped(t *testing.T, src string) (*kubefake.Clientset, *dynfake.FakeD
 	dc := dynfake.NewSimpleDynamicClientWithCustomListKinds(runtime.NewScheme(), map[schema.GroupVersionResource]string{
 		cluster.Applications: "ApplicationList", cluster.AppProjects: "AppProjectList",
 	}, objs...)
-	return kubefake.NewSimpleClientset(argocd.HealthConfigMap(p)), dc
+	return kubefake.NewSimpleClientset(bootstrapKube(t, p, true)...), dc
+}
+
+// bootstrapKube are the core objects the bootstrap of p leaves: argocd-cm
+// and argocd-rbac-cm as the argo-cd release renders configs.cm and
+// configs.rbac, the token Secret and, with releases, every Helm release's
+// Secret.
+func bootstrapKube(t *testing.T, p *ir.Program, releases bool) []runtime.Object {
+	t.Helper()
+	configs := argocd.ChartValues(p)["configs"].(map[string]any)
+	cm := argocd.HealthConfigMap(p)
+	for k, v := range configs["cm"].(map[string]any) {
+		cm.Data[k] = v.(string)
+	}
+	rbac := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: argocdRBACCM, Namespace: cm.Namespace}, Data: map[string]string{}}
+	for k, v := range configs["rbac"].(map[string]any) {
+		rbac.Data[k] = v.(string)
+	}
+	ts := p.Platform.ArgoCD.TokenSecret
+	tok := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ts.Name, Namespace: p.Platform.Workflows.Namespace}, Data: map[string][]byte{ts.Key: []byte("token")}}
+	objs := []runtime.Object{cm, rbac, tok}
+	if releases {
+		for _, s := range bootstrapReleases(t, p) {
+			objs = append(objs, s)
+		}
+	}
+	return objs
 }
 
 func asUnstructured(t *testing.T, obj any) *unstructured.Unstructured {
@@ -133,11 +161,11 @@ func asUnstructured(t *testing.T, obj any) *unstructured.Unstructured {
 func driftOf(t *testing.T, kc *kubefake.Clientset, dc *dynfake.FakeDynamicClient, p *ir.Program) []Drift {
 	t.Helper()
 	c := &cluster.Client{Kube: kc, Dynamic: dc, CallTimeout: 5 * time.Second}
-	drift, errs := bootstrapDrift(context.Background(), c, p, p.Apps)
-	if len(errs) > 0 {
-		t.Fatal(errs)
+	res := bootstrapDrift(context.Background(), c, p, p.Apps)
+	if len(res.Errs) > 0 {
+		t.Fatal(res.Errs)
 	}
-	return drift
+	return res.Drift
 }
 
 func TestBootstrapDriftNoneWhenBootstrapped(t *testing.T) {
@@ -162,6 +190,12 @@ func TestBootstrapDriftDayTwo(t *testing.T) {
 		{What: DriftProject, Object: "data", Message: "AppProject data does not exist; Argo CD refuses every Application in it", Apps: []string{"cache"}, Blocking: true},
 		{What: DriftProject, Object: "team", Message: "AppProject team does not allow repository https://db.example.com/charts; Argo CD refuses db", Apps: []string{"db"}, Blocking: true},
 		{What: DriftRoot, Object: "platc-root", Message: `the root Application platc-root follows another source: targetRevision is "v1", the platform says "v2"`},
+		// The releases say the same from Helm's side: argo-cd's values
+		// (configs.cm, configs.rbac) and argocd-apps' (projects, root).
+		{What: DriftRelease, Object: "argocd", Message: "Helm release argocd/argocd (chart argo-cd), revision 1: values differ at configs.cm.resource.customizations.health.db.example.com_Cluster (missing), configs.cm.resource.customizations.health.example.com_Queue, configs.rbac.policy.csv"},
+		{What: DriftRelease, Object: "platc-root", Message: "Helm release argocd/platc-root (chart argocd-apps), revision 1: values differ at applications.platc-root.source.targetRevision, projects.data (missing), projects.team.sourceRepos"},
+		// db's project "team" may now sync db's namespace and cache's "data".
+		{What: DriftRBAC, Object: "argocd-rbac-cm", Message: "ConfigMap argocd-rbac-cm: policy.csv different"},
 	}
 	for _, w := range want {
 		g, ok := got[w.What+" "+w.Object+" "+w.Message]
@@ -181,8 +215,8 @@ func TestBootstrapDriftDayTwo(t *testing.T) {
 	// Only apps in scope make project drift blocking: a deploy of queue
 	// alone is not refused for db's repository or cache's project.
 	c := &cluster.Client{Kube: kc, Dynamic: dc, CallTimeout: 5 * time.Second}
-	scoped, _ := bootstrapDrift(context.Background(), c, p, []*ir.App{p.App("queue")})
-	for _, d := range scoped {
+	scoped := bootstrapDrift(context.Background(), c, p, []*ir.App{p.App("queue")})
+	for _, d := range scoped.Drift {
 		if d.What == DriftProject && d.Blocking {
 			t.Errorf("project drift blocks a deploy of queue alone: %+v", d)
 		}
@@ -202,7 +236,13 @@ func TestBootstrapDriftAbsentAndOpenLibs(t *testing.T) {
 		text = append(text, x.What+" "+x.Object+": "+x.Message)
 	}
 	all := strings.Join(text, "\n")
+	if strings.Contains(all, "release ") {
+		t.Errorf("no Helm release of the bootstrap is there, so none is platc's to compare:\n%s", all)
+	}
 	for _, s := range []string{
+		"rbac argocd-cm: ConfigMap argocd-cm does not exist, so Argo CD has no accounts.platc",
+		"rbac argocd-rbac-cm: ConfigMap argocd-rbac-cm does not exist, so Argo CD has no policy.csv",
+		"token platc-argocd-token: the automation token Secret argo/platc-argocd-token does not exist",
 		"health argoproj.io/Application: ConfigMap argocd-cm does not exist",
 		"health example.com/Queue: ConfigMap argocd-cm does not exist",
 		"project platc-orchestration: AppProject platc-orchestration does not exist",
@@ -258,7 +298,9 @@ func TestDeployRefusesHealthDrift(t *testing.T) {
 		r := &run{cfg: cfg, env: Env{Now: time.Now}, log: logging.New(testWriter{t}, logging.Options{Level: logging.Debug}), start: time.Now(),
 			client: &cluster.Client{Kube: kc, Dynamic: dc, CallTimeout: 5 * time.Second}}
 		r.rep = &Report{Action: "deploy", Components: []Component{}, Failures: []Failure{}, Metrics: map[string]int{}, Recommend: []string{}}
-		blocking := r.reportBootstrap(context.Background(), p.Apps)
+		dc := r.reportBootstrap(context.Background(), p.Apps)
+		r.recommendDrift(dc)
+		blocking := blockingOf(dc.Drift)
 		if code := r.refuseDrift(blocking); code != exitcode.Failure {
 			t.Errorf("dry run %v: exit %d, want %d", dry, code, exitcode.Failure)
 		}
@@ -274,15 +316,19 @@ func TestDeployRefusesHealthDrift(t *testing.T) {
 		for _, s := range []string{
 			prefix + "argocd-cm's health customizations differ from the compiled ones for db.example.com/Cluster and example.com/Queue; Argo CD would refuse app cache (AppProject data) and app db (AppProject team), whose repository the project does not allow",
 			"Bootstrap drift (installed by the bootstrap",
-			"health example.com/Queue: argocd-cm's health customization for example.com/Queue: Lua script different; used by queue [blocks deploy]",
-			"root platc-root: the root Application platc-root follows another source: targetRevision is \"v1\", the platform says \"v2\"\n",
+			// One line per kind, saying what differs.
+			"\n  health: argocd-cm's health customization for db.example.com/Cluster: Lua script missing (used by db) [blocks deploy]; argocd-cm's health customization for example.com/Queue: Lua script different (used by queue) [blocks deploy]\n",
+			"\n  root: the root Application platc-root follows another source: targetRevision is \"v1\", the platform says \"v2\"\n",
+			"\n  release: Helm release argocd/argocd (chart argo-cd), revision 1: values differ at configs.cm.resource.customizations.health.db.example.com_Cluster (missing)",
+			"\n  rbac: ConfigMap argocd-rbac-cm: policy.csv different\n",
+			"platc deploy reconciles it before starting the deploy workflow",
 			"cd generated/staging/ansible && ansible-playbook site.yml",
 		} {
 			if !strings.Contains(text.String(), s) {
 				t.Errorf("dry run %v: report lacks %q:\n%s", dry, s, text.String())
 			}
 		}
-		if !strings.Contains(js.String(), `"bootstrap_drift":[{"what":"health","object":"db.example.com/Cluster"`) {
+		if !strings.Contains(js.String(), `"bootstrap_drift":[{"what":"release","object":"argocd","message":"Helm release argocd/argocd (chart argo-cd), revision 1: values differ at`) {
 			t.Errorf("JSON report lacks bootstrap_drift: %s", js.String())
 		}
 		if strings.Contains(text.String(), "obj.status") {

@@ -22,10 +22,14 @@ import (
 // left behind make an otherwise successful deploy partial (2).
 func (r *run) deploy(ctx context.Context) int {
 	code := r.deployApps(ctx)
-	if n := len(r.rep.BootstrapDrift); n > 0 && !r.driftRefused && r.rep.Summary != "" {
-		// Project and root drift only warn: the apps in scope are not
+	if n := len(r.rep.BootstrapDrift); n > 0 && !r.driftRefused && r.driftNote != "" && r.rep.Summary != "" {
+		// Drift that blocks nothing only warns: the apps in scope are not
 		// affected, but the operator must know the bootstrap is behind.
-		r.rep.Summary += fmt.Sprintf("; %s between what the bootstrap installed and what the platform compiles to (not reconciled by deploy)", english.Count(n, "difference"))
+		r.rep.Summary += fmt.Sprintf("; %s (%s) between what the bootstrap installed and what the platform compiles to (%s)",
+			english.Count(n, "difference"), driftKindList(r.rep.BootstrapDrift), r.driftNote)
+	}
+	if len(r.rep.Reconciled) > 0 && !r.driftRefused && r.rep.Summary != "" {
+		r.rep.Summary = fmt.Sprintf("ran the bootstrap again to reconcile %s; %s", driftKindList(r.rep.Reconciled), r.rep.Summary)
 	}
 	if n := r.rep.Metrics["pruned"]; n > 0 && r.rep.Summary != "" {
 		r.rep.Summary = fmt.Sprintf("deleted the Applications of %s first; %s", english.Count(n, "removed app"), r.rep.Summary)
@@ -65,15 +69,42 @@ func (r *run) deployApps(ctx context.Context) int {
 		return exitcode.Failure
 	}
 	// What a bootstrap that just ran installed is the compiled platform;
-	// otherwise it may be day 0's. Checked before anything is pruned or
-	// submitted, and before the convergence check: Healthy means little
-	// while Argo CD judges a kind by another rule.
+	// otherwise it may be day 0's. Compared on every deploy before
+	// anything is pruned or submitted, and before the convergence check:
+	// Healthy means little while Argo CD judges a kind by another rule.
 	if !bootstrapped {
-		if blocking := r.reportBootstrap(ctx, apps); len(blocking) > 0 {
-			if cur == nil {
+		dc := r.reportBootstrap(ctx, apps)
+		switch {
+		case len(dc.Drift) == 0:
+		case cur != nil:
+			// The running deploy is followed, not raced; the next deploy
+			// reconciles.
+			r.driftNote = "not reconciled while a deploy runs"
+			r.recommendDrift(dc)
+			if blocking := blockingOf(dc.Drift); len(blocking) > 0 {
+				r.log.Warnf(r.phase, "bootstrap-drift", "a deploy already running is followed, but its apps may be judged by stale health rules or refused: %s", driftKinds(blocking))
+			}
+		case !dc.Owned && !dc.OwnedUnknown:
+			r.driftNote = "not reconciled: this Argo CD was not installed by platc's bootstrap"
+			r.recommendDrift(dc)
+			if blocking := blockingOf(dc.Drift); len(blocking) > 0 {
 				return r.refuseDrift(blocking)
 			}
-			r.log.Warnf(r.phase, "bootstrap-drift", "a deploy already running is followed, but its apps may be judged by stale health rules or refused: %s", driftKinds(blocking))
+		default:
+			after, code, done := r.reconcileBootstrap(ctx, apps, dc)
+			if done {
+				return code
+			}
+			r.driftNote = "still, after the bootstrap ran again"
+			if blocking := blockingOf(after.Drift); len(blocking) > 0 {
+				return r.refuseDrift(blocking)
+			}
+			// The bootstrap may have taken minutes: a run started
+			// meanwhile (by the push sensor) is followed, not doubled.
+			if cur, err = r.running(ctx); err != nil {
+				r.rep.Summary = fmt.Sprintf("cannot list workflows: %s", r.client.Explain(err))
+				return exitcode.Failure
+			}
 		}
 	}
 	removed, err := r.readRemoved(ctx)

@@ -13,9 +13,12 @@
 //     WorkflowTemplate (or, for a stack or app scope, a workflow compiled
 //     on the spot), then checks every Application in scope is Synced and
 //     Healthy; on a cluster bootstrapped earlier it first compares what
-//     the bootstrap installed (argocd-cm's health customizations, the
-//     AppProjects, the root) with what the platform compiles to, and
-//     refuses to start when Argo CD would misjudge or refuse an app;
+//     the bootstrap installed (the Helm releases, argocd-cm, the RBAC
+//     policy, the AppProjects, the root, the token Secret) with what the
+//     platform compiles to, reconciles a difference by running the
+//     generated bootstrap again (its owners: Helm releases and roles;
+//     platc itself writes only Workflows), and refuses to start when that
+//     cannot run or Argo CD would still misjudge or refuse an app;
 //   - validate only reads Application status and what the bootstrap
 //     installed;
 //   - teardown runs the teardown WorkflowTemplate, then reports what was

@@ -49,6 +49,8 @@ type run struct {
 	limit time.Duration
 	// driftRefused: deploy stopped on bootstrap drift (refuseDrift).
 	driftRefused bool
+	// driftNote says why drift left in the report was not reconciled.
+	driftNote string
 	// templateWhy caches provenance's check of the action's template:
 	// "" when it is this platform's.
 	templateWhy *string

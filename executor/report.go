@@ -37,10 +37,15 @@ type Report struct {
 	// RemovedApps are the Applications of apps no longer in the
 	// platform (deploy and validate), dependents first.
 	RemovedApps []RemovedApp `json:"removed_apps,omitempty"`
-	// BootstrapDrift is where what the bootstrap installed (argocd-cm's
-	// health customizations, the AppProjects, the root Application)
-	// differs from what the platform compiles to (deploy and validate).
+	// BootstrapDrift is where what the bootstrap installed (its Helm
+	// releases, argocd-cm's health customizations and automation account,
+	// argocd-rbac-cm, the AppProjects, the root Application, the token
+	// Secret) differs from what the platform compiles to (deploy and
+	// validate); for a deploy that reconciled, what still differs after.
 	BootstrapDrift []Drift `json:"bootstrap_drift,omitempty"`
+	// Reconciled is the drift a deploy found before it ran the generated
+	// bootstrap again to remove it.
+	Reconciled []Drift `json:"reconciled,omitempty"`
 	// IgnoredWorkflows carry the action's label but are not runs platc
 	// can prove this platform started; they were not followed.
 	IgnoredWorkflows []IgnoredWorkflow `json:"ignored_workflows,omitempty"`
@@ -225,17 +230,16 @@ func (rep *Report) WriteText(w io.Writer) {
 			fmt.Fprintln(w)
 		}
 	}
+	if len(rep.Reconciled) > 0 {
+		fmt.Fprintf(w, "\nReconciled (differed before the bootstrap ran again):\n")
+		for _, line := range driftLines(rep.Reconciled) {
+			fmt.Fprintf(w, "  %s\n", line)
+		}
+	}
 	if len(rep.BootstrapDrift) > 0 {
-		fmt.Fprintf(w, "\nBootstrap drift (installed by the bootstrap, not what the platform compiles to now):\n")
-		for _, d := range rep.BootstrapDrift {
-			fmt.Fprintf(w, "  %s %s: %s", d.What, d.Object, oneLine(d.Message))
-			if d.What == DriftHealth && len(d.Apps) > 0 {
-				fmt.Fprintf(w, "; used by %s", strings.Join(d.Apps, ", "))
-			}
-			if d.Blocking {
-				fmt.Fprintf(w, " [blocks deploy]")
-			}
-			fmt.Fprintln(w)
+		fmt.Fprintf(w, "\nBootstrap drift (installed by the bootstrap, not what the platform compiles to now; one line per kind):\n")
+		for _, line := range driftLines(rep.BootstrapDrift) {
+			fmt.Fprintf(w, "  %s\n", line)
 		}
 	}
 	if len(rep.IgnoredWorkflows) > 0 {
@@ -265,7 +269,7 @@ func (rep *Report) WriteText(w io.Writer) {
 
 // metricOrder fixes the order metrics print in.
 var metricOrder = []string{"apps", "succeeded", "skipped", "converged", "failed", "omitted", "running", "not_started",
-	"healthy", "degraded", "unhealthy", "removed", "retained", "orphans", "removed_apps", "pruned", "bootstrap_drift"}
+	"healthy", "degraded", "unhealthy", "removed", "retained", "orphans", "removed_apps", "pruned", "bootstrap_drift", "reconciled"}
 
 func mark(ok, warn bool) string {
 	switch {

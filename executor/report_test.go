@@ -127,3 +127,51 @@ func TestReportRedactedAndEscaped(t *testing.T) {
 		}
 	}
 }
+
+// TestReportDriftKinds: the text report gives every kind of bootstrap
+// drift one line, in a fixed order, saying what differs, and lists what
+// a reconcile found before under its own heading; the JSON report names
+// each entry's kind.
+func TestReportDriftKinds(t *testing.T) {
+	drift := []Drift{
+		{What: DriftToken, Object: "platc-argocd-token", Message: "the automation token Secret argo/platc-argocd-token does not exist"},
+		{What: DriftRoot, Object: "platc-root", Message: `targetRevision is "v1", the platform says "v2"`},
+		{What: DriftHealth, Object: "example.com/Queue", Message: "Lua script different", Apps: []string{"queue"}, Blocking: true},
+		{What: DriftProject, Object: "data", Message: "AppProject data does not exist", Apps: []string{"cache"}, Blocking: true},
+		{What: DriftRBAC, Object: "argocd-rbac-cm", Message: "ConfigMap argocd-rbac-cm: policy.csv different"},
+		{What: DriftRelease, Object: "argocd", Message: "chart version 7.6.0, the platform says 7.7.0"},
+		{What: DriftRelease, Object: "argo-events", Message: "values differ at crds.keep (missing)"},
+	}
+	rep := &Report{Action: "validate", Status: "degraded", ExitCode: 2, BootstrapDrift: drift, Reconciled: drift[:1], Metrics: map[string]int{"bootstrap_drift": 7, "reconciled": 1}}
+	var b bytes.Buffer
+	rep.WriteText(&b)
+	want := `
+Reconciled (differed before the bootstrap ran again):
+  token: the automation token Secret argo/platc-argocd-token does not exist
+
+Bootstrap drift (installed by the bootstrap, not what the platform compiles to now; one line per kind):
+  release: chart version 7.6.0, the platform says 7.7.0; values differ at crds.keep (missing)
+  health: Lua script different (used by queue) [blocks deploy]
+  rbac: ConfigMap argocd-rbac-cm: policy.csv different
+  project: AppProject data does not exist [blocks deploy]
+  root: targetRevision is "v1", the platform says "v2"
+  token: the automation token Secret argo/platc-argocd-token does not exist
+
+Metrics: bootstrap_drift=7 reconciled=1
+`
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("text report:\n%s\nwant it to contain:\n%s", b.String(), want)
+	}
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range driftOrder {
+		if !strings.Contains(js.String(), `"what":"`+k+`"`) {
+			t.Errorf("JSON report lacks kind %s: %s", k, js.String())
+		}
+	}
+	if !strings.Contains(js.String(), `"reconciled":[{"what":"token"`) {
+		t.Errorf("JSON report lacks reconciled: %s", js.String())
+	}
+}

@@ -28,7 +28,7 @@ func (r *run) driftOutcome(code int) int {
 	if r.rep.Summary != "" {
 		r.rep.Summary += "; "
 	}
-	r.rep.Summary += fmt.Sprintf("%s between what the bootstrap installed and what the platform compiles to", english.Count(n, "difference"))
+	r.rep.Summary += fmt.Sprintf("%s (%s) between what the bootstrap installed and what the platform compiles to", english.Count(n, "difference"), driftKindList(r.rep.BootstrapDrift))
 	if code == exitcode.OK {
 		r.rep.Status = verdictDegraded
 		return exitcode.Partial
@@ -67,7 +67,7 @@ func (r *run) validateApps(ctx context.Context) int {
 		}
 	}
 	if cr.ArgoCD.Installed {
-		r.reportBootstrap(ctx, apps)
+		r.recommendDrift(r.reportBootstrap(ctx, apps))
 	}
 	m := r.rep.Metrics
 	for _, a := range apps {

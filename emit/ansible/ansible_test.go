@@ -132,9 +132,18 @@ func TestRoleStructure(t *testing.T) {
 				if _, ok := stop["ansible.builtin.fail"]; !ok || stop["when"] != status+" != 'success'" {
 					t.Errorf("%s: unit %d does not stop on a failed %s", path, u/3, status)
 				}
+				// A unit may be switched off as a whole (gitops-handoff's
+				// submission): the reset and the block then carry the same
+				// condition, and the stop never fires, the status staying
+				// what the last unit left.
+				if w, ok := block["when"]; ok && reset["when"] != w {
+					t.Errorf("%s: unit %d block runs when %v, its reset when %v", path, u/3, w, reset["when"])
+				}
 				keys := []string{}
 				for k := range block {
-					keys = append(keys, k)
+					if k != "when" {
+						keys = append(keys, k)
+					}
 				}
 				slices.Sort(keys)
 				if !slices.Equal(keys, []string{"always", "block", "name", "rescue"}) {
@@ -466,5 +475,48 @@ func TestVariablesNotTemplated(t *testing.T) {
 		if _, err := os.Stat(marker); err == nil {
 			t.Fatalf("reading %s ran the command in its value:\n%s", v, out)
 		}
+	}
+}
+
+// TestHandoffSubmitSwitch runs the gitops-handoff role's second unit (the
+// deploy workflow's submission) with the real ansible-playbook: with
+// gitops_handoff_submit false, as platc deploy passes it when it runs the
+// bootstrap again to reconcile, nothing of it runs and the play ends
+// well; with true it runs (and here fails its first pre-check, since no
+// argocd role ran before it).
+func TestHandoffSubmitSwitch(t *testing.T) {
+	requireTools(t, "ansible-playbook")
+	role := string(exampleFiles(t)["ansible/roles/gitops-handoff/tasks/main.yml"])
+	const reset = "- name: Pre-check | Reset the result of the GitOps handoff\n"
+	first := strings.Index(role, reset)
+	second := strings.Index(role[first+1:], reset)
+	if first < 0 || second < 0 {
+		t.Fatal("the role no longer has two units starting with the reset")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "submit.yml"), []byte("---\n"+role[first+1+second:]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	play := `- hosts: localhost
+  connection: local
+  gather_facts: false
+  vars:
+    gitops_handoff_status: success
+  tasks:
+    - ansible.builtin.import_tasks: submit.yml
+    - name: After the unit
+      ansible.builtin.debug:
+        msg: "handoff {{ gitops_handoff_status }}"
+`
+	if err := os.WriteFile(filepath.Join(dir, "play.yml"), []byte(play), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := run(t, dir, nil, "ansible-playbook", "-i", "localhost,", "-e", `{"gitops_handoff_submit": false}`, "play.yml")
+	if err != nil || !strings.Contains(out, "handoff success") || strings.Contains(out, "gitops-handoff needs argocd") {
+		t.Errorf("gitops_handoff_submit false: %v\n%s", err, out)
+	}
+	out, err = run(t, dir, nil, "ansible-playbook", "-i", "localhost,", "-e", `{"gitops_handoff_submit": true}`, "play.yml")
+	if err == nil || !strings.Contains(out, "gitops-handoff needs argocd") {
+		t.Errorf("gitops_handoff_submit true: the unit did not run: %v\n%s", err, out)
 	}
 }

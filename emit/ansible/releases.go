@@ -1,0 +1,116 @@
+package ansible
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/internal/gitops"
+)
+
+// A Release is one Helm release the bootstrap installs, as the variables
+// file (group_vars) hands it to its role: what platc deploy compares the
+// cluster's release with, and reconciles by running the bootstrap again.
+type Release struct {
+	Role      string // the role that installs it (roles/<Role>)
+	Name      string // the release name
+	Namespace string
+	Chart     string // the chart's name, as Helm records it
+	Version   string // the pinned chart version
+	// Values are the values the role passes, as Helm stores them (JSON
+	// types: maps, slices, strings, float64, bool). Empty when the role
+	// passes ValuesFile instead.
+	Values map[string]any
+	// ValuesFile is the values file the role passes, relative to
+	// generated/<env>/ (argocd/values.yaml for argo-cd).
+	ValuesFile string
+}
+
+// Releases are the Helm releases of the bootstrap in the order site.yml
+// installs them, read from the same variables as the variables file, so
+// the comparison and the bootstrap cannot disagree.
+func Releases(p *ir.Program) ([]Release, error) {
+	vars, err := groupVars(p)
+	if err != nil {
+		return nil, err
+	}
+	get := func(k string) any {
+		for _, e := range vars {
+			if e.k == k {
+				return e.v
+			}
+		}
+		return nil
+	}
+	str := func(k string) string { s, _ := get(k).(string); return s }
+	var out []Release
+	for _, r := range []struct{ role, prefix, values string }{
+		{"argocd", "argocd", ""},
+		{"argo-workflows", "argo_workflows", "argo_workflows_values"},
+		{"argo-events", "argo_events", "argo_events_values"},
+		{"sealed-secrets", "sealed_secrets", "sealed_secrets_values"},
+		{"gitops-handoff", "gitops_handoff", "gitops_handoff_values"},
+	} {
+		rel := Release{Role: r.role, Name: str(r.prefix + "_release_name"), Chart: str(r.prefix + "_chart"), Version: str(r.prefix + "_chart_version"),
+			Namespace: str(r.prefix + "_namespace")}
+		if r.role == "gitops-handoff" {
+			// The root release lives beside Argo CD (the role installs it
+			// in argocd_namespace).
+			rel.Namespace = str("argocd_namespace")
+		}
+		if r.values == "" {
+			rel.ValuesFile = gitops.ValuesFile
+		} else {
+			v, err := plainJSON(get(r.values))
+			if err != nil {
+				return nil, fmt.Errorf("emit/ansible: the values of release %s: %w", rel.Name, err)
+			}
+			m, _ := v.(map[string]any)
+			rel.Values = m
+		}
+		out = append(out, rel)
+	}
+	return out, nil
+}
+
+// plainJSON turns the ordered maps of the variables into what Helm
+// stores after reading the values file: JSON's types.
+func plainJSON(v any) (any, error) {
+	b, err := json.Marshal(jsonable(v))
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	err = json.Unmarshal(b, &out)
+	return out, err
+}
+
+func jsonable(v any) any {
+	switch v := v.(type) {
+	case om:
+		m := make(map[string]any, len(v))
+		for _, e := range v {
+			m[e.k] = jsonable(e.v)
+		}
+		return m
+	case kv:
+		return map[string]any{v.k: jsonable(v.v)}
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[k] = jsonable(e)
+		}
+		return m
+	case []om:
+		return jsonable(anys(v))
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = jsonable(e)
+		}
+		return out
+	case jinja:
+		return string(v)
+	}
+	return v
+}

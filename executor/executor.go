@@ -90,13 +90,14 @@ func Run(ctx context.Context, cfg *config.Config, env Env) int {
 		r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("unknown action %q", cfg.Action))
 		code = exitcode.Invalid
 	}
-	return r.finish(code)
+	return r.finish(ctx, code)
 }
 
 func (r *run) now() time.Time { return r.env.Now() }
 
-// finish completes and writes the report, and returns code.
-func (r *run) finish(code int) int {
+// finish completes and writes the report, exports its metrics, and
+// returns code.
+func (r *run) finish(ctx context.Context, code int) int {
 	rep := r.rep
 	rep.ExitCode = code
 	rep.Duration = r.now().Sub(r.start).Round(time.Second).Seconds()
@@ -112,6 +113,9 @@ func (r *run) finish(code int) int {
 	// Everything in the report, not only the fields known to carry
 	// cluster text, is redacted and escaped as the log is.
 	rep.Sanitize(r.log.Scrub)
+	if err := ExportMetrics(ctx, rep, r.cfg.MetricsFile, r.cfg.PushgatewayURL); err != nil {
+		r.log.Warnf("report", "metrics", "%v", err)
+	}
 	if r.env.Stdout != nil {
 		if r.cfg.LogFormat == logging.JSON {
 			_ = rep.WriteJSON(r.env.Stdout)

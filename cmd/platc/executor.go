@@ -48,6 +48,8 @@ func executorFlags(action config.Action) []envVarFlag {
 		stringEnvFlag("log-format", "LOG_FORMAT", "text or json (default text); json also makes the report one JSON line"),
 		stringEnvFlag("trace-id", "TRACE_ID", "parent trace id, copied into every log line and onto the workflow"),
 		stringEnvFlag("span-id", "SPAN_ID", "parent span id, as --trace-id"),
+		stringEnvFlag("metrics-file", "METRICS_FILE", "write the run's Prometheus metrics to this *.prom file, for node_exporter's textfile collector"),
+		stringEnvFlag("pushgateway-url", "PUSHGATEWAY_URL", "push the run's Prometheus metrics to this Pushgateway (no credentials in the URL)"),
 		stringEnvFlag("environment-config", "ENVIRONMENT_CONFIG", "environment file of RFC 7.4 (default "+config.DefaultEnvFile+", optional)"),
 		stringEnvFlag("secrets-dir", "SECRETS_DIR", "directory of credential files (default "+config.DefaultSecretsDir+", optional)"),
 		stringEnvFlag("timeout", "ACTION_TIMEOUT", "longest the action may take, such as 2h (default: the workflow's own deadline plus 5m)"),
@@ -122,6 +124,8 @@ func input(cmd *cli.Command, action config.Action, efs []envVarFlag) config.Inpu
 		LogFormat:       get("log-format"),
 		TraceID:         get("trace-id"),
 		SpanID:          get("span-id"),
+		MetricsFile:     get("metrics-file"),
+		PushgatewayURL:  get("pushgateway-url"),
 		PlatformPath:    get("platform"),
 		EnvFile:         get("environment-config"),
 		SecretsDir:      get("secrets-dir"),
@@ -192,6 +196,14 @@ func configProblems(cmd *cli.Command, cfg *config.Config, probs *config.Problems
 		if d.Severity == hcl.DiagError {
 			rep.Problems = append(rep.Problems, diagLine(d))
 		}
+	}
+	rep.Environment = cfg.Environment
+	if cfg.Program != nil {
+		rep.Platform = cfg.Program.Platform.Name
+	}
+	// The metrics say "invalid" too, when their own settings are sound.
+	if err := executor.ExportMetrics(context.Background(), rep, cfg.MetricsFile, cfg.PushgatewayURL); err != nil {
+		log.Warnf("report", "metrics", "%v", err)
 	}
 	if cfg.LogFormat == logging.JSON {
 		_ = rep.WriteJSON(cmd.Root().Writer)

@@ -59,6 +59,8 @@ type Input struct {
 	LogFormat      string // LOG_FORMAT
 	TraceID        string // TRACE_ID
 	SpanID         string // SPAN_ID
+	MetricsFile    string // METRICS_FILE
+	PushgatewayURL string // PUSHGATEWAY_URL
 
 	// Kubeconfig is KUBECONFIG, kubectl's list of kubeconfig files, used
 	// only when neither KUBECONFIG_DATA nor KUBECONFIG_PATH is set.
@@ -86,6 +88,12 @@ type Config struct {
 	LogFormat logging.Format
 	TraceID   string
 	SpanID    string
+	// MetricsFile is where the run's Prometheus metrics are written
+	// (node_exporter's textfile-collector format); "" writes none.
+	MetricsFile string
+	// PushgatewayURL is a Prometheus Pushgateway the metrics are pushed
+	// to; "" pushes none.
+	PushgatewayURL string
 
 	// Kube is the client configuration from the kubeconfig; its server has
 	// not been contacted. KubeconfigSource says where it came from
@@ -175,6 +183,8 @@ func Load(in Input) (*Config, *Problems) {
 		}
 		cfg.TeardownConfirm = strings.TrimSpace(in.TeardownConfirm)
 	}
+	cfg.MetricsFile = checkMetricsFile(in.MetricsFile, p)
+	cfg.PushgatewayURL = checkPushgateway(in.PushgatewayURL, p)
 	if in.Timeout != "" {
 		d, err := time.ParseDuration(strings.TrimSpace(in.Timeout))
 		if err != nil || d <= 0 {

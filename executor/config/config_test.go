@@ -232,3 +232,42 @@ func TestSpecialFiles(t *testing.T) {
 		}
 	}
 }
+
+// METRICS_FILE and PUSHGATEWAY_URL are checked before anything runs: a
+// mistake found only when the metrics are written at the end would lose
+// them, and a URL's credentials would reach the log.
+func TestMetricsSettings(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub.prom"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file, url, want string
+	}{
+		{file: filepath.Join(dir, "platc.prom")},
+		{url: "http://pushgateway.monitoring:9091/"},
+		{file: filepath.Join(dir, "platc.txt"), want: "must end in .prom"},
+		{file: filepath.Join(dir, "missing", "platc.prom"), want: "does not exist"},
+		{file: filepath.Join(dir, "sub.prom"), want: "is not a regular file"},
+		{url: "pushgateway:9091", want: "not an http or https URL"},
+		{url: "https://ops:hunter2@pushgateway:9091", want: "carries credentials"},
+		{url: "http://pushgateway:9091/?token=hunter2", want: "query or fragment"},
+	} {
+		in := setup(t, "")
+		in.MetricsFile, in.PushgatewayURL = tc.file, tc.url
+		cfg, p := Load(in)
+		got := strings.Join(p.Errors, "\n")
+		if tc.want == "" {
+			if !p.Empty() || cfg.MetricsFile != tc.file || cfg.PushgatewayURL != strings.TrimSuffix(tc.url, "/") {
+				t.Errorf("%+v: problems %q, file %q, url %q", tc, p.Errors, cfg.MetricsFile, cfg.PushgatewayURL)
+			}
+			continue
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%+v: problems %q lack %q", tc, p.Errors, tc.want)
+		}
+		if strings.Contains(got, "hunter2") {
+			t.Errorf("%+v: a problem quotes the credential: %q", tc, got)
+		}
+	}
+}

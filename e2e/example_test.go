@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -20,13 +25,23 @@ func TestExample(t *testing.T) {
 	s := start(t, "../examples")
 	p := s.pl.Program
 
-	r := s.run("deploy", ExitOK, "TRACE_ID=trace-e2e")
+	// RFC 7.5: the trace context reaches the logs, the Workflow and, as
+	// a W3C traceparent naming the executor's span, every step pod.
+	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+	metrics := filepath.Join(t.TempDir(), "platc-deploy.prom")
+	r := s.run("deploy", ExitOK, "TRACE_ID="+traceID, "SPAN_ID=00f067aa0ba902b7", "METRICS_FILE="+metrics)
 	s.settle()
 	s.wantConverged()
-	wantIn(t, "logs", string(r.Logs), `"trace_id":"trace-e2e"`, `"component":"harbor","message":"succeeded in`, "progress: 43 of 43 apps done")
-	if wfs := s.workflowList(); len(wfs) != 1 || wfs[0].GetAnnotations()["platc.io/trace-id"] != "trace-e2e" {
+	wantIn(t, "logs", string(r.Logs), `"trace_id":"`+traceID+`"`, `"component":"harbor","message":"succeeded in`, "progress: 43 of 43 apps done")
+	if wfs := s.workflowList(); len(wfs) != 1 || wfs[0].GetAnnotations()["platc.io/trace-id"] != traceID {
 		t.Errorf("the deploy Workflow does not carry the trace id")
+	} else {
+		tp := wfs[0].GetAnnotations()["platc.io/traceparent"]
+		if got := s.pl.steps.Traceparents(); len(got) != 1 || got[tp] == 0 || !strings.HasPrefix(tp, "00-"+traceID+"-") {
+			t.Errorf("the step pods ran with TRACEPARENT %v, want only the Workflow's %q", got, tp)
+		}
 	}
+	wantMetrics(t, metrics, len(p.Apps))
 	deployed := s.pl.Timeline.Events()
 	wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, deployed))
 	if got := s.started(deployed); len(got) != len(p.Apps) {
@@ -156,5 +171,41 @@ func (s *scenario) wantVolumes(override *ir.VolumePolicy) {
 				s.t.Errorf("%s: volume policy snapshot, but no VolumeSnapshot of its claim", a.Name)
 			}
 		}
+	}
+}
+
+// wantMetrics parses the deploy's metrics file with Prometheus' own
+// parser: a succeeded deploy with every app Healthy.
+func wantMetrics(t *testing.T, file string, apps int) {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Errorf("METRICS_FILE: %v", err)
+		return
+	}
+	defer f.Close()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := p.TextToMetricFamilies(f)
+	if err != nil {
+		t.Errorf("METRICS_FILE does not parse: %v", err)
+		return
+	}
+	healthy, succeeded := 0, false
+	for _, m := range mfs["executor_component_health"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "health" && l.GetValue() == "Healthy" && m.GetGauge().GetValue() == 1 {
+				healthy++
+			}
+		}
+	}
+	for _, m := range mfs["executor_action_status"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "status" && l.GetValue() == "succeeded" {
+				succeeded = m.GetGauge().GetValue() == 1
+			}
+		}
+	}
+	if healthy != apps || !succeeded {
+		t.Errorf("METRICS_FILE: %d of %d apps Healthy, status succeeded %v", healthy, apps, succeeded)
 	}
 }

@@ -34,6 +34,9 @@ type Env struct {
 	CallTimeout time.Duration
 	UserAgent   string
 	Now         func() time.Time
+	// Trace is the run's span (StartTrace); nil when the run has no
+	// trace context.
+	Trace *Trace
 }
 
 // run is one execution of one action.
@@ -115,6 +118,9 @@ func (r *run) finish(ctx context.Context, code int) int {
 	rep.Sanitize(r.log.Scrub)
 	if err := ExportMetrics(ctx, rep, r.cfg.MetricsFile, r.cfg.PushgatewayURL); err != nil {
 		r.log.Warnf("report", "metrics", "%v", err)
+	}
+	if err := r.env.Trace.End(ctx, rep, r.now()); err != nil {
+		r.log.Warnf("report", "trace", "%v", err)
 	}
 	if r.env.Stdout != nil {
 		if r.cfg.LogFormat == logging.JSON {

@@ -27,6 +27,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -219,7 +220,8 @@ func (f *fixture) run(t *testing.T, action config.Action, token string, edit fun
 		EnvFile:        "",
 		LogFormat:      "json",
 		LogLevel:       "debug",
-		TraceID:        "trace-" + f.name,
+		TraceID:        testTrace,
+		SpanID:         testParentSpan,
 	}
 	in.EnvFile = filepath.Join(f.dir, "absent.yaml")
 	if action == config.Teardown {
@@ -237,10 +239,15 @@ func (f *fixture) run(t *testing.T, action config.Action, token string, edit fun
 		return result{code: exitcode.Invalid, logs: strings.Join(probs.Errors, "\n")}
 	}
 	f.logs.reset()
-	log := logging.New(io.MultiWriter(&logs, &f.logs), logging.Options{Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: cfg.TraceID})
+	trace, err := executor.StartTrace(context.Background(), cfg, "test", time.Now())
+	if err != nil { // run may be on another goroutine: no t.Fatal
+		return result{code: exitcode.Invalid, logs: err.Error()}
+	}
+	traceID, spanID := trace.IDs()
+	log := logging.New(io.MultiWriter(&logs, &f.logs), logging.Options{Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: traceID, SpanID: spanID})
 	log.Redact(cfg.Secrets...)
 	code := executor.Run(context.Background(), cfg, executor.Env{
-		Stdout: &out, Log: log, ToolPath: f.tools, PollInterval: 50 * time.Millisecond, CallTimeout: 5 * time.Second,
+		Trace: trace, Stdout: &out, Log: log, ToolPath: f.tools, PollInterval: 50 * time.Millisecond, CallTimeout: 5 * time.Second,
 	})
 	r := result{code: code, logs: logs.String(), out: out.String()}
 	if err := json.Unmarshal(out.Bytes(), &r.report); err != nil {
@@ -345,6 +352,12 @@ func grantDeployer(t *testing.T, s *testenv.Server) {
 	})
 }
 
+// The trace context every fixture run is handed (TRACE_ID, SPAN_ID).
+const (
+	testTrace      = "4bf92f3577b34da6a3ce929d0e0e4736"
+	testParentSpan = "00f067aa0ba902b7"
+)
+
 // The happy path runs for real in e2e (TestExample, and every action as
 // the least-privileged deployer in TestFailureThenResume); this test keeps
 // it only to reach what follows it: drift and a stale comparison.
@@ -358,8 +371,16 @@ func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
 	if ref, _, _ := unstructuredString(wf.Object, "spec", "workflowTemplateRef", "name"); ref != "deploy" {
 		t.Errorf("workflowTemplateRef = %q, want deploy", ref)
 	}
-	if wf.GetAnnotations()[executor.AnnotationTrace] != "trace-ok" {
-		t.Errorf("trace id not propagated to the workflow: %v", wf.GetAnnotations())
+	// The trace context reaches the Workflow, and every step pod as
+	// TRACEPARENT: the run's own span, a child of SPAN_ID.
+	ann := wf.GetAnnotations()
+	tp := ann[executor.AnnotationTraceparent]
+	if ann[executor.AnnotationTrace] != testTrace || !regexp.MustCompile(`^00-`+testTrace+`-[0-9a-f]{16}-01$`).MatchString(tp) ||
+		strings.Contains(tp, testParentSpan) || ann[executor.AnnotationSpan] != tp[36:52] {
+		t.Errorf("trace context not propagated to the workflow: %v", ann)
+	}
+	if patch, _, _ := unstructuredString(wf.Object, "spec", "podSpecPatch"); patch != `{"containers":[{"env":[{"name":"TRACEPARENT","value":"`+tp+`"}],"name":"main"}]}` {
+		t.Errorf("podSpecPatch = %q", patch)
 	}
 	f.s.WorkflowStatus(t, wf, "Running", "", testenv.Node{Task: "db", Phase: "Running"}, testenv.Node{Task: "cache", Phase: "Running"})
 	time.Sleep(300 * time.Millisecond)
@@ -371,7 +392,7 @@ func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
 		t.Error("the generated templates were applied unchanged, yet platc reports drift")
 	}
 	contains(t, "logs", r.logs, `"phase":"orchestration","component":"db","message":"running"`, `"component":"api","message":"succeeded in`,
-		`"trace_id":"trace-ok"`, "progress: 3 of 3 apps done")
+		`"trace_id":"`+testTrace+`"`, `"span_id":"`+ann[executor.AnnotationSpan]+`"`, "progress: 3 of 3 apps done")
 	comps := r.report["components"].([]any)
 	if len(comps) != 3 || comps[2].(map[string]any)["app"] != "api" || comps[2].(map[string]any)["status"] != "succeeded" {
 		t.Errorf("components: %v", comps)
@@ -664,6 +685,10 @@ func TestDeployIgnoresForeignWorkflows(t *testing.T) {
 		{"forever", "workflowTemplateRef: {name: deploy}\n  activeDeadlineSeconds: 9000000000", "{phase: Running}", "overrides the template's activeDeadlineSeconds"},
 		{"inline", "entrypoint: main\n  templates: [{name: main, container: {name: main, image: busybox}}]", "{phase: Running}", "does not run WorkflowTemplate deploy"},
 		{"cluster-template", "workflowTemplateRef: {name: deploy, clusterScope: true}", "{phase: Running}", "does not run WorkflowTemplate deploy"},
+		// platc's own trace podSpecPatch is the only one allowed: not one
+		// that changes the image, nor a TRACEPARENT that is not one.
+		{"pod-patch", "workflowTemplateRef: {name: deploy}\n  podSpecPatch: '{\"containers\":[{\"image\":\"evil\",\"name\":\"main\"}]}'", "{phase: Running}", "overrides the template's podSpecPatch"},
+		{"trace-patch", "workflowTemplateRef: {name: deploy}\n  podSpecPatch: '{\"containers\":[{\"env\":[{\"name\":\"TRACEPARENT\",\"value\":\"x\"}],\"name\":\"main\"}]}'", "{phase: Running}", "overrides the template's podSpecPatch"},
 	}
 	for _, c := range cases {
 		f.s.Create(t, testenv.WorkflowGVR, f.wf, fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata:\n  name: %s\n  labels: %s\nspec:\n  %s\nstatus: %s\n",

@@ -75,6 +75,10 @@ type Component struct {
 	Sync        string  `json:"sync,omitempty"`
 	Duration    float64 `json:"duration_seconds,omitempty"`
 	Message     string  `json:"message,omitempty"`
+	// StartedAt and FinishedAt are the app's node in the workflow, for
+	// its span; zero when the workflow did not run it.
+	StartedAt  time.Time `json:"-"`
+	FinishedAt time.Time `json:"-"`
 }
 
 // Failure is one failed app with the failing node's message.

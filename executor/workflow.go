@@ -2,7 +2,9 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -23,7 +25,9 @@ const (
 	LabelAction      = "platc.io/workflow" // the template it runs: deploy or teardown
 	LabelScope       = "platc.io/scope"
 	AnnotationTrace  = "platc.io/trace-id"
-	AnnotationSpan   = "platc.io/span-id"
+	AnnotationSpan   = "platc.io/span-id" // the executor's span: the Workflow's parent
+	// AnnotationTraceparent is the two above as a W3C traceparent.
+	AnnotationTraceparent = "platc.io/traceparent"
 )
 
 // Names of what platc build generates in the workflows namespace, as the
@@ -62,8 +66,9 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// stamp names and labels a Workflow for this run.
-func stamp(wf *wfv1.Workflow, cfg *config.Config) {
+// stamp names and labels a Workflow for this run, and hands it the run's
+// trace context.
+func stamp(wf *wfv1.Workflow, cfg *config.Config, trace *Trace) {
 	p := cfg.Program
 	wf.TypeMeta = metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow"}
 	wf.Namespace = p.Platform.Workflows.Namespace
@@ -77,17 +82,47 @@ func stamp(wf *wfv1.Workflow, cfg *config.Config) {
 	wf.Labels[LabelEnvironment] = p.Env.Name
 	wf.Labels[LabelAction] = string(cfg.Action)
 	wf.Labels[LabelScope] = cfg.Scope.Label()
-	if cfg.TraceID != "" || cfg.SpanID != "" {
+	if tp := trace.Traceparent(); tp != "" {
+		traceID, spanID := trace.IDs()
 		if wf.Annotations == nil {
 			wf.Annotations = map[string]string{}
 		}
-		if cfg.TraceID != "" {
-			wf.Annotations[AnnotationTrace] = cfg.TraceID
-		}
-		if cfg.SpanID != "" {
-			wf.Annotations[AnnotationSpan] = cfg.SpanID
+		wf.Annotations[AnnotationTrace] = traceID
+		wf.Annotations[AnnotationSpan] = spanID
+		wf.Annotations[AnnotationTraceparent] = tp
+		// Every step pod gets the run's span as its parent, in the
+		// variable OpenTelemetry's SDKs and tools read. A workflow-level
+		// podSpecPatch reaches every pod without a change to the
+		// templates Argo CD keeps in sync.
+		wf.Spec.PodSpecPatch = tracePatch(tp)
+	}
+}
+
+// tracePatch is the podSpecPatch that gives every step's main container
+// TRACEPARENT=tp.
+func tracePatch(tp string) string {
+	b, _ := json.Marshal(map[string]any{"containers": []any{map[string]any{
+		"name": "main", "env": []any{map[string]string{"name": "TRACEPARENT", "value": tp}},
+	}}})
+	return string(b)
+}
+
+var traceparentRE = regexp.MustCompile(`^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+
+// isTracePatch says whether patch is exactly what tracePatch writes for
+// some well-formed traceparent: the only podSpecPatch a run of the
+// template may carry, since any other could change what the steps run.
+func isTracePatch(patch string) bool {
+	var p struct {
+		Containers []struct {
+			Env []struct{ Value string }
 		}
 	}
+	if json.Unmarshal([]byte(patch), &p) != nil || len(p.Containers) != 1 || len(p.Containers[0].Env) != 1 {
+		return false
+	}
+	tp := p.Containers[0].Env[0].Value
+	return traceparentRE.MatchString(tp) && patch == tracePatch(tp)
 }
 
 // submit creates wf. With dryRun the API server validates it (schema,
@@ -191,7 +226,8 @@ func (r *run) actionTemplate() string {
 // allowedSpec are the spec fields a run of the template may set: what
 // platc, the bootstrap, the sensor and 'argo submit --from' write, and
 // what 'argo stop/terminate/suspend' add. Anything else overrides the
-// template (a huge activeDeadlineSeconds, other steps).
+// template (a huge activeDeadlineSeconds, other steps), apart from the
+// trace context's podSpecPatch (isTracePatch).
 var allowedSpec = map[string]bool{"workflowTemplateRef": true, "arguments": true, "shutdown": true, "suspend": true}
 
 // provenance says why wf is not a run of this platform's action, or ""
@@ -243,6 +279,9 @@ func specOverrides(wf *wfv1.Workflow) []string {
 	for k, v := range m {
 		if e, ok := v.(map[string]any); ok && len(e) == 0 {
 			continue // a zero struct the converter writes out
+		}
+		if k == "podSpecPatch" && isTracePatch(wf.Spec.PodSpecPatch) {
+			continue
 		}
 		if !allowedSpec[k] {
 			out = append(out, k)

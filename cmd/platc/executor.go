@@ -126,6 +126,8 @@ func input(cmd *cli.Command, action config.Action, efs []envVarFlag) config.Inpu
 		SpanID:          get("span-id"),
 		MetricsFile:     get("metrics-file"),
 		PushgatewayURL:  get("pushgateway-url"),
+		OTLPEndpoint:    firstEnv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
+		OTLPProtocol:    firstEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"),
 		PlatformPath:    get("platform"),
 		EnvFile:         get("environment-config"),
 		SecretsDir:      get("secrets-dir"),
@@ -135,10 +137,35 @@ func input(cmd *cli.Command, action config.Action, efs []envVarFlag) config.Inpu
 	}
 }
 
+// firstEnv is the first of the variables that is set, the way the
+// OpenTelemetry SDK prefers a signal's own variable to the general one.
+func firstEnv(names ...string) string {
+	for _, n := range names {
+		if v := strings.TrimSpace(os.Getenv(n)); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
 func runExecutor(cmd *cli.Command, action config.Action, efs []envVarFlag) int {
 	cfg, probs := config.Load(input(cmd, action, efs))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// The run's span first: its ids go into every log line.
+	var trace *executor.Trace
+	if probs.Empty() {
+		var err error
+		if trace, err = executor.StartTrace(ctx, cfg, platcVersion(), time.Now()); err != nil {
+			probs.Errors = append(probs.Errors, err.Error())
+		}
+	}
+	traceID, spanID := trace.IDs()
+	if trace == nil {
+		traceID, spanID = cfg.TraceID, cfg.SpanID
+	}
 	log := logging.New(cmd.Root().ErrWriter, logging.Options{
-		Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: cfg.TraceID, SpanID: cfg.SpanID,
+		Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: traceID, SpanID: spanID,
 	})
 	log.Redact(cfg.Secrets...)
 	// client-go logs through klog (a failed watch, a throttled request);
@@ -156,9 +183,8 @@ func runExecutor(cmd *cli.Command, action config.Action, efs []envVarFlag) int {
 			log.Warnf("config", "platform", "%s", w)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	return executor.Run(ctx, cfg, executor.Env{
+		Trace:        trace,
 		Stdout:       cmd.Root().Writer,
 		Log:          log,
 		PollInterval: cmd.Duration("poll-interval"),

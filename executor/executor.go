@@ -55,6 +55,9 @@ type run struct {
 	// templateWhy caches provenance's check of the action's template:
 	// "" when it is this platform's.
 	templateWhy *string
+	// scopedSpec caches the scoped workflow's comparable spec
+	// (scopedDiffers).
+	scopedSpec []byte
 }
 
 // Run performs cfg.Action and returns its exit code, after writing the

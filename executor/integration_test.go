@@ -730,6 +730,38 @@ func TestDeployIgnoresForeignWorkflows(t *testing.T) {
 	contains(t, "logs", r.logs, "ignoring workflow sensor-like labelled platc.io/workflow=deploy: WorkflowTemplate deploy is not labelled platc.io/platform=foreign")
 }
 
+// TestScopedRunFollowsOnlyItsOwnSpec (issue 21): a scoped run has no
+// template to check, and its labels are easy to forge. A Workflow with
+// every label of a scoped deploy but another spec is reported and
+// ignored; one with the spec this platform compiles for the scope (an
+// earlier run that timed out) is followed.
+func TestScopedRunFollowsOnlyItsOwnSpec(t *testing.T) {
+	f := newFixture(t, "scoped")
+	f.primitives(t)
+	f.s.Create(t, testenv.WorkflowGVR, f.wf, fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata:\n  name: forged\n  labels: {%s: deploy, %s: %s, %s: staging, %s: app.cache, hostile: 'yes'}\n"+
+		"spec:\n  entrypoint: main\n  activeDeadlineSeconds: 9000000000\n  templates: [{name: main, container: {name: main, image: busybox}}]\nstatus: {phase: Running}\n",
+		executor.LabelAction, executor.LabelPlatform, f.name, executor.LabelEnvironment, executor.LabelScope), "attacker")
+	scoped := func(in *config.Input) { in.TargetScope = "app:cache"; in.Timeout = "4s" }
+
+	// No controller runs here: platc's own run times out, still running.
+	r := f.run(t, config.Deploy, testenv.AdminToken, scoped)
+	expect(t, r, exitcode.Timeout, "timeout")
+	contains(t, "logs", r.logs, "ignoring workflow forged labelled platc.io/workflow=deploy: its spec is not the workflow this platform source compiles for scope app:cache")
+	own := r.report["workflow"].(map[string]any)["name"]
+	if own == "forged" || own == nil {
+		t.Fatalf("followed %v", own)
+	}
+	// The next run follows platc's own, and still not the forged one.
+	r = f.run(t, config.Deploy, testenv.AdminToken, scoped)
+	expect(t, r, exitcode.Timeout, "timeout")
+	if wfi := r.report["workflow"].(map[string]any); wfi["name"] != own || wfi["attached"] != true {
+		t.Errorf("second run followed %v, want its own %v attached", wfi, own)
+	}
+	if n := f.countWorkflows(t); n != 2 {
+		t.Errorf("%d workflows, want the forged one and platc's own", n)
+	}
+}
+
 // program compiles the fixture's platform as the executor does, with
 // the environment file envFile ("" for none).
 func (f *fixture) program(t *testing.T, envFile string) *ir.Program {

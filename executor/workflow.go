@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -247,7 +248,10 @@ func (r *run) provenance(ctx context.Context, wf *wfv1.Workflow) string {
 		if wf.Spec.WorkflowTemplateRef != nil {
 			return "a scoped run is compiled by platc, but it references a WorkflowTemplate"
 		}
-		return ""
+		// Labels are easy to forge: follow only a Workflow whose spec is
+		// the one this platform source compiles for the scope, so that
+		// whoever created it, following it is following platc's own run.
+		return r.scopedDiffers(wf)
 	}
 	name := r.actionTemplate()
 	if ref := wf.Spec.WorkflowTemplateRef; ref == nil || ref.ClusterScope || ref.Name != name {
@@ -267,6 +271,42 @@ func (r *run) provenance(ctx context.Context, wf *wfv1.Workflow) string {
 		r.templateWhy = &why
 	}
 	return *r.templateWhy
+}
+
+// scopedDiffers says how wf's spec differs from the workflow this
+// platform source compiles for the scope, or "" when it does not: apart
+// from what a run of it may carry (arguments, argo stop and suspend, the
+// trace patch).
+func (r *run) scopedDiffers(wf *wfv1.Workflow) string {
+	if r.scopedSpec == nil {
+		want, err := scopedWorkflow(r.cfg, nil)
+		if err != nil {
+			return err.Error()
+		}
+		b, err := comparableSpec(want.Spec)
+		if err != nil {
+			return fmt.Sprintf("the scope's workflow cannot be encoded to compare: %v (this is a platc bug)", err)
+		}
+		r.scopedSpec = b
+	}
+	got, err := comparableSpec(wf.Spec)
+	if err != nil {
+		return "its spec cannot be encoded"
+	}
+	if !bytes.Equal(got, r.scopedSpec) {
+		return fmt.Sprintf("its spec is not the workflow this platform source compiles for scope %s (another platform version, or not platc's)", r.cfg.Scope)
+	}
+	return ""
+}
+
+// comparableSpec is spec as JSON without what a run may set on its own.
+func comparableSpec(spec wfv1.WorkflowSpec) ([]byte, error) {
+	spec.Arguments = wfv1.Arguments{}
+	spec.Shutdown, spec.Suspend = "", nil
+	if isTracePatch(spec.PodSpecPatch) {
+		spec.PodSpecPatch = ""
+	}
+	return json.Marshal(spec)
 }
 
 // specOverrides lists the spec fields wf sets beyond allowedSpec.

@@ -195,6 +195,7 @@ func (r *run) phase0(ctx context.Context, tools bool, opts preflight.ClusterOpti
 		return nil, exitcode.Invalid
 	}
 	cr := preflight.CheckCluster(ctx, r.client, opts)
+	r.connectivity(ctx, cr)
 	pf.Cluster = cr
 	for _, c := range cr.Checks {
 		switch c.Status {

@@ -42,6 +42,12 @@ func TestExample(t *testing.T) {
 		}
 	}
 	wantMetrics(t, metrics, len(p.Apps))
+	// RFC 3.2.5: Phase 0 reached the platform repository with git and
+	// every chart repository, through the simulated internet.
+	wantIn(t, "logs", string(r.Logs), `"component":"reach-git","message":"`+p.Platform.Git.RepoURL+` (for the platform repository`, `reachable (git ls-remote)"`)
+	if strings.Contains(string(r.Logs), `"component":"reach-`) && strings.Contains(string(r.Logs), `"level":"warn","action":"deploy","phase":"preflight","component":"reach-`) {
+		t.Errorf("a connectivity check warned:\n%s", r.LastLog(80))
+	}
 	deployed := s.pl.Timeline.Events()
 	wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, deployed))
 	if got := s.started(deployed); len(got) != len(p.Apps) {

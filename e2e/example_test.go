@@ -68,7 +68,13 @@ func TestExample(t *testing.T) {
 	})
 
 	t.Run("validate healthy", func(t *testing.T) {
-		s.run("validate", ExitOK)
+		r := s.run("validate", ExitOK)
+		// RFC 7.2: health aggregated per stack and for the platform, and
+		// the invariants the live cluster shows. The real Argo CD recorded
+		// platc's syncs, not its automated sync, as every app's first.
+		wantIn(t, "report", string(r.Report), `"health":"Healthy","stacks":[{"stack":"infrastructure","health":"Healthy"`,
+			`{"invariant":"INV-2","check":"no Application was first synced by automated sync rather than by platc","status":"pass"}`,
+			`{"invariant":"INV-7","check":"Argo CD's health customizations are the compiled ones","status":"pass"}`)
 	})
 
 	t.Run("teardown refused without confirmation", func(t *testing.T) {

@@ -72,7 +72,7 @@ func TestExample(t *testing.T) {
 		// RFC 7.2: health aggregated per stack and for the platform, and
 		// the invariants the live cluster shows. The real Argo CD recorded
 		// platc's syncs, not its automated sync, as every app's first.
-		wantIn(t, "report", string(r.Report), `"health":"Healthy","stacks":[{"stack":"infrastructure","health":"Healthy"`,
+		wantIn(t, "report", string(r.Report), `"health":"Healthy","stacks":[{"stack":"application-infrastructure","health":"Healthy"`, `{"stack":"security","health":"Healthy","apps":{"Healthy":9}}`,
 			`{"invariant":"INV-2","check":"no Application was first synced by automated sync rather than by platc","status":"pass"}`,
 			`{"invariant":"INV-7","check":"Argo CD's health customizations are the compiled ones","status":"pass"}`)
 	})

@@ -1,9 +1,14 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -20,12 +25,28 @@ func TestExample(t *testing.T) {
 	s := start(t, "../examples")
 	p := s.pl.Program
 
-	r := s.run("deploy", ExitOK, "TRACE_ID=trace-e2e")
+	// RFC 7.5: the trace context reaches the logs, the Workflow and, as
+	// a W3C traceparent naming the executor's span, every step pod.
+	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+	metrics := filepath.Join(t.TempDir(), "platc-deploy.prom")
+	r := s.run("deploy", ExitOK, "TRACE_ID="+traceID, "SPAN_ID=00f067aa0ba902b7", "METRICS_FILE="+metrics)
 	s.settle()
 	s.wantConverged()
-	wantIn(t, "logs", string(r.Logs), `"trace_id":"trace-e2e"`, `"component":"harbor","message":"succeeded in`, "progress: 43 of 43 apps done")
-	if wfs := s.workflowList(); len(wfs) != 1 || wfs[0].GetAnnotations()["platc.io/trace-id"] != "trace-e2e" {
+	wantIn(t, "logs", string(r.Logs), `"trace_id":"`+traceID+`"`, `"component":"harbor","message":"succeeded in`, "progress: 43 of 43 apps done")
+	if wfs := s.workflowList(); len(wfs) != 1 || wfs[0].GetAnnotations()["platc.io/trace-id"] != traceID {
 		t.Errorf("the deploy Workflow does not carry the trace id")
+	} else {
+		tp := wfs[0].GetAnnotations()["platc.io/traceparent"]
+		if got := s.pl.steps.Traceparents(); len(got) != 1 || got[tp] == 0 || !strings.HasPrefix(tp, "00-"+traceID+"-") {
+			t.Errorf("the step pods ran with TRACEPARENT %v, want only the Workflow's %q", got, tp)
+		}
+	}
+	wantMetrics(t, metrics, len(p.Apps))
+	// RFC 3.2.5: Phase 0 reached the platform repository with git and
+	// every chart repository, through the simulated internet.
+	wantIn(t, "logs", string(r.Logs), `"component":"reach-git","message":"`+p.Platform.Git.RepoURL+` (for the platform repository`, `reachable (git ls-remote)"`)
+	if strings.Contains(string(r.Logs), `"component":"reach-`) && strings.Contains(string(r.Logs), `"level":"warn","action":"deploy","phase":"preflight","component":"reach-`) {
+		t.Errorf("a connectivity check warned:\n%s", r.LastLog(80))
 	}
 	deployed := s.pl.Timeline.Events()
 	wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, deployed))
@@ -47,7 +68,13 @@ func TestExample(t *testing.T) {
 	})
 
 	t.Run("validate healthy", func(t *testing.T) {
-		s.run("validate", ExitOK)
+		r := s.run("validate", ExitOK)
+		// RFC 7.2: health aggregated per stack and for the platform, and
+		// the invariants the live cluster shows. The real Argo CD recorded
+		// platc's syncs, not its automated sync, as every app's first.
+		wantIn(t, "report", string(r.Report), `"health":"Healthy","stacks":[{"stack":"application-infrastructure","health":"Healthy"`, `{"stack":"security","health":"Healthy","apps":{"Healthy":9}}`,
+			`{"invariant":"INV-2","check":"no Application was first synced by automated sync rather than by platc","status":"pass"}`,
+			`{"invariant":"INV-7","check":"Argo CD's health customizations are the compiled ones","status":"pass"}`)
 	})
 
 	t.Run("teardown refused without confirmation", func(t *testing.T) {
@@ -156,5 +183,41 @@ func (s *scenario) wantVolumes(override *ir.VolumePolicy) {
 				s.t.Errorf("%s: volume policy snapshot, but no VolumeSnapshot of its claim", a.Name)
 			}
 		}
+	}
+}
+
+// wantMetrics parses the deploy's metrics file with Prometheus' own
+// parser: a succeeded deploy with every app Healthy.
+func wantMetrics(t *testing.T, file string, apps int) {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Errorf("METRICS_FILE: %v", err)
+		return
+	}
+	defer f.Close()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	mfs, err := p.TextToMetricFamilies(f)
+	if err != nil {
+		t.Errorf("METRICS_FILE does not parse: %v", err)
+		return
+	}
+	healthy, succeeded := 0, false
+	for _, m := range mfs["executor_component_health"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "health" && l.GetValue() == "Healthy" && m.GetGauge().GetValue() == 1 {
+				healthy++
+			}
+		}
+	}
+	for _, m := range mfs["executor_action_status"].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == "status" && l.GetValue() == "succeeded" {
+				succeeded = m.GetGauge().GetValue() == 1
+			}
+		}
+	}
+	if healthy != apps || !succeeded {
+		t.Errorf("METRICS_FILE: %d of %d apps Healthy, status succeeded %v", healthy, apps, succeeded)
 	}
 }

@@ -88,6 +88,13 @@ func (pl *Platform) Platc(ctx context.Context, action string, env ...string) (*R
 		"PLATFORM_PATH=" + pl.Opts.Path,
 		"LOG_FORMAT=json",
 		// /config/environment.yaml and /secrets are optional and absent.
+		// Like Argo CD's repo-server, the executor reaches the simulated
+		// internet (Phase 0's connectivity checks) through the proxy, and
+		// trusts its CA as an image trusts the public ones; the API
+		// server is reached directly.
+		"HTTPS_PROXY=" + e.net.ProxyURL(), "HTTP_PROXY=" + e.net.ProxyURL(),
+		"NO_PROXY=127.0.0.1,localhost",
+		"SSL_CERT_FILE=" + e.caFile, "GIT_SSL_CAINFO=" + e.caFile,
 	}, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

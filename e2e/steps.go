@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/url"
 	"os"
 	"os/exec"
@@ -70,6 +71,9 @@ type stepRunner struct {
 	signals map[string]chan syscall.Signal
 	// Steps counts the pods run, for reports.
 	Steps int
+	// traceparents counts the pods run with each TRACEPARENT in their
+	// main container's environment.
+	traceparents map[string]int
 	// Problems lists what the runtime could not do (a denied task
 	// result, an unsupported template): each would hang or fail the
 	// step in a cluster too, so scenarios fail on it.
@@ -77,7 +81,7 @@ type stepRunner struct {
 }
 
 func (e *Env) startStepRunner(ctx context.Context, ns string) (*stepRunner, error) {
-	r := &stepRunner{e: e, ns: ns, dir: filepath.Join(e.opts.Dir, "steps"), started: map[string]context.CancelFunc{}, signals: map[string]chan syscall.Signal{}}
+	r := &stepRunner{e: e, ns: ns, dir: filepath.Join(e.opts.Dir, "steps"), started: map[string]context.CancelFunc{}, signals: map[string]chan syscall.Signal{}, traceparents: map[string]int{}}
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -494,6 +498,11 @@ func (r *stepRunner) runScript(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
 	r.mu.Lock()
 	sig := r.signals[pod.Name]
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "TRACEPARENT="); ok {
+			r.traceparents[v]++
+		}
+	}
 	r.mu.Unlock()
 	o, ran := runCommand(ctx, cmd, logDir, sig, gracePeriod(pod))
 	if !ran || o.deadline {
@@ -998,4 +1007,12 @@ func toUnstructured(v any) (*unstructured.Unstructured, error) {
 func (g gjsonLabels) Lookup(key string) (string, bool) {
 	r := gjson.GetBytes(g, key)
 	return r.String(), r.Exists()
+}
+
+// Traceparents are the TRACEPARENT values the pods ran with, and how
+// many pods ran with each.
+func (r *stepRunner) Traceparents() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.traceparents)
 }

@@ -20,6 +20,12 @@ type appStatus struct {
 	Sync      string // status.sync.status
 	Operation string // status.operationState.phase
 	Message   string // status.health.message, or the operation's message
+	// FirstSyncAutomated: Argo CD's record of the Application's first
+	// sync (history entry 0, or the operation before any history) says
+	// the application controller started it, not a user: automated sync
+	// was on before platc's own first sync (INV-2). False when that
+	// record has rotated out of the history.
+	FirstSyncAutomated bool
 	// Finalizers of an Application being deleted, for the orphan report.
 	Finalizers []string
 	// Stale says why Argo CD's sync status may not describe the current
@@ -100,9 +106,26 @@ func (r *run) readApps(ctx context.Context, apps []*ir.App) (map[string]appStatu
 			}
 		}
 		s.Stale = staleness(u)
+		s.FirstSyncAutomated = firstSyncAutomated(u)
 		out[a.Name] = s
 	}
 	return out, nil
+}
+
+func firstSyncAutomated(u *unstructured.Unstructured) bool {
+	hist, _, _ := unstructured.NestedSlice(u.Object, "status", "history")
+	for _, h := range hist {
+		m, _ := h.(map[string]any)
+		if id, _, _ := unstructured.NestedInt64(m, "id"); id == 0 {
+			auto, _, _ := unstructured.NestedBool(m, "initiatedBy", "automated")
+			return auto
+		}
+	}
+	if len(hist) == 0 {
+		auto, _, _ := unstructured.NestedBool(u.Object, "status", "operationState", "operation", "initiatedBy", "automated")
+		return auto
+	}
+	return false
 }
 
 // staleness compares what Argo CD last compared (status.sync.comparedTo)

@@ -341,6 +341,7 @@ func (r *run) components(apps []*ir.App, nodes map[string]nodeState, status map[
 			m["not_started"]++
 		default:
 			c.Status = strings.ToLower(string(n.Phase))
+			c.StartedAt, c.FinishedAt = n.StartedAt, n.FinishedAt
 			if !n.FinishedAt.IsZero() {
 				c.Duration = n.FinishedAt.Sub(n.StartedAt).Round(1e9).Seconds()
 			}
@@ -401,7 +402,7 @@ func (r *run) launch(ctx context.Context, template string, params map[string]str
 		r.rep.Summary = err.Error()
 		return nil, false, exitcode.Failure
 	}
-	stamp(wf, r.cfg)
+	stamp(wf, r.cfg, r.env.Trace)
 	created, err := r.submit(ctx, wf, r.cfg.DryRun)
 	if err != nil {
 		r.rep.Summary = fmt.Sprintf("submitting the %s workflow failed: %s", r.cfg.Action, r.client.Explain(err))

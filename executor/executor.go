@@ -34,6 +34,9 @@ type Env struct {
 	CallTimeout time.Duration
 	UserAgent   string
 	Now         func() time.Time
+	// Trace is the run's span (StartTrace); nil when the run has no
+	// trace context.
+	Trace *Trace
 }
 
 // run is one execution of one action.
@@ -54,6 +57,9 @@ type run struct {
 	// templateWhy caches provenance's check of the action's template:
 	// "" when it is this platform's.
 	templateWhy *string
+	// scopedSpec caches the scoped workflow's comparable spec
+	// (scopedDiffers).
+	scopedSpec []byte
 }
 
 // Run performs cfg.Action and returns its exit code, after writing the
@@ -92,13 +98,14 @@ func Run(ctx context.Context, cfg *config.Config, env Env) int {
 		r.rep.Problems = append(r.rep.Problems, fmt.Sprintf("unknown action %q", cfg.Action))
 		code = exitcode.Invalid
 	}
-	return r.finish(code)
+	return r.finish(ctx, code)
 }
 
 func (r *run) now() time.Time { return r.env.Now() }
 
-// finish completes and writes the report, and returns code.
-func (r *run) finish(code int) int {
+// finish completes and writes the report, exports its metrics, and
+// returns code.
+func (r *run) finish(ctx context.Context, code int) int {
 	rep := r.rep
 	rep.ExitCode = code
 	rep.Duration = r.now().Sub(r.start).Round(time.Second).Seconds()
@@ -114,6 +121,12 @@ func (r *run) finish(code int) int {
 	// Everything in the report, not only the fields known to carry
 	// cluster text, is redacted and escaped as the log is.
 	rep.Sanitize(r.log.Scrub)
+	if err := ExportMetrics(ctx, rep, r.cfg.MetricsFile, r.cfg.PushgatewayURL); err != nil {
+		r.log.Warnf("report", "metrics", "%v", err)
+	}
+	if err := r.env.Trace.End(ctx, rep, r.now()); err != nil {
+		r.log.Warnf("report", "trace", "%v", err)
+	}
 	if r.env.Stdout != nil {
 		if r.cfg.LogFormat == logging.JSON {
 			_ = rep.WriteJSON(r.env.Stdout)
@@ -184,6 +197,7 @@ func (r *run) phase0(ctx context.Context, tools bool, opts preflight.ClusterOpti
 		return nil, exitcode.Invalid
 	}
 	cr := preflight.CheckCluster(ctx, r.client, opts)
+	r.connectivity(ctx, cr)
 	pf.Cluster = cr
 	for _, c := range cr.Checks {
 		switch c.Status {

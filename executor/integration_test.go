@@ -27,6 +27,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -236,7 +237,8 @@ func (f *fixture) run(t *testing.T, action config.Action, token string, edit fun
 		EnvFile:        "",
 		LogFormat:      "json",
 		LogLevel:       "debug",
-		TraceID:        "trace-" + f.name,
+		TraceID:        testTrace,
+		SpanID:         testParentSpan,
 	}
 	in.EnvFile = filepath.Join(f.dir, "absent.yaml")
 	if action == config.Teardown {
@@ -254,10 +256,15 @@ func (f *fixture) run(t *testing.T, action config.Action, token string, edit fun
 		return result{code: exitcode.Invalid, logs: strings.Join(probs.Errors, "\n")}
 	}
 	f.logs.reset()
-	log := logging.New(io.MultiWriter(&logs, &f.logs), logging.Options{Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: cfg.TraceID})
+	trace, err := executor.StartTrace(context.Background(), cfg, "test", time.Now())
+	if err != nil { // run may be on another goroutine: no t.Fatal
+		return result{code: exitcode.Invalid, logs: err.Error()}
+	}
+	traceID, spanID := trace.IDs()
+	log := logging.New(io.MultiWriter(&logs, &f.logs), logging.Options{Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: traceID, SpanID: spanID})
 	log.Redact(cfg.Secrets...)
 	code := executor.Run(context.Background(), cfg, executor.Env{
-		Stdout: &out, Log: log, ToolPath: f.tools, PollInterval: 50 * time.Millisecond, CallTimeout: 5 * time.Second,
+		Trace: trace, Stdout: &out, Log: log, ToolPath: f.tools, PollInterval: 50 * time.Millisecond, CallTimeout: 5 * time.Second,
 	})
 	r := result{code: code, logs: logs.String(), out: out.String()}
 	if err := json.Unmarshal(out.Bytes(), &r.report); err != nil {
@@ -362,6 +369,12 @@ func grantDeployer(t *testing.T, s *testenv.Server) {
 	})
 }
 
+// The trace context every fixture run is handed (TRACE_ID, SPAN_ID).
+const (
+	testTrace      = "4bf92f3577b34da6a3ce929d0e0e4736"
+	testParentSpan = "00f067aa0ba902b7"
+)
+
 // The happy path runs for real in e2e (TestExample, and every action as
 // the least-privileged deployer in TestFailureThenResume); this test keeps
 // it only to reach what follows it: drift and a stale comparison.
@@ -375,8 +388,16 @@ func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
 	if ref, _, _ := unstructuredString(wf.Object, "spec", "workflowTemplateRef", "name"); ref != "deploy" {
 		t.Errorf("workflowTemplateRef = %q, want deploy", ref)
 	}
-	if wf.GetAnnotations()[executor.AnnotationTrace] != "trace-ok" {
-		t.Errorf("trace id not propagated to the workflow: %v", wf.GetAnnotations())
+	// The trace context reaches the Workflow, and every step pod as
+	// TRACEPARENT: the run's own span, a child of SPAN_ID.
+	ann := wf.GetAnnotations()
+	tp := ann[executor.AnnotationTraceparent]
+	if ann[executor.AnnotationTrace] != testTrace || !regexp.MustCompile(`^00-`+testTrace+`-[0-9a-f]{16}-01$`).MatchString(tp) ||
+		strings.Contains(tp, testParentSpan) || ann[executor.AnnotationSpan] != tp[36:52] {
+		t.Errorf("trace context not propagated to the workflow: %v", ann)
+	}
+	if patch, _, _ := unstructuredString(wf.Object, "spec", "podSpecPatch"); patch != `{"containers":[{"env":[{"name":"TRACEPARENT","value":"`+tp+`"}],"name":"main"}]}` {
+		t.Errorf("podSpecPatch = %q", patch)
 	}
 	f.s.WorkflowStatus(t, wf, "Running", "", testenv.Node{Task: "db", Phase: "Running"}, testenv.Node{Task: "cache", Phase: "Running"})
 	time.Sleep(300 * time.Millisecond)
@@ -388,7 +409,7 @@ func TestDeploySucceedsAsLeastPrivilegedUser(t *testing.T) {
 		t.Error("the generated templates were applied unchanged, yet platc reports drift")
 	}
 	contains(t, "logs", r.logs, `"phase":"orchestration","component":"db","message":"running"`, `"component":"api","message":"succeeded in`,
-		`"trace_id":"trace-ok"`, "progress: 3 of 3 apps done")
+		`"trace_id":"`+testTrace+`"`, `"span_id":"`+ann[executor.AnnotationSpan]+`"`, "progress: 3 of 3 apps done")
 	comps := r.report["components"].([]any)
 	if len(comps) != 3 || comps[2].(map[string]any)["app"] != "api" || comps[2].(map[string]any)["status"] != "succeeded" {
 		t.Errorf("components: %v", comps)
@@ -681,6 +702,10 @@ func TestDeployIgnoresForeignWorkflows(t *testing.T) {
 		{"forever", "workflowTemplateRef: {name: deploy}\n  activeDeadlineSeconds: 9000000000", "{phase: Running}", "overrides the template's activeDeadlineSeconds"},
 		{"inline", "entrypoint: main\n  templates: [{name: main, container: {name: main, image: busybox}}]", "{phase: Running}", "does not run WorkflowTemplate deploy"},
 		{"cluster-template", "workflowTemplateRef: {name: deploy, clusterScope: true}", "{phase: Running}", "does not run WorkflowTemplate deploy"},
+		// platc's own trace podSpecPatch is the only one allowed: not one
+		// that changes the image, nor a TRACEPARENT that is not one.
+		{"pod-patch", "workflowTemplateRef: {name: deploy}\n  podSpecPatch: '{\"containers\":[{\"image\":\"evil\",\"name\":\"main\"}]}'", "{phase: Running}", "overrides the template's podSpecPatch"},
+		{"trace-patch", "workflowTemplateRef: {name: deploy}\n  podSpecPatch: '{\"containers\":[{\"env\":[{\"name\":\"TRACEPARENT\",\"value\":\"x\"}],\"name\":\"main\"}]}'", "{phase: Running}", "overrides the template's podSpecPatch"},
 	}
 	for _, c := range cases {
 		f.s.Create(t, testenv.WorkflowGVR, f.wf, fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata:\n  name: %s\n  labels: %s\nspec:\n  %s\nstatus: %s\n",
@@ -720,6 +745,38 @@ func TestDeployIgnoresForeignWorkflows(t *testing.T) {
 	r = f.run(t, config.Deploy, testenv.AdminToken, nil)
 	expect(t, r, exitcode.OK, "succeeded")
 	contains(t, "logs", r.logs, "ignoring workflow sensor-like labelled platc.io/workflow=deploy: WorkflowTemplate deploy is not labelled platc.io/platform=foreign")
+}
+
+// TestScopedRunFollowsOnlyItsOwnSpec (issue 21): a scoped run has no
+// template to check, and its labels are easy to forge. A Workflow with
+// every label of a scoped deploy but another spec is reported and
+// ignored; one with the spec this platform compiles for the scope (an
+// earlier run that timed out) is followed.
+func TestScopedRunFollowsOnlyItsOwnSpec(t *testing.T) {
+	f := newFixture(t, "scoped")
+	f.primitives(t)
+	f.s.Create(t, testenv.WorkflowGVR, f.wf, fmt.Sprintf("apiVersion: argoproj.io/v1alpha1\nkind: Workflow\nmetadata:\n  name: forged\n  labels: {%s: deploy, %s: %s, %s: staging, %s: app.cache, hostile: 'yes'}\n"+
+		"spec:\n  entrypoint: main\n  activeDeadlineSeconds: 9000000000\n  templates: [{name: main, container: {name: main, image: busybox}}]\nstatus: {phase: Running}\n",
+		executor.LabelAction, executor.LabelPlatform, f.name, executor.LabelEnvironment, executor.LabelScope), "attacker")
+	scoped := func(in *config.Input) { in.TargetScope = "app:cache"; in.Timeout = "4s" }
+
+	// No controller runs here: platc's own run times out, still running.
+	r := f.run(t, config.Deploy, testenv.AdminToken, scoped)
+	expect(t, r, exitcode.Timeout, "timeout")
+	contains(t, "logs", r.logs, "ignoring workflow forged labelled platc.io/workflow=deploy: its spec is not the workflow this platform source compiles for scope app:cache")
+	own := r.report["workflow"].(map[string]any)["name"]
+	if own == "forged" || own == nil {
+		t.Fatalf("followed %v", own)
+	}
+	// The next run follows platc's own, and still not the forged one.
+	r = f.run(t, config.Deploy, testenv.AdminToken, scoped)
+	expect(t, r, exitcode.Timeout, "timeout")
+	if wfi := r.report["workflow"].(map[string]any); wfi["name"] != own || wfi["attached"] != true {
+		t.Errorf("second run followed %v, want its own %v attached", wfi, own)
+	}
+	if n := f.countWorkflows(t); n != 2 {
+		t.Errorf("%d workflows, want the forged one and platc's own", n)
+	}
 }
 
 // program compiles the fixture's platform as the executor does, with

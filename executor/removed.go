@@ -204,7 +204,7 @@ func (r *run) prune(ctx context.Context, removed []removedApp) int {
 		r.rep.Summary = fmt.Sprintf("building the workflow that deletes the Applications of removed apps: %v", err)
 		return exitcode.Failure
 	}
-	stamp(wf, r.cfg)
+	stamp(wf, r.cfg, r.env.Trace)
 	// Not a deploy: a later run must not take it for one and attach to it.
 	wf.Labels[LabelAction] = PruneAction
 	created, err := r.submit(ctx, wf, r.cfg.DryRun)

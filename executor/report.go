@@ -46,6 +46,13 @@ type Report struct {
 	// Reconciled is the drift a deploy found before it ran the generated
 	// bootstrap again to remove it.
 	Reconciled []Drift `json:"reconciled,omitempty"`
+	// Health is the platform's health aggregated from its apps', and
+	// Stacks each stack's (RFC 5.3's table; validate).
+	Health string        `json:"health,omitempty"`
+	Stacks []StackHealth `json:"stacks,omitempty"`
+	// Compliance are the invariants checked on the live cluster
+	// (validate).
+	Compliance []Compliance `json:"compliance,omitempty"`
 	// IgnoredWorkflows carry the action's label but are not runs platc
 	// can prove this platform started; they were not followed.
 	IgnoredWorkflows []IgnoredWorkflow `json:"ignored_workflows,omitempty"`
@@ -80,6 +87,10 @@ type Component struct {
 	Sync        string  `json:"sync,omitempty"`
 	Duration    float64 `json:"duration_seconds,omitempty"`
 	Message     string  `json:"message,omitempty"`
+	// StartedAt and FinishedAt are the app's node in the workflow, for
+	// its span; zero when the workflow did not run it.
+	StartedAt  time.Time `json:"-"`
+	FinishedAt time.Time `json:"-"`
 }
 
 // Failure is one failed app with the failing node's message.
@@ -186,6 +197,23 @@ func (rep *Report) WriteText(w io.Writer) {
 				d = human(time.Duration(c.Duration * float64(time.Second)))
 			}
 			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\n", c.App, orText(c.Stack, "-"), c.Status, orText(c.Health, "-"), orText(c.Sync, "-"), d, oneLine(c.Message))
+		}
+		tw.Flush()
+	}
+	if rep.Health != "" {
+		fmt.Fprintf(w, "\nHealth (RFC 5.3 aggregation):\n")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  platform\t%s\n", rep.Health)
+		for _, st := range rep.Stacks {
+			fmt.Fprintf(tw, "  stack %s\t%s\t%s\n", st.Stack, st.Health, countsText(st.Apps))
+		}
+		tw.Flush()
+	}
+	if len(rep.Compliance) > 0 {
+		fmt.Fprintf(w, "\nCompliance:\n")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, c := range rep.Compliance {
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", mark(c.Status == "pass", false), c.Invariant, c.Check, oneLine(c.Detail))
 		}
 		tw.Flush()
 	}

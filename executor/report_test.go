@@ -2,6 +2,7 @@ package executor
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -94,7 +95,7 @@ func TestReportRedactedAndEscaped(t *testing.T) {
 			Problems:         []string{hostile}, Plan: []string{hostile}, Recommend: []string{hostile},
 			Metrics: map[string]int{},
 		}
-		r.finish(1)
+		r.finish(context.Background(), 1)
 		got := out.String()
 		for _, bad := range []string{token, "\x1b", "\r", "\u2028", "\u202e"} {
 			if strings.Contains(got, bad) || strings.Contains(logs.String(), bad) {

@@ -89,6 +89,8 @@ func (r *run) validateApps(ctx context.Context) int {
 			r.rep.Failures = append(r.rep.Failures, Failure{App: a.Name, Message: c.Message})
 		}
 	}
+	r.aggregateHealth(apps, status)
+	nonCompliant := r.compliance(apps, status)
 	switch {
 	case m[verdictUnhealthy] > 0:
 		r.rep.Status = verdictUnhealthy
@@ -103,6 +105,11 @@ func (r *run) validateApps(ctx context.Context) int {
 		r.rep.Status = verdictDegraded
 		r.rep.Summary = fmt.Sprintf("%d of %d apps degraded, %d healthy", m[verdictDegraded], len(apps), m[verdictHealthy])
 		r.rep.recommend("Inspect the degraded apps with 'argocd app get <application>'; an app out of sync with Git needs a sync (platc deploy does it), a Degraded one needs its resources looked at.")
+		return exitcode.Partial
+	}
+	if nonCompliant {
+		r.rep.Status = verdictDegraded
+		r.rep.Summary = fmt.Sprintf("all %d %s Healthy and Synced, but an invariant does not hold on the cluster (see Compliance)", len(apps), english.Plural(len(apps), "app"))
 		return exitcode.Partial
 	}
 	r.rep.Status = verdictHealthy

@@ -1,8 +1,11 @@
 package executor
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -23,7 +26,9 @@ const (
 	LabelAction      = "platc.io/workflow" // the template it runs: deploy or teardown
 	LabelScope       = "platc.io/scope"
 	AnnotationTrace  = "platc.io/trace-id"
-	AnnotationSpan   = "platc.io/span-id"
+	AnnotationSpan   = "platc.io/span-id" // the executor's span: the Workflow's parent
+	// AnnotationTraceparent is the two above as a W3C traceparent.
+	AnnotationTraceparent = "platc.io/traceparent"
 )
 
 // Names of what platc build generates in the workflows namespace, as the
@@ -62,8 +67,9 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// stamp names and labels a Workflow for this run.
-func stamp(wf *wfv1.Workflow, cfg *config.Config) {
+// stamp names and labels a Workflow for this run, and hands it the run's
+// trace context.
+func stamp(wf *wfv1.Workflow, cfg *config.Config, trace *Trace) {
 	p := cfg.Program
 	wf.TypeMeta = metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow"}
 	wf.Namespace = p.Platform.Workflows.Namespace
@@ -77,17 +83,47 @@ func stamp(wf *wfv1.Workflow, cfg *config.Config) {
 	wf.Labels[LabelEnvironment] = p.Env.Name
 	wf.Labels[LabelAction] = string(cfg.Action)
 	wf.Labels[LabelScope] = cfg.Scope.Label()
-	if cfg.TraceID != "" || cfg.SpanID != "" {
+	if tp := trace.Traceparent(); tp != "" {
+		traceID, spanID := trace.IDs()
 		if wf.Annotations == nil {
 			wf.Annotations = map[string]string{}
 		}
-		if cfg.TraceID != "" {
-			wf.Annotations[AnnotationTrace] = cfg.TraceID
-		}
-		if cfg.SpanID != "" {
-			wf.Annotations[AnnotationSpan] = cfg.SpanID
+		wf.Annotations[AnnotationTrace] = traceID
+		wf.Annotations[AnnotationSpan] = spanID
+		wf.Annotations[AnnotationTraceparent] = tp
+		// Every step pod gets the run's span as its parent, in the
+		// variable OpenTelemetry's SDKs and tools read. A workflow-level
+		// podSpecPatch reaches every pod without a change to the
+		// templates Argo CD keeps in sync.
+		wf.Spec.PodSpecPatch = tracePatch(tp)
+	}
+}
+
+// tracePatch is the podSpecPatch that gives every step's main container
+// TRACEPARENT=tp.
+func tracePatch(tp string) string {
+	b, _ := json.Marshal(map[string]any{"containers": []any{map[string]any{
+		"name": "main", "env": []any{map[string]string{"name": "TRACEPARENT", "value": tp}},
+	}}})
+	return string(b)
+}
+
+var traceparentRE = regexp.MustCompile(`^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+
+// isTracePatch says whether patch is exactly what tracePatch writes for
+// some well-formed traceparent: the only podSpecPatch a run of the
+// template may carry, since any other could change what the steps run.
+func isTracePatch(patch string) bool {
+	var p struct {
+		Containers []struct {
+			Env []struct{ Value string }
 		}
 	}
+	if json.Unmarshal([]byte(patch), &p) != nil || len(p.Containers) != 1 || len(p.Containers[0].Env) != 1 {
+		return false
+	}
+	tp := p.Containers[0].Env[0].Value
+	return traceparentRE.MatchString(tp) && patch == tracePatch(tp)
 }
 
 // submit creates wf. With dryRun the API server validates it (schema,
@@ -191,7 +227,8 @@ func (r *run) actionTemplate() string {
 // allowedSpec are the spec fields a run of the template may set: what
 // platc, the bootstrap, the sensor and 'argo submit --from' write, and
 // what 'argo stop/terminate/suspend' add. Anything else overrides the
-// template (a huge activeDeadlineSeconds, other steps).
+// template (a huge activeDeadlineSeconds, other steps), apart from the
+// trace context's podSpecPatch (isTracePatch).
 var allowedSpec = map[string]bool{"workflowTemplateRef": true, "arguments": true, "shutdown": true, "suspend": true}
 
 // provenance says why wf is not a run of this platform's action, or ""
@@ -211,7 +248,10 @@ func (r *run) provenance(ctx context.Context, wf *wfv1.Workflow) string {
 		if wf.Spec.WorkflowTemplateRef != nil {
 			return "a scoped run is compiled by platc, but it references a WorkflowTemplate"
 		}
-		return ""
+		// Labels are easy to forge: follow only a Workflow whose spec is
+		// the one this platform source compiles for the scope, so that
+		// whoever created it, following it is following platc's own run.
+		return r.scopedDiffers(wf)
 	}
 	name := r.actionTemplate()
 	if ref := wf.Spec.WorkflowTemplateRef; ref == nil || ref.ClusterScope || ref.Name != name {
@@ -233,6 +273,42 @@ func (r *run) provenance(ctx context.Context, wf *wfv1.Workflow) string {
 	return *r.templateWhy
 }
 
+// scopedDiffers says how wf's spec differs from the workflow this
+// platform source compiles for the scope, or "" when it does not: apart
+// from what a run of it may carry (arguments, argo stop and suspend, the
+// trace patch).
+func (r *run) scopedDiffers(wf *wfv1.Workflow) string {
+	if r.scopedSpec == nil {
+		want, err := scopedWorkflow(r.cfg, nil)
+		if err != nil {
+			return err.Error()
+		}
+		b, err := comparableSpec(want.Spec)
+		if err != nil {
+			return fmt.Sprintf("the scope's workflow cannot be encoded to compare: %v (this is a platc bug)", err)
+		}
+		r.scopedSpec = b
+	}
+	got, err := comparableSpec(wf.Spec)
+	if err != nil {
+		return "its spec cannot be encoded"
+	}
+	if !bytes.Equal(got, r.scopedSpec) {
+		return fmt.Sprintf("its spec is not the workflow this platform source compiles for scope %s (another platform version, or not platc's)", r.cfg.Scope)
+	}
+	return ""
+}
+
+// comparableSpec is spec as JSON without what a run may set on its own.
+func comparableSpec(spec wfv1.WorkflowSpec) ([]byte, error) {
+	spec.Arguments = wfv1.Arguments{}
+	spec.Shutdown, spec.Suspend = "", nil
+	if isTracePatch(spec.PodSpecPatch) {
+		spec.PodSpecPatch = ""
+	}
+	return json.Marshal(spec)
+}
+
 // specOverrides lists the spec fields wf sets beyond allowedSpec.
 func specOverrides(wf *wfv1.Workflow) []string {
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(&wf.Spec)
@@ -243,6 +319,9 @@ func specOverrides(wf *wfv1.Workflow) []string {
 	for k, v := range m {
 		if e, ok := v.(map[string]any); ok && len(e) == 0 {
 			continue // a zero struct the converter writes out
+		}
+		if k == "podSpecPatch" && isTracePatch(wf.Spec.PodSpecPatch) {
+			continue
 		}
 		if !allowedSpec[k] {
 			out = append(out, k)

@@ -48,6 +48,8 @@ func executorFlags(action config.Action) []envVarFlag {
 		stringEnvFlag("log-format", "LOG_FORMAT", "text or json (default text); json also makes the report one JSON line"),
 		stringEnvFlag("trace-id", "TRACE_ID", "parent trace id, copied into every log line and onto the workflow"),
 		stringEnvFlag("span-id", "SPAN_ID", "parent span id, as --trace-id"),
+		stringEnvFlag("metrics-file", "METRICS_FILE", "write the run's Prometheus metrics to this *.prom file, for node_exporter's textfile collector"),
+		stringEnvFlag("pushgateway-url", "PUSHGATEWAY_URL", "push the run's Prometheus metrics to this Pushgateway (no credentials in the URL)"),
 		stringEnvFlag("environment-config", "ENVIRONMENT_CONFIG", "environment file of RFC 7.4 (default "+config.DefaultEnvFile+", optional)"),
 		stringEnvFlag("secrets-dir", "SECRETS_DIR", "directory of credential files (default "+config.DefaultSecretsDir+", optional)"),
 		stringEnvFlag("timeout", "ACTION_TIMEOUT", "longest the action may take, such as 2h (default: the workflow's own deadline plus 5m)"),
@@ -122,6 +124,10 @@ func input(cmd *cli.Command, action config.Action, efs []envVarFlag) config.Inpu
 		LogFormat:       get("log-format"),
 		TraceID:         get("trace-id"),
 		SpanID:          get("span-id"),
+		MetricsFile:     get("metrics-file"),
+		PushgatewayURL:  get("pushgateway-url"),
+		OTLPEndpoint:    firstEnv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
+		OTLPProtocol:    firstEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"),
 		PlatformPath:    get("platform"),
 		EnvFile:         get("environment-config"),
 		SecretsDir:      get("secrets-dir"),
@@ -131,10 +137,35 @@ func input(cmd *cli.Command, action config.Action, efs []envVarFlag) config.Inpu
 	}
 }
 
+// firstEnv is the first of the variables that is set, the way the
+// OpenTelemetry SDK prefers a signal's own variable to the general one.
+func firstEnv(names ...string) string {
+	for _, n := range names {
+		if v := strings.TrimSpace(os.Getenv(n)); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
 func runExecutor(cmd *cli.Command, action config.Action, efs []envVarFlag) int {
 	cfg, probs := config.Load(input(cmd, action, efs))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// The run's span first: its ids go into every log line.
+	var trace *executor.Trace
+	if probs.Empty() {
+		var err error
+		if trace, err = executor.StartTrace(ctx, cfg, platcVersion(), time.Now()); err != nil {
+			probs.Errors = append(probs.Errors, err.Error())
+		}
+	}
+	traceID, spanID := trace.IDs()
+	if trace == nil {
+		traceID, spanID = cfg.TraceID, cfg.SpanID
+	}
 	log := logging.New(cmd.Root().ErrWriter, logging.Options{
-		Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: cfg.TraceID, SpanID: cfg.SpanID,
+		Format: cfg.LogFormat, Level: cfg.LogLevel, Action: string(action), TraceID: traceID, SpanID: spanID,
 	})
 	log.Redact(cfg.Secrets...)
 	// client-go logs through klog (a failed watch, a throttled request);
@@ -152,9 +183,8 @@ func runExecutor(cmd *cli.Command, action config.Action, efs []envVarFlag) int {
 			log.Warnf("config", "platform", "%s", w)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
 	return executor.Run(ctx, cfg, executor.Env{
+		Trace:        trace,
 		Stdout:       cmd.Root().Writer,
 		Log:          log,
 		PollInterval: cmd.Duration("poll-interval"),
@@ -192,6 +222,14 @@ func configProblems(cmd *cli.Command, cfg *config.Config, probs *config.Problems
 		if d.Severity == hcl.DiagError {
 			rep.Problems = append(rep.Problems, diagLine(d))
 		}
+	}
+	rep.Environment = cfg.Environment
+	if cfg.Program != nil {
+		rep.Platform = cfg.Program.Platform.Name
+	}
+	// The metrics say "invalid" too, when their own settings are sound.
+	if err := executor.ExportMetrics(context.Background(), rep, cfg.MetricsFile, cfg.PushgatewayURL); err != nil {
+		log.Warnf("report", "metrics", "%v", err)
 	}
 	if cfg.LogFormat == logging.JSON {
 		_ = rep.WriteJSON(cmd.Root().Writer)

@@ -59,6 +59,13 @@ type Input struct {
 	LogFormat      string // LOG_FORMAT
 	TraceID        string // TRACE_ID
 	SpanID         string // SPAN_ID
+	MetricsFile    string // METRICS_FILE
+	PushgatewayURL string // PUSHGATEWAY_URL
+	// OTLPEndpoint is OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else
+	// OTEL_EXPORTER_OTLP_ENDPOINT; OTLPProtocol is
+	// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL.
+	OTLPEndpoint string
+	OTLPProtocol string
 
 	// Kubeconfig is KUBECONFIG, kubectl's list of kubeconfig files, used
 	// only when neither KUBECONFIG_DATA nor KUBECONFIG_PATH is set.
@@ -86,6 +93,15 @@ type Config struct {
 	LogFormat logging.Format
 	TraceID   string
 	SpanID    string
+	// MetricsFile is where the run's Prometheus metrics are written
+	// (node_exporter's textfile-collector format); "" writes none.
+	MetricsFile string
+	// PushgatewayURL is a Prometheus Pushgateway the metrics are pushed
+	// to; "" pushes none.
+	PushgatewayURL string
+	// OTLPEndpoint is where the run's spans are exported (OTLP/HTTP);
+	// "" exports none.
+	OTLPEndpoint string
 
 	// Kube is the client configuration from the kubeconfig; its server has
 	// not been contacted. KubeconfigSource says where it came from
@@ -134,8 +150,9 @@ func (p *Problems) add(format string, args ...any) {
 // Problems.Empty(); even when it is not, the logging settings are filled in
 // (when they parse), so the caller can report in the requested format.
 func Load(in Input) (*Config, *Problems) {
-	cfg := &Config{Action: in.Action, TraceID: strings.TrimSpace(in.TraceID), SpanID: strings.TrimSpace(in.SpanID)}
+	cfg := &Config{Action: in.Action}
 	p := &Problems{}
+	checkTrace(cfg, in, p)
 
 	var err error
 	if cfg.LogLevel, err = logging.ParseLevel(or(in.LogLevel, "info")); err != nil {
@@ -175,6 +192,8 @@ func Load(in Input) (*Config, *Problems) {
 		}
 		cfg.TeardownConfirm = strings.TrimSpace(in.TeardownConfirm)
 	}
+	cfg.MetricsFile = checkMetricsFile(in.MetricsFile, p)
+	cfg.PushgatewayURL = checkPushgateway(in.PushgatewayURL, p)
 	if in.Timeout != "" {
 		d, err := time.ParseDuration(strings.TrimSpace(in.Timeout))
 		if err != nil || d <= 0 {

@@ -232,3 +232,76 @@ func TestSpecialFiles(t *testing.T) {
 		}
 	}
 }
+
+// METRICS_FILE and PUSHGATEWAY_URL are checked before anything runs: a
+// mistake found only when the metrics are written at the end would lose
+// them, and a URL's credentials would reach the log.
+func TestMetricsSettings(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "sub.prom"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		file, url, want string
+	}{
+		{file: filepath.Join(dir, "platc.prom")},
+		{url: "http://pushgateway.monitoring:9091/"},
+		{file: filepath.Join(dir, "platc.txt"), want: "must end in .prom"},
+		{file: filepath.Join(dir, "missing", "platc.prom"), want: "does not exist"},
+		{file: filepath.Join(dir, "sub.prom"), want: "is not a regular file"},
+		{url: "pushgateway:9091", want: "not an http or https URL"},
+		{url: "https://ops:hunter2@pushgateway:9091", want: "carries credentials"},
+		{url: "http://pushgateway:9091/?token=hunter2", want: "query or fragment"},
+	} {
+		in := setup(t, "")
+		in.MetricsFile, in.PushgatewayURL = tc.file, tc.url
+		cfg, p := Load(in)
+		got := strings.Join(p.Errors, "\n")
+		if tc.want == "" {
+			if !p.Empty() || cfg.MetricsFile != tc.file || cfg.PushgatewayURL != strings.TrimSuffix(tc.url, "/") {
+				t.Errorf("%+v: problems %q, file %q, url %q", tc, p.Errors, cfg.MetricsFile, cfg.PushgatewayURL)
+			}
+			continue
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%+v: problems %q lack %q", tc, p.Errors, tc.want)
+		}
+		if strings.Contains(got, "hunter2") {
+			t.Errorf("%+v: a problem quotes the credential: %q", tc, got)
+		}
+	}
+}
+
+// TRACE_ID and SPAN_ID are W3C ids, since platc hands them on as a
+// traceparent; the OTLP settings platc cannot honour are refused.
+func TestTraceSettings(t *testing.T) {
+	for _, tc := range []struct {
+		trace, span, endpoint, protocol string
+		wantTrace, want                 string
+	}{
+		{trace: "4BF92F3577B34DA6A3CE929D0E0E4736", span: "00f067aa0ba902b7", wantTrace: "4bf92f3577b34da6a3ce929d0e0e4736"},
+		{trace: "a3ce929d0e0e4736", wantTrace: "0000000000000000a3ce929d0e0e4736"},
+		{endpoint: "http://otel-collector.observability:4318", protocol: "http/protobuf"},
+		{trace: "trace-e2e", want: "TRACE_ID is not a W3C trace id"},
+		{trace: "00000000000000000000000000000000", want: "not all zero"},
+		{trace: "4bf92f3577b34da6a3ce929d0e0e4736", span: "xyz", want: "SPAN_ID is not a W3C span id"},
+		{span: "00f067aa0ba902b7", want: "SPAN_ID is set without TRACE_ID"},
+		{protocol: "grpc", want: "over OTLP/HTTP with protobuf only"},
+		{endpoint: "otel-collector:4317", want: "not an http or https URL"},
+		{endpoint: "https://u:hunter2@collector", want: "carries credentials"},
+	} {
+		in := setup(t, "")
+		in.TraceID, in.SpanID, in.OTLPEndpoint, in.OTLPProtocol = tc.trace, tc.span, tc.endpoint, tc.protocol
+		cfg, p := Load(in)
+		got := strings.Join(p.Errors, "\n")
+		if tc.want == "" {
+			if !p.Empty() || cfg.TraceID != tc.wantTrace || cfg.SpanID != tc.span || cfg.OTLPEndpoint != tc.endpoint {
+				t.Errorf("%+v: problems %q, config %q %q %q", tc, p.Errors, cfg.TraceID, cfg.SpanID, cfg.OTLPEndpoint)
+			}
+			continue
+		}
+		if !strings.Contains(got, tc.want) || strings.Contains(got, "hunter2") {
+			t.Errorf("%+v: problems %q, want %q and no credential", tc, p.Errors, tc.want)
+		}
+	}
+}

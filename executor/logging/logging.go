@@ -301,6 +301,15 @@ func (h *Handler) Handle(_ context.Context, r slog.Record) error {
 	// One event, one line: a multi-line message (a node's output) is
 	// folded so text logs stay greppable line by line.
 	msg = strings.ReplaceAll(strings.TrimRight(msg, "\n"), "\n", " | ")
+	// The trace context closes the line, in logfmt, so the RFC's
+	// "<timestamp> <LEVEL> [action/phase/component] <message>" still
+	// starts every line and a log pipeline can still join on it.
+	if h.opts.TraceID != "" {
+		msg += " trace_id=" + h.opts.TraceID
+		if h.opts.SpanID != "" {
+			msg += " span_id=" + h.opts.SpanID
+		}
+	}
 	_, err := fmt.Fprintf(o.w, "%s %s [%s/%s/%s] %s\n", ts, strings.ToUpper(level.String()), h.opts.Action, phase, component, msg)
 	return err
 }

@@ -29,6 +29,17 @@ func TestTextLine(t *testing.T) {
 	}
 }
 
+// The trace context closes a text line, so the RFC's prefix is kept.
+func TestTextLineTrace(t *testing.T) {
+	var b bytes.Buffer
+	l := New(&b, Options{Format: Text, Level: Info, Action: "deploy", TraceID: "4bf92f3577b34da6a3ce929d0e0e4736", SpanID: "00f067aa0ba902b7", Now: fixed})
+	l.Infof("bootstrap", "argocd", "Installing ArgoCD...")
+	want := "2026-01-07T10:30:00Z INFO [deploy/bootstrap/argocd] Installing ArgoCD... trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=00f067aa0ba902b7\n"
+	if got := b.String(); got != want {
+		t.Errorf("text line:\n got %q\nwant %q", got, want)
+	}
+}
+
 func TestJSONLines(t *testing.T) {
 	var b bytes.Buffer
 	l := New(&b, Options{Format: JSON, Level: Debug, Action: "validate", TraceID: "4bf92f3577b34da6a3ce929d0e0e4736", SpanID: "00f067aa0ba902b7", Now: fixed})

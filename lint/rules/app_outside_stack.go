@@ -13,7 +13,7 @@ var AppOutsideStack = &lint.Rule{
 	Name: "app-outside-stack",
 	Doc: `app belongs to no stack
 
-Stacks are the unit the RFC deploys all or nothing (RFC 5.1), the unit
+Stacks are the unit dependents wait for as a whole (RFC 5.1), the unit
 TARGET_SCOPE=stack:<name> deploys and tears down, and the grouping platc
 plan and the generated workflows show. An app outside every stack can
 only be targeted on its own or with the whole platform, and readers have

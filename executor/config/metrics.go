@@ -1,0 +1,56 @@
+package config
+
+import (
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// checkMetricsFile checks METRICS_FILE: a file in an existing directory,
+// because the metrics are written at the very end of the run and a typo
+// found only then would lose them silently.
+func checkMetricsFile(v string, p *Problems) string {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return ""
+	}
+	if !strings.HasSuffix(v, ".prom") {
+		// node_exporter's textfile collector reads only *.prom files.
+		p.add("METRICS_FILE %q must end in .prom, the only files node_exporter's textfile collector reads", v)
+		return ""
+	}
+	dir := filepath.Dir(v)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		p.add("METRICS_FILE %q: its directory %s does not exist; mount the textfile collector's directory there", v, dir)
+		return ""
+	}
+	if fi, err := os.Lstat(v); err == nil && !fi.Mode().IsRegular() {
+		p.add("METRICS_FILE %q exists and is not a regular file; name a file the executor may replace", v)
+		return ""
+	}
+	return v
+}
+
+// checkPushgateway checks PUSHGATEWAY_URL: http or https, with a host,
+// and without credentials, which RFC 7.1 forbids in plain environment
+// variables (and which would otherwise reach the logs with the URL).
+func checkPushgateway(v string, p *Problems) string {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return ""
+	}
+	u, err := url.Parse(v)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		p.add("PUSHGATEWAY_URL is not an http or https URL with a host, such as http://pushgateway.monitoring:9091")
+		return ""
+	case u.User != nil:
+		p.add("PUSHGATEWAY_URL carries credentials; RFC 7.1 forbids credentials in plain environment variables: reach the Pushgateway without them (a NetworkPolicy, a sidecar proxy)")
+		return ""
+	case u.RawQuery != "" || u.Fragment != "":
+		p.add("PUSHGATEWAY_URL has a query or fragment; give the Pushgateway's base URL only")
+		return ""
+	}
+	return strings.TrimSuffix(v, "/")
+}

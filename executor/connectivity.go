@@ -1,0 +1,75 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/platc/platc/executor/config"
+	"github.com/platc/platc/executor/preflight"
+	"github.com/platc/platc/internal/english"
+)
+
+// endpoints are the external endpoints a deploy of the apps in scope
+// needs (RFC 3.2.5): the platform repository (the root Application and
+// the templates), each app's Git repository or chart repository, and the
+// bootstrap's chart repositories when the bootstrap will run (a mirror
+// when the platform names one). The order is the first use.
+func (r *run) endpoints(bootstrap bool) []preflight.Endpoint {
+	p := r.cfg.Program
+	var out []preflight.Endpoint
+	users := map[string][]string{}
+	add := func(kind preflight.EndpointKind, u, user string) {
+		key := string(kind) + " " + strings.TrimSuffix(u, "/")
+		if _, ok := users[key]; !ok {
+			out = append(out, preflight.Endpoint{Kind: kind, URL: u})
+		}
+		users[key] = append(users[key], user)
+	}
+	add(preflight.GitRepo, p.Platform.Git.RepoURL, "the platform repository")
+	if bootstrap {
+		b := p.Platform.Bootstrap
+		add(repoKind(b.ArgoRepo), b.ArgoRepo, "the bootstrap's Argo charts")
+		add(repoKind(b.SealedSecretsRepo), b.SealedSecretsRepo, "the bootstrap's sealed-secrets chart")
+	}
+	for _, a := range r.cfg.ScopeApps {
+		s := a.Source
+		switch {
+		case s == nil:
+		case s.IsChart():
+			add(repoKind(s.RepoURL), s.RepoURL, "app "+a.Name)
+		default:
+			add(preflight.GitRepo, s.RepoURL, "app "+a.Name)
+		}
+	}
+	for i := range out {
+		u := users[string(out[i].Kind)+" "+strings.TrimSuffix(out[i].URL, "/")]
+		out[i].Purpose = purpose(u)
+	}
+	return out
+}
+
+func repoKind(u string) preflight.EndpointKind {
+	if strings.HasPrefix(u, "oci://") {
+		return preflight.OCIRepo
+	}
+	return preflight.HelmRepo
+}
+
+// purpose names who needs an endpoint: the first three, then a count.
+func purpose(users []string) string {
+	if len(users) <= 3 {
+		return "for " + english.List(users)
+	}
+	return fmt.Sprintf("for %s and %d more", strings.Join(users[:2], ", "), len(users)-2)
+}
+
+// connectivity adds the RFC 3.2.5 checks to Phase 0's report: a deploy
+// only, since validate and teardown fetch nothing.
+func (r *run) connectivity(ctx context.Context, cr *preflight.ClusterReport) {
+	if r.cfg.Action != config.Deploy || cr.Unreachable {
+		return
+	}
+	bootstrap := !cr.ArgoCD.Installed || !cr.Workflows.Installed
+	cr.Checks = append(cr.Checks, preflight.CheckConnectivity(ctx, r.endpoints(bootstrap), preflight.ConnectivityOptions{ToolPath: toolPath(r.env.ToolPath)})...)
+}

@@ -1,0 +1,69 @@
+package executor
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/platc/platc/executor/config"
+	"github.com/platc/platc/executor/preflight"
+)
+
+const reachPlatform = `
+platform "acme" {
+  argocd { namespace = "argocd" }
+  git {
+    repo_url = "https://git.example.com/platform.git"
+    revision = "v1"
+  }
+  bootstrap { argo_repo = "https://mirror.example.com/argo" }
+}
+environment "staging" { domain = "s.example.com" }
+app "a" {
+  namespace = "a"
+  source {
+    chart    = "a"
+    repo_url = "https://charts.example.com/"
+    version  = "1.0.0"
+  }
+}
+app "b" {
+  namespace = "b"
+  source {
+    chart    = "b"
+    repo_url = "https://charts.example.com"
+    version  = "1.0.0"
+  }
+}
+app "c" {
+  namespace = "c"
+  source { path = "apps/c" }
+}
+app "d" {
+  namespace = "d"
+  source {
+    chart    = "d"
+    repo_url = "oci://registry.example.com/charts"
+    version  = "1.0.0"
+  }
+}
+`
+
+// The endpoints of a deploy: each once, with who needs it, the bootstrap's
+// repositories (the platform's mirror) only when it will run.
+func TestEndpoints(t *testing.T) {
+	p := compileEnv(t, reachPlatform, "staging")
+	r := &run{cfg: &config.Config{Action: config.Deploy, Program: p, ScopeApps: p.Apps}}
+	want := []preflight.Endpoint{
+		{Kind: preflight.GitRepo, URL: "https://git.example.com/platform.git", Purpose: "for the platform repository and app c"},
+		{Kind: preflight.HelmRepo, URL: "https://charts.example.com/", Purpose: "for app a and app b"},
+		{Kind: preflight.OCIRepo, URL: "oci://registry.example.com/charts", Purpose: "for app d"},
+	}
+	if diff := cmp.Diff(want, r.endpoints(false)); diff != "" {
+		t.Errorf("endpoints (-want +got):\n%s", diff)
+	}
+	got := r.endpoints(true)
+	if len(got) != 5 || got[1].URL != "https://mirror.example.com/argo" || got[2].URL != "https://bitnami-labs.github.io/sealed-secrets" {
+		t.Errorf("with bootstrap: %v", got)
+	}
+}

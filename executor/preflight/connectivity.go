@@ -1,0 +1,207 @@
+package preflight
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Endpoint is one external endpoint the platform needs the cluster to
+// reach (RFC 3.2.5).
+type Endpoint struct {
+	Kind EndpointKind
+	URL  string
+	// Purpose says who needs it, for the report ("the root Application
+	// and 3 apps").
+	Purpose string
+}
+
+// EndpointKind says how an endpoint is checked.
+type EndpointKind string
+
+// The kinds of endpoint.
+const (
+	GitRepo  EndpointKind = "git"  // git ls-remote
+	HelmRepo EndpointKind = "helm" // GET index.yaml
+	OCIRepo  EndpointKind = "oci"  // GET /v2/ of the registry
+)
+
+// ConnectivityOptions bound the checks.
+type ConnectivityOptions struct {
+	// ToolPath is where git is looked up.
+	ToolPath string
+	// Timeout bounds each check; zero means 10 seconds.
+	Timeout time.Duration
+	// Client is the HTTP client; nil means one that honours the proxy
+	// environment (HTTPS_PROXY, NO_PROXY), as a pod's tools do.
+	Client *http.Client
+}
+
+// MaxEndpoints bounds how many endpoints one Phase 0 checks; the rest
+// are named in one line, unchecked.
+const MaxEndpoints = 64
+
+// CheckConnectivity checks each endpoint, read-only and bounded in time,
+// four at a time, and returns one check per endpoint in the order given.
+// Every problem is a warning, never a failure: RFC 3.2.5 requires the
+// cluster to reach these endpoints but gives no failure mode, and platc
+// may run where the cluster is not (a CI runner with other egress rules):
+// Argo CD's repo-server is the one that fetches, and a deploy reports its
+// ComparisonError if it cannot. An endpoint that answers but asks for
+// credentials is reachable; whether Argo CD holds them is its repository
+// configuration. Credentials are never sent, so the checks run no
+// credential helper and no prompt.
+func CheckConnectivity(ctx context.Context, eps []Endpoint, opts ConnectivityOptions) []Check {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 10 * time.Second
+	}
+	if opts.Client == nil {
+		opts.Client = &http.Client{Transport: &http.Transport{Proxy: http.ProxyFromEnvironment, TLSHandshakeTimeout: opts.Timeout}}
+	}
+	skipped := 0
+	if len(eps) > MaxEndpoints {
+		skipped, eps = len(eps)-MaxEndpoints, eps[:MaxEndpoints]
+	}
+	out := make([]Check, len(eps))
+	sem := make(chan struct{}, 4)
+	var wg sync.WaitGroup
+	for i, ep := range eps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			cctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+			defer cancel()
+			var st Status
+			var msg string
+			switch ep.Kind {
+			case GitRepo:
+				st, msg = checkGit(cctx, ep.URL, opts)
+			case OCIRepo:
+				st, msg = checkHTTP(cctx, opts.Client, ociBase(ep.URL), true)
+			default:
+				st, msg = checkHTTP(cctx, opts.Client, strings.TrimSuffix(ep.URL, "/")+"/index.yaml", false)
+			}
+			if cctx.Err() != nil && st == Warn && !strings.HasPrefix(msg, "reachable") {
+				msg = fmt.Sprintf("no answer within %s", opts.Timeout)
+			}
+			out[i] = Check{Name: "reach-" + string(ep.Kind), Status: st, Message: fmt.Sprintf("%s (%s): %s", ep.URL, ep.Purpose, msg)}
+		}()
+	}
+	wg.Wait()
+	if skipped > 0 {
+		out = append(out, Check{Name: "reach", Status: Info, Message: fmt.Sprintf("%d more endpoints not checked (at most %d are)", skipped, MaxEndpoints)})
+	}
+	return out
+}
+
+// ociBase is the registry API root of an oci:// chart repository.
+func ociBase(repo string) string {
+	u, err := url.Parse(repo)
+	if err != nil {
+		return repo
+	}
+	return "https://" + u.Host + "/v2/"
+}
+
+// checkHTTP GETs u and reads at most 1 KiB of the answer. For an OCI
+// registry 401 is the normal answer to an anonymous /v2/ (the token
+// challenge), so it means reachable.
+func checkHTTP(ctx context.Context, c *http.Client, u string, registry bool) (Status, string) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return Warn, "not a URL platc can request"
+	}
+	req.Header.Set("User-Agent", "platc-preflight")
+	resp, err := c.Do(req)
+	if err != nil {
+		return Warn, "unreachable: " + netReason(err)
+	}
+	defer resp.Body.Close()
+	_, _ = io.CopyN(io.Discard, resp.Body, 1024)
+	switch code := resp.StatusCode; {
+	case code < 300, registry && code == http.StatusUnauthorized:
+		return Pass, fmt.Sprintf("reachable (HTTP %d)", code)
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		return Warn, fmt.Sprintf("reachable, but it asks for credentials (HTTP %d); Argo CD needs a repository Secret for it", code)
+	case code == http.StatusNotFound && !registry:
+		return Warn, "reachable, but it has no index.yaml (HTTP 404): not a Helm repository at this URL"
+	default:
+		return Warn, fmt.Sprintf("HTTP %d", code)
+	}
+}
+
+// netReason is the last part of a network error, which names the cause
+// (no such host, connection refused, certificate signed by unknown
+// authority) without repeating the URL.
+func netReason(err error) string {
+	s := err.Error()
+	if i := strings.LastIndex(s, ": "); i >= 0 {
+		return s[i+2:]
+	}
+	return s
+}
+
+// checkGit runs git ls-remote on the repository's HEAD. Only the
+// transports a repository URL may name are allowed (never ext:: or
+// file), and no credential helper, prompt or askpass runs.
+func checkGit(ctx context.Context, repo string, opts ConnectivityOptions) (Status, string) {
+	git, err := LookPath("git", opts.ToolPath)
+	if err != nil {
+		return Warn, "not checked: git is not installed"
+	}
+	home, err := os.MkdirTemp("", "platc-git-")
+	if err != nil {
+		return Warn, "not checked: " + err.Error()
+	}
+	defer os.RemoveAll(home)
+	cmd := exec.CommandContext(ctx, git,
+		"-c", "protocol.allow=never", "-c", "protocol.https.allow=always", "-c", "protocol.http.allow=always",
+		"-c", "protocol.ssh.allow=always", "-c", "protocol.git.allow=always", "-c", "credential.helper=",
+		"ls-remote", "--quiet", "--", repo, "HEAD")
+	env := []string{"PATH=" + opts.ToolPath, "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=/bin/false", "SSH_ASKPASS=/bin/false",
+		"GIT_SSH_COMMAND=ssh -o BatchMode=yes -o ConnectTimeout=10"}
+	for _, kv := range os.Environ() {
+		// A pod's proxy and trust settings apply to git as to the rest.
+		k, _, _ := strings.Cut(kv, "=")
+		switch strings.ToUpper(k) {
+		case "HTTPS_PROXY", "HTTP_PROXY", "NO_PROXY", "ALL_PROXY", "SSL_CERT_FILE", "SSL_CERT_DIR", "GIT_SSL_CAINFO":
+			env = append(env, kv)
+		}
+	}
+	cmd.Env = env
+	cmd.WaitDelay = time.Second
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	cmd.Stdout = io.Discard
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(lastLine(errb.String()))
+		if msg == "" {
+			msg = err.Error()
+		}
+		for _, auth := range []string{"Authentication failed", "could not read Username", "terminal prompts disabled", "Permission denied", "403", "401"} {
+			if strings.Contains(errb.String(), auth) {
+				return Warn, "reachable, but it asks for credentials; Argo CD needs a repository Secret for it (" + msg + ")"
+			}
+		}
+		return Warn, "git ls-remote failed: " + msg
+	}
+	return Pass, "reachable (git ls-remote)"
+}
+
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}

@@ -24,7 +24,8 @@ type Compliance struct {
 //   - INV-7: the health customizations Argo CD runs are the compiled
 //     ones (the bootstrap drift check's health kind).
 //
-// It returns whether any failed.
+// It returns whether a check failed that the bootstrap drift does not
+// already account for.
 func (r *run) compliance(apps []*ir.App, status map[string]appStatus) bool {
 	var early []string
 	for _, a := range apps {
@@ -52,12 +53,12 @@ func (r *run) compliance(apps []*ir.App, status map[string]appStatus) bool {
 	}
 	r.rep.Compliance = append(r.rep.Compliance, c)
 
-	failed := false
 	for _, c := range r.rep.Compliance {
 		if c.Status == "fail" {
-			failed = true
 			r.log.Warnf(r.phase, c.Invariant, "%s: %s", c.Check, c.Detail)
 		}
 	}
-	return failed
+	// INV-7's failure is the health drift the report already counts
+	// (driftOutcome); only INV-2 adds to the outcome here.
+	return len(early) > 0
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/urfave/cli/v3"
@@ -81,21 +82,38 @@ func compileForBuild(cmd *cli.Command, path string) (*lang.Module, []*ir.Program
 		}
 		diags = append(diags, cdiags...)
 	}
-	var secrets hcl.Diagnostics
+	var findings hcl.Diagnostics
 	if !diags.HasErrors() {
-		secrets = secretFindings(mod, progs, cmd.Root().ErrWriter)
-		diags = append(diags, secrets...)
+		findings = blockingFindings(mod, progs, cmd.Root().ErrWriter)
+		diags = append(diags, findings...)
 	}
 	diags = diag.Sort(diags)
 	printDiags(cmd, mod, diags, "text")
 	switch {
-	case secrets.HasErrors():
-		fmt.Fprintln(cmd.Root().ErrWriter, "platc: the platform holds credentials, and its output is committed; nothing was written.")
+	case findings.HasErrors():
+		fmt.Fprintf(cmd.Root().ErrWriter, "platc: %s that platc lint reports as errors; nothing was written.\n", blockedBy(findings))
 		return nil, nil, exitWith(exitcode.Failure)
 	case diags.HasErrors():
 		return nil, nil, exitWith(exitcode.Invalid)
 	}
 	return mod, progs, nil
+}
+
+// blockedBy says what stopped a build, naming the rules.
+func blockedBy(findings hcl.Diagnostics) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, d := range findings {
+		if e := diag.ExtraOf(d); e != nil && e.Rule != "" && !seen[e.Rule] {
+			seen[e.Rule] = true
+			names = append(names, e.Rule)
+		}
+	}
+	if len(names) == 0 {
+		return "the platform has findings"
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("the platform has findings (%s)", english.List(names))
 }
 
 // output is one environment's generated files and where they go.

@@ -177,8 +177,9 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		Name:  "platc",
 		Usage: "compile a Kubernetes platform in HCL into Argo and Ansible artifacts, and check it first",
 		Description: "platc reads a platform (a directory of *.hcl files, or one file), proves its\n" +
-			"dependency graph and the RFC-DEPLOY-0001 invariants, and generates what Argo CD,\n" +
-			"Argo Workflows, Argo Events and Ansible need to deploy it in order.\n\n" +
+			"dependency graph and the RFC-DEPLOY-0001 invariants (docs/rfc-deploy-0001.md), and\n" +
+			"generates what Argo CD, Argo Workflows, Argo Events and Ansible need to deploy it in\n" +
+			"order.\n\n" +
 			"Flags may come before or after the path. 'platc help COMMAND' describes one command.",
 		Version:   platcVersion(),
 		Writer:    stdout,

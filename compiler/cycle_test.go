@@ -1,8 +1,10 @@
 package compiler
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A knot with no dependency common to all its cycles says so, and its
@@ -87,5 +89,25 @@ stack "orders" {
 	d := diags[0].Detail
 	if strings.Contains(d, "stack.orders depends on app.cert-manager  ") {
 		t.Errorf("the stack's declaration is not shared: app.one names the same dependency itself:\n%s", d)
+	}
+}
+
+// A knot of thousands of apps is reported quickly: the searches for
+// short cycles and shared declarations are bounded.
+func TestHugeCycleIsQuick(t *testing.T) {
+	var b strings.Builder
+	const n = 5000
+	for i := range n {
+		// A ring with chords: every app depends on the next and on the
+		// one after it, so there are many cycles and no shared edge.
+		fmt.Fprintf(&b, "app \"a%d\" {\n  depends_on = [app.a%d, app.a%d]\n}\n", i, (i+1)%n, (i+2)%n)
+	}
+	start := time.Now()
+	diags := compileErrors(t, b.String())
+	if len(diags) != 1 || diags[0].Summary != "Dependency cycle" {
+		t.Fatalf("want one cycle, got %d diagnostics", len(diags))
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("compiling took %v", d)
 	}
 }

@@ -276,6 +276,13 @@ const maxCycleEdges = 4096
 // maxShownCycles is how many distinct shortest cycles a report lists.
 const maxShownCycles = 3
 
+// cycleSearchBudget bounds the breadth-first searches for short cycles,
+// in visited apps plus edges. Within it every member is a start, so the
+// cycles shown are the shortest; a knot too large for that (thousands of
+// apps, a generated file gone wrong) is searched from its first members
+// only, and the cycles shown are short rather than shortest.
+const cycleSearchBudget = 2_000_000
+
 type edgeFrom struct {
 	from int
 	edge edge
@@ -332,7 +339,11 @@ func (s *structure) shortestCycles(comp []int, in map[int]bool) [][]edgeFrom {
 	var found [][]edgeFrom
 	best := 0
 	seen := map[string]bool{}
-	for _, v := range comp {
+	starts := comp
+	if size := len(comp) + len(s.cycleEdges(comp, in)); len(comp)*size > cycleSearchBudget {
+		starts = comp[:max(1, cycleSearchBudget/size)]
+	}
+	for _, v := range starts {
 		hops := s.shortestCycleThrough(v, in)
 		if len(hops) == 0 || (best != 0 && len(hops) > best) {
 			continue

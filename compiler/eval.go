@@ -17,6 +17,7 @@ import (
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/english"
 	"github.com/platc/platc/lang"
 )
 
@@ -377,6 +378,9 @@ func (env *envInfo) explain(attr string) string {
 			others = append(others, fmt.Sprintf("%q", o.Name))
 		}
 	}
+	if len(others) == 0 && len(env.all) > 1 {
+		return env.explainEverywhere(attr)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Environment %q (%s) does not declare %q", env.name, diag.At(env.decl.DeclRange), attr)
 	switch len(others) {
@@ -398,6 +402,31 @@ func (env *envInfo) explain(attr string) string {
 	}
 	if sug == "" {
 		fmt.Fprintf(&b, " Every environment must declare the attributes expressions read through env.*: add %s = ... to environment %q.", attr, env.name)
+	}
+	return b.String()
+}
+
+// explainEverywhere is explain for an attribute no environment
+// declares. The text names no environment in particular, so the same
+// mistake found while compiling each environment is one diagnostic, not
+// one per environment (diag.Sort drops exact duplicates).
+func (env *envInfo) explainEverywhere(attr string) string {
+	var names, have []string
+	for _, o := range env.all {
+		names = append(names, fmt.Sprintf("%q", o.Name))
+		for n := range o.Attrs {
+			if !slices.Contains(have, n) {
+				have = append(have, n)
+			}
+		}
+	}
+	slices.Sort(have)
+	var b strings.Builder
+	fmt.Fprintf(&b, "No environment declares %q (the platform has %s).", attr, english.List(names))
+	if sug := diag.Suggest(attr, have); sug != "" {
+		fmt.Fprintf(&b, " Did you mean env.%s?", sug)
+	} else {
+		fmt.Fprintf(&b, " Every environment must declare the attributes expressions read through env.*: add %s = ... to each environment block.", attr)
 	}
 	return b.String()
 }

@@ -20,6 +20,10 @@ type edge struct {
 	rng       hcl.Range
 	via       string
 	fromStack bool
+	// alsoDeclared says another reference makes the same edge (an app
+	// naming a dependency its stack names too), so removing rng alone
+	// would not remove it.
+	alsoDeclared bool
 }
 
 // structure is the environment-independent part of a compilation: the
@@ -108,12 +112,15 @@ func (s *structure) resolveEdges() {
 		stackTargets[st] = targets
 	}
 	for i, a := range s.apps {
-		seen := make(map[int]bool)
+		seen := make(map[int]int) // dependency → index in s.deps[i]
 		add := func(j int, ref lang.Ref, fromStack bool) {
-			if seen[j] {
+			if k, ok := seen[j]; ok {
+				if s.deps[i][k].rng != ref.Range {
+					s.deps[i][k].alsoDeclared = true
+				}
 				return
 			}
-			seen[j] = true
+			seen[j] = len(s.deps[i])
 			s.deps[i] = append(s.deps[i], edge{to: j, rng: ref.Range, via: ref.String(), fromStack: fromStack})
 		}
 		for _, ref := range a.DependsOn {
@@ -248,15 +255,57 @@ func (s *structure) checkCycles() {
 	}
 }
 
-// cycleHops finds the shortest cycle through comp[0] by breadth-first
-// search over edges in the order they were written, so the result is
-// deterministic.
-func (s *structure) cycleHops(comp []int) []edgeFrom {
-	in := make(map[int]bool, len(comp))
-	for _, id := range comp {
-		in[id] = true
+// A cycle report leads to the dependency to cut (issue 25). A knot of
+// apps (a strongly connected component) may hold many cycles; the one
+// through its first-declared member is not necessarily the one the user
+// just closed, and advice to "remove one of these" on an arbitrary cycle
+// sends them the wrong way. So the report names the whole component,
+// shows its shortest cycles, and lists the declarations every cycle goes
+// through: cutting any one of those breaks them all, and the first is
+// the diagnostic's subject. A declaration is what the user wrote: a
+// stack's depends_on creates an edge from each of its apps, and cutting
+// it removes them all, so edges are grouped by the reference that made
+// them.
+
+// maxCycleEdges bounds the work of the shared-declaration search, which
+// checks the component once per declaration. A knot larger than this is
+// reported without the list; it is a generated file gone wrong, not a
+// dependency added by hand.
+const maxCycleEdges = 4096
+
+// maxShownCycles is how many distinct shortest cycles a report lists.
+const maxShownCycles = 3
+
+// cycleSearchBudget bounds the breadth-first searches for short cycles,
+// in visited apps plus edges. Within it every member is a start, so the
+// cycles shown are the shortest; a knot too large for that (thousands of
+// apps, a generated file gone wrong) is searched from its first members
+// only, and the cycles shown are short rather than shortest.
+const cycleSearchBudget = 2_000_000
+
+type edgeFrom struct {
+	from int
+	edge edge
+}
+
+// cycleEdges returns the edges between members of comp, members in
+// declaration order and each one's edges in the order written.
+func (s *structure) cycleEdges(comp []int, in map[int]bool) []edgeFrom {
+	var out []edgeFrom
+	for _, v := range comp {
+		for _, e := range s.deps[v] {
+			if in[e.to] {
+				out = append(out, edgeFrom{from: v, edge: e})
+			}
+		}
 	}
-	start := comp[0]
+	return out
+}
+
+// shortestCycleThrough finds the shortest cycle through start by
+// breadth-first search over edges in the order they were written, so the
+// result is deterministic.
+func (s *structure) shortestCycleThrough(start int, in map[int]bool) []edgeFrom {
 	parent := map[int]edgeFrom{}
 	queue := []int{start}
 	for len(queue) > 0 {
@@ -274,53 +323,238 @@ func (s *structure) cycleHops(comp []int) []edgeFrom {
 				slices.Reverse(hops)
 				return hops
 			}
-			if _, seen := parent[e.to]; !seen {
+			if _, seen := parent[e.to]; !seen && e.to != start {
 				parent[e.to] = edgeFrom{from: v, edge: e}
 				queue = append(queue, e.to)
 			}
 		}
 	}
-	return nil // unreachable: comp is strongly connected
+	return nil
 }
 
-type edgeFrom struct {
-	from int
-	edge edge
+// shortestCycles returns the distinct cycles of the component's shortest
+// length, at most maxShownCycles, each starting at its first-declared
+// member, ordered by their members' declaration order.
+func (s *structure) shortestCycles(comp []int, in map[int]bool) [][]edgeFrom {
+	var found [][]edgeFrom
+	best := 0
+	seen := map[string]bool{}
+	starts := comp
+	if size := len(comp) + len(s.cycleEdges(comp, in)); len(comp)*size > cycleSearchBudget {
+		starts = comp[:max(1, cycleSearchBudget/size)]
+	}
+	for _, v := range starts {
+		hops := s.shortestCycleThrough(v, in)
+		if len(hops) == 0 || (best != 0 && len(hops) > best) {
+			continue
+		}
+		if len(hops) < best || best == 0 {
+			best, found, seen = len(hops), nil, map[string]bool{}
+		}
+		// Rotate to start at the first-declared member, so the same cycle
+		// found from two of its members is recognised and printed alike.
+		first := 0
+		for k, h := range hops {
+			if h.from < hops[first].from {
+				first = k
+			}
+		}
+		hops = append(slices.Clone(hops[first:]), hops[:first]...)
+		var key strings.Builder
+		for _, h := range hops {
+			fmt.Fprintf(&key, "%d,", h.from)
+		}
+		if seen[key.String()] {
+			continue
+		}
+		seen[key.String()] = true
+		found = append(found, hops)
+	}
+	slices.SortStableFunc(found, func(a, b []edgeFrom) int {
+		for k := range min(len(a), len(b)) {
+			if c := a[k].from - b[k].from; c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	if len(found) > maxShownCycles {
+		found = found[:maxShownCycles]
+	}
+	return found
+}
+
+// sharedDecls returns the declarations (reference ranges) that every
+// cycle of the component goes through, in the order of the component's
+// edges: removing the edges one declaration made leaves the component
+// acyclic. An edge that two declarations make (an app naming a
+// dependency its stack already names) is never cut by removing one of
+// them, so it is never removed.
+func (s *structure) sharedDecls(comp []int, edges []edgeFrom) []edgeFrom {
+	if len(edges) > maxCycleEdges {
+		return nil
+	}
+	index := make(map[int]int, len(comp))
+	for k, v := range comp {
+		index[v] = k
+	}
+	var decls []edgeFrom
+	seen := map[hcl.Range]bool{}
+	for _, e := range edges {
+		if !seen[e.edge.rng] {
+			seen[e.edge.rng] = true
+			decls = append(decls, e)
+		}
+	}
+	indeg := make([]int, len(comp))
+	out := make([][]int, len(comp))
+	var shared []edgeFrom
+	for _, d := range decls {
+		clear(indeg)
+		for k := range out {
+			out[k] = out[k][:0]
+		}
+		for _, e := range edges {
+			if e.edge.rng == d.edge.rng && !e.edge.alsoDeclared {
+				continue
+			}
+			// Edges point at dependencies; Kahn's algorithm needs only
+			// some consistent direction.
+			f, t := index[e.from], index[e.edge.to]
+			out[f] = append(out[f], t)
+			indeg[t]++
+		}
+		queue := make([]int, 0, len(comp))
+		for k, n := range indeg {
+			if n == 0 {
+				queue = append(queue, k)
+			}
+		}
+		done := 0
+		for len(queue) > 0 {
+			v := queue[len(queue)-1]
+			queue = queue[:len(queue)-1]
+			done++
+			for _, t := range out[v] {
+				if indeg[t]--; indeg[t] == 0 {
+					queue = append(queue, t)
+				}
+			}
+		}
+		if done == len(comp) {
+			shared = append(shared, d)
+		}
+	}
+	return shared
+}
+
+// hopText describes one edge for the report: the apps, and how the
+// dependency is written when that is not the app's own app.NAME.
+func (s *structure) hopText(h edgeFrom) (from, to string) {
+	from, to = "app."+s.apps[h.from].Name, "app."+s.apps[h.edge.to].Name
+	switch {
+	case h.edge.fromStack:
+		to += fmt.Sprintf(" (stack.%s depends on %s)", s.apps[h.from].Stack.Name, h.edge.via)
+	case h.edge.via != to:
+		to += " (via " + h.edge.via + ")"
+	}
+	return from, to
+}
+
+// declText names a declaration as written: the block whose depends_on
+// holds the reference, and the reference.
+func (s *structure) declText(h edgeFrom) (from, to string) {
+	if h.edge.fromStack {
+		return "stack." + s.apps[h.from].Stack.Name, h.edge.via
+	}
+	return "app." + s.apps[h.from].Name, h.edge.via
+}
+
+type hopLine struct{ from, to, at string }
+
+func writeHops(b *strings.Builder, lines []hopLine) {
+	wFrom, wTo := 0, 0
+	for _, l := range lines {
+		wFrom, wTo = max(wFrom, len(l.from)), max(wTo, len(l.to))
+	}
+	for _, l := range lines {
+		fmt.Fprintf(b, "  %-*s depends on %-*s  %s\n", wFrom, l.from, wTo, l.to, l.at)
+	}
 }
 
 func (s *structure) cycleDiag(comp []int) *hcl.Diagnostic {
-	hops := s.cycleHops(comp)
-	type line struct{ from, to, at string }
-	lines := make([]line, len(hops))
-	wFrom, wTo := 0, 0
-	related := make([]diag.Related, 0, len(hops))
-	onCycle := make(map[int]bool, len(hops))
-	for i, h := range hops {
-		onCycle[h.from] = true
-		from, to := "app."+s.apps[h.from].Name, "app."+s.apps[h.edge.to].Name
-		if h.edge.via != to {
-			to += " (via " + h.edge.via + ")"
-		}
-		lines[i] = line{from, to, diag.At(h.edge.rng)}
-		wFrom, wTo = max(wFrom, len(from)), max(wTo, len(to))
-		related = append(related, diag.Related{Range: h.edge.rng, Message: from + " depends on " + to})
-	}
-	var b strings.Builder
-	b.WriteString("These apps depend on each other, so there is no order in which to deploy them:\n")
-	for _, l := range lines {
-		fmt.Fprintf(&b, "  %-*s depends on %-*s  %s\n", wFrom, l.from, wTo, l.to, l.at)
-	}
-	var others []string
+	in := make(map[int]bool, len(comp))
 	for _, id := range comp {
-		if !onCycle[id] {
-			others = append(others, "app."+s.apps[id].Name)
+		in[id] = true
+	}
+	edges := s.cycleEdges(comp, in)
+	cycles := s.shortestCycles(comp, in)
+	var related []diag.Related
+	var b strings.Builder
+	// A component that is one simple cycle (as many edges as apps) has one
+	// cycle, and every edge of it is shared: the short report says all.
+	if len(edges) == len(comp) {
+		b.WriteString("These apps depend on each other, so there is no order in which to deploy them:\n")
+		lines := make([]hopLine, len(cycles[0]))
+		for k, h := range cycles[0] {
+			from, to := s.hopText(h)
+			lines[k] = hopLine{from, to, diag.At(h.edge.rng)}
+			related = append(related, diag.Related{Range: h.edge.rng, Message: from + " depends on " + to})
 		}
+		writeHops(&b, lines)
+		b.WriteString("Remove one of these dependencies to break the cycle.")
+		d := diag.Error(cycles[0][0].edge.rng, "Dependency cycle", b.String())
+		d.Extra = &diag.Extra{Related: related}
+		return d
 	}
-	if len(others) > 0 {
-		fmt.Fprintf(&b, "These apps are caught in the same knot of dependencies: %s.\n", strings.Join(others, ", "))
+	names := make([]string, len(comp))
+	for k, id := range comp {
+		names[k] = "app." + s.apps[id].Name
 	}
-	b.WriteString("Remove one of these dependencies to break the cycle.")
-	d := diag.Error(hops[0].edge.rng, "Dependency cycle", b.String())
+	fmt.Fprintf(&b, "These %d apps depend on each other, so there is no order in which to deploy them: %s.\n",
+		len(comp), strings.Join(names, ", "))
+	for k, c := range cycles {
+		switch {
+		case k > 0:
+			b.WriteString("and:\n")
+		case len(cycles) == 1:
+			fmt.Fprintf(&b, "The shortest cycle among them has %d dependencies:\n", len(c))
+		default:
+			fmt.Fprintf(&b, "The shortest cycles among them have %d dependencies:\n", len(c))
+		}
+		lines := make([]hopLine, len(c))
+		for j, h := range c {
+			from, to := s.hopText(h)
+			lines[j] = hopLine{from, to, diag.At(h.edge.rng)}
+			if k == 0 {
+				related = append(related, diag.Related{Range: h.edge.rng, Message: from + " depends on " + to})
+			}
+		}
+		writeHops(&b, lines)
+	}
+	subject := cycles[0][0].edge.rng
+	shared := s.sharedDecls(comp, edges)
+	switch {
+	case len(shared) > 0:
+		if len(shared) == 1 {
+			b.WriteString("Every cycle among these apps goes through this dependency, so removing it breaks them all:\n")
+		} else {
+			b.WriteString("Every cycle among these apps goes through each of these dependencies, so removing any one of them breaks them all:\n")
+		}
+		lines := make([]hopLine, len(shared))
+		for k, h := range shared {
+			from, to := s.declText(h)
+			lines[k] = hopLine{from, to, diag.At(h.edge.rng)}
+			related = append(related, diag.Related{Range: h.edge.rng, Message: "every cycle goes through " + from + " depends on " + to})
+		}
+		writeHops(&b, lines)
+		subject = shared[0].edge.rng
+	case len(edges) > maxCycleEdges:
+		b.WriteString("Remove a dependency from each cycle, then run platc again to see what remains.")
+	default:
+		b.WriteString("No one dependency is on every cycle among these apps: remove one from each cycle shown, then run platc again to see what remains.")
+	}
+	d := diag.Error(subject, "Dependency cycle", strings.TrimSuffix(b.String(), "\n"))
 	d.Extra = &diag.Extra{Related: related}
 	return d
 }

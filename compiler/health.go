@@ -22,8 +22,8 @@ import (
 var kindPattern = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/[A-Za-z][A-Za-z0-9]*$`)
 
 // argoCDNative maps each custom resource kind for which Argo CD ships a
-// health check of its own (resource_customizations/ and Go built-ins; see
-// ARGO-NOTES §3) to the first v3 release that has it, as read from
+// health check of its own (argo-cd's resource_customizations/ and its Go
+// built-ins, docs/health.md) to the first v3 release that has it, as read from
 // argo-cd's module sources v3.0.0 to v3.5.0. Such a kind satisfies INV-7
 // without a platc rule, on a platform whose Argo CD has the check.
 var argoCDNative = map[string]string{

@@ -66,11 +66,11 @@ func Parse(path string) (*Module, hcl.Diagnostics) {
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	m, diags := ParseSources(srcs)
+	m, pdiags := ParseSources(srcs)
 	if m != nil {
 		m.Dir = platformDir(path)
 	}
-	return m, diags
+	return m, append(diags, pdiags...)
 }
 
 // readFailure says why a platform file could not be read and what to do.
@@ -116,10 +116,16 @@ func platformFiles(path string) ([]string, hcl.Diagnostics) {
 			Detail:   fmt.Sprintf("Listing %s failed: %s.", path, safefile.Unwrap(err)),
 		}}
 	}
-	var names []string
+	var names, skipped []string
 	var diags hcl.Diagnostics
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".hcl") || strings.HasPrefix(e.Name(), ".") {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if !strings.HasSuffix(e.Name(), ".hcl") {
+			if e.Type().IsRegular() {
+				skipped = append(skipped, filepath.Join(path, e.Name()))
+			}
 			continue
 		}
 		name := filepath.Join(path, e.Name())
@@ -140,7 +146,8 @@ func platformFiles(path string) ([]string, hcl.Diagnostics) {
 		}}
 	}
 	slices.Sort(names)
-	return names, nil
+	slices.Sort(skipped)
+	return names, skippedFiles(path, skipped)
 }
 
 // checkEntry refuses a *.hcl entry of the platform directory that platc

@@ -84,6 +84,13 @@ func (r *Rule) Body() string {
 	return strings.TrimSpace(body)
 }
 
+// StopsBuild says whether the rule's findings stop platc build: a rule on
+// by default that reports errors and needs only the platform (build has
+// no --scan). What lint calls an error is wrong in the output itself, so
+// build refuses to write it; warnings and notices never stop a build.
+// Suppression comments apply to build as to lint.
+func (r *Rule) StopsBuild() bool { return r.Default && !r.Scan && r.Severity == Error }
+
 // DocPath is where the rule's documentation page lives in the repository.
 func (r *Rule) DocPath() string { return "docs/rules/" + r.Name + ".md" }
 

@@ -32,12 +32,14 @@ type JSONRelated struct {
 // JSONDiagnostic is one diagnostic in the shape Terraform's JSON view uses,
 // plus the lint rule and related locations.
 type JSONDiagnostic struct {
-	Severity string        `json:"severity"`
-	Summary  string        `json:"summary"`
-	Detail   string        `json:"detail,omitempty"`
-	Range    *JSONRange    `json:"range,omitempty"`
-	Rule     string        `json:"rule,omitempty"`
-	Related  []JSONRelated `json:"related,omitempty"`
+	Severity string     `json:"severity"`
+	Summary  string     `json:"summary"`
+	Detail   string     `json:"detail,omitempty"`
+	Range    *JSONRange `json:"range,omitempty"`
+	// Rule is the lint rule, or "compiler" for the compiler's own
+	// diagnostics (syntax, references, cycles, invariants), as in SARIF.
+	Rule    string        `json:"rule"`
+	Related []JSONRelated `json:"related,omitempty"`
 }
 
 // JSONReport is what --format json prints.
@@ -45,9 +47,7 @@ type JSONReport struct {
 	Diagnostics []JSONDiagnostic `json:"diagnostics"`
 	Errors      int              `json:"errors"`
 	Warnings    int              `json:"warnings"`
-	// Notices is omitted when zero, so reports without lint notices keep
-	// the shape they always had.
-	Notices int `json:"notices,omitempty"`
+	Notices     int              `json:"notices"`
 	// Skipped is set when some enabled lint rules did not run, because
 	// the platform does not compile.
 	Skipped *JSONSkipped `json:"skipped,omitempty"`
@@ -76,8 +76,11 @@ func ToJSON(diags hcl.Diagnostics) JSONReport {
 			r := jsonRange(*d.Subject)
 			jd.Range = &r
 		}
+		jd.Rule = CompilerRuleID
 		if e := diag.ExtraOf(d); e != nil {
-			jd.Rule = e.Rule
+			if e.Rule != "" {
+				jd.Rule = e.Rule
+			}
 			for _, rel := range e.Related {
 				jd.Related = append(jd.Related, JSONRelated{Message: rel.Message, Range: jsonRange(rel.Range)})
 			}
@@ -104,6 +107,7 @@ func JSON(w io.Writer, diags hcl.Diagnostics) error {
 // to it.
 func WriteJSON(w io.Writer, rep JSONReport) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(rep)
 }

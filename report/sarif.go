@@ -117,6 +117,7 @@ func SARIF(w io.Writer, diags hcl.Diagnostics, tool SARIFTool, rules []SARIFRule
 		run.Results = append(run.Results, res)
 	}
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(sarifLog{Schema: SARIFSchema, Version: "2.1.0", Runs: []sarifRun{run}})
 }

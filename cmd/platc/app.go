@@ -10,6 +10,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/urfave/cli/v3"
@@ -86,6 +87,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			code = exitcode.Failure
 		}
 	}()
+	noColor.Store(false)
 	app := newApp(stdout, stderr)
 	err := app.Run(context.Background(), args)
 	var ee exitError
@@ -142,7 +144,24 @@ func suggestFlag(flags []cli.Flag, provided string, hideHelp bool) string {
 		names = append(names, "help")
 	}
 	slices.Sort(names)
-	s := diag.Suggest(strings.TrimLeft(provided, "-"), names)
+	given := strings.TrimLeft(provided, "-")
+	var s string
+	if len([]rune(given)) == 1 {
+		// Any one-letter flag is one edit from any other, so "-f" would
+		// get "-h". A single letter is an abbreviation: suggest the one
+		// long flag it starts, if exactly one does.
+		var long []string
+		for _, n := range names {
+			if len(n) > 1 && strings.HasPrefix(n, given) {
+				long = append(long, n)
+			}
+		}
+		if len(long) == 1 {
+			s = long[0]
+		}
+	} else {
+		s = diag.Suggest(given, names)
+	}
 	if s == "" {
 		return ""
 	}
@@ -177,8 +196,9 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		Name:  "platc",
 		Usage: "compile a Kubernetes platform in HCL into Argo and Ansible artifacts, and check it first",
 		Description: "platc reads a platform (a directory of *.hcl files, or one file), proves its\n" +
-			"dependency graph and the RFC-DEPLOY-0001 invariants, and generates what Argo CD,\n" +
-			"Argo Workflows, Argo Events and Ansible need to deploy it in order.\n\n" +
+			"dependency graph and the RFC-DEPLOY-0001 invariants (docs/rfc-deploy-0001.md), and\n" +
+			"generates what Argo CD, Argo Workflows, Argo Events and Ansible need to deploy it in\n" +
+			"order.\n\n" +
 			"Flags may come before or after the path. 'platc help COMMAND' describes one command.",
 		Version:   platcVersion(),
 		Writer:    stdout,
@@ -195,6 +215,12 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 		ExitErrHandler: func(context.Context, *cli.Command, error) {},
 		OnUsageError:   onUsageError,
 		Commands:       commands(),
+		Flags: []cli.Flag{
+			// A root flag is inherited by every command, so it may come
+			// anywhere: platc --no-color lint, platc lint --no-color.
+			&cli.BoolFlag{Name: "no-color", Usage: "never colour the output (also: NO_COLOR set, TERM=dumb)",
+				Action: func(_ context.Context, _ *cli.Command, v bool) error { noColor.Store(v); return nil }},
+		},
 	}
 	// urfave/cli runs the root Action for an unknown command name.
 	app.Action = func(_ context.Context, cmd *cli.Command) error {
@@ -225,7 +251,11 @@ func onUsageError(_ context.Context, cmd *cli.Command, err error, isSub bool) er
 	}
 	msg := err.Error()
 	if flag, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		flag = "--" + strings.TrimLeft(flag, "-")
+		if bare := strings.TrimLeft(flag, "-"); len([]rune(bare)) == 1 {
+			flag = "-" + bare
+		} else {
+			flag = "--" + bare
+		}
 		msg = fmt.Sprintf("%s has no flag %s.", name, flag)
 		if s := cli.SuggestFlag(cmd.Flags, flag, false); s != "" {
 			msg += fmt.Sprintf(" Did you mean %s?", s)
@@ -289,7 +319,7 @@ func commands() []*cli.Command {
 // Shared flags.
 var (
 	formatFlag = func(usage string, values ...string) *cli.StringFlag {
-		return &cli.StringFlag{Name: "format", Value: values[0], Usage: usage + " (" + strings.Join(values, ", ") + ")"}
+		return &cli.StringFlag{Name: "format", Aliases: []string{"f"}, Value: values[0], Usage: usage + " (" + strings.Join(values, ", ") + ")"}
 	}
 	envFlag = &cli.StringFlag{Name: "env", Usage: "environment to compile (default: the first declared)"}
 )
@@ -326,14 +356,22 @@ func quoteAll(xs []string) []string {
 	return out
 }
 
-// colorFor reports whether output to w should be coloured: only on a
-// terminal, and never when NO_COLOR is set (https://no-color.org).
+// noColor is --no-color of the running command; run resets it, since
+// tests call run many times in one process.
+var noColor atomic.Bool
+
+// colorFor reports whether output to w should be coloured (colorPolicy).
 func colorFor(w io.Writer) bool {
-	if os.Getenv("NO_COLOR") != "" {
-		return false
-	}
 	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	return colorPolicy(ok && term.IsTerminal(int(f.Fd())), noColor.Load(), os.Getenv)
+}
+
+// colorPolicy is when platc colours its text: only on a terminal, and
+// never with --no-color, when NO_COLOR is set (https://no-color.org), or
+// when TERM is "dumb" (a terminal that cannot show escape sequences,
+// such as Emacs' shell buffer or a CI log viewer).
+func colorPolicy(terminal, flag bool, getenv func(string) string) bool {
+	return terminal && !flag && getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
 }
 
 // printDiags renders diagnostics: JSON on stdout for machines, text on

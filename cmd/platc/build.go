@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/urfave/cli/v3"
@@ -81,21 +83,41 @@ func compileForBuild(cmd *cli.Command, path string) (*lang.Module, []*ir.Program
 		}
 		diags = append(diags, cdiags...)
 	}
-	var secrets hcl.Diagnostics
+	var findings hcl.Diagnostics
 	if !diags.HasErrors() {
-		secrets = secretFindings(mod, progs, cmd.Root().ErrWriter)
-		diags = append(diags, secrets...)
+		findings = blockingFindings(mod, progs, cmd.Root().ErrWriter)
+		diags = append(diags, findings...)
+	}
+	if !diags.HasErrors() {
+		diags = append(diags, outPathDiags(cmd.String("out"), path, mod, progs)...)
 	}
 	diags = diag.Sort(diags)
 	printDiags(cmd, mod, diags, "text")
 	switch {
-	case secrets.HasErrors():
-		fmt.Fprintln(cmd.Root().ErrWriter, "platc: the platform holds credentials, and its output is committed; nothing was written.")
+	case findings.HasErrors():
+		fmt.Fprintf(cmd.Root().ErrWriter, "platc: %s that platc lint reports as errors; nothing was written.\n", blockedBy(findings))
 		return nil, nil, exitWith(exitcode.Failure)
 	case diags.HasErrors():
 		return nil, nil, exitWith(exitcode.Invalid)
 	}
 	return mod, progs, nil
+}
+
+// blockedBy says what stopped a build, naming the rules.
+func blockedBy(findings hcl.Diagnostics) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, d := range findings {
+		if e := diag.ExtraOf(d); e != nil && e.Rule != "" && !seen[e.Rule] {
+			seen[e.Rule] = true
+			names = append(names, e.Rule)
+		}
+	}
+	if len(names) == 0 {
+		return "the platform has findings"
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("the platform has findings (%s)", english.List(names))
 }
 
 // output is one environment's generated files and where they go.
@@ -162,23 +184,79 @@ func outDir(flag, platformPath string, p *ir.Program) (string, error) {
 // .git (a directory, or a file in a linked work tree), or the platform's
 // own directory when there is none.
 func repoRoot(platformPath string) string {
+	root, _ := gitRoot(platformPath)
+	return relToCwd(root)
+}
+
+// gitRoot is the absolute path of the Git work tree that holds the
+// platform, and true; or the platform's own directory and false.
+func gitRoot(platformPath string) (string, bool) {
 	start, err := filepath.Abs(platformPath)
 	if err != nil {
-		return filepath.Dir(platformPath)
+		return filepath.Dir(platformPath), false
 	}
 	if info, err := os.Stat(start); err == nil && !info.IsDir() {
 		start = filepath.Dir(start)
 	}
 	for dir := start; ; {
 		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return relToCwd(dir)
+			return dir, true
 		}
 		up := filepath.Dir(dir)
 		if up == dir {
-			return relToCwd(start)
+			return start, false
 		}
 		dir = up
 	}
+}
+
+// outPathDiags warns when --out writes into the platform's Git work tree
+// somewhere other than platform.git.path (issue 25). The root
+// Application points Argo CD at <git.path>/<env>/argocd/apps of the
+// repository, so output committed elsewhere is never deployed. platc
+// does not derive git.path from --out: the executor compares the
+// running root Application with platform.git, and the bootstrap
+// installs it from the same setting, so the HCL stays the one source of
+// that path, and the warning says how to make the two agree. Output
+// outside the work tree (a scratch directory, another repository) is
+// not judged: platc cannot know where it will be committed.
+func outPathDiags(flag, platformPath string, mod *lang.Module, progs []*ir.Program) hcl.Diagnostics {
+	if flag == "" || len(progs) == 0 || mod == nil || mod.Platform == nil {
+		return nil
+	}
+	root, ok := gitRoot(platformPath)
+	if !ok {
+		return nil
+	}
+	out, err := filepath.Abs(flag)
+	if err != nil {
+		return nil
+	}
+	rel, err := filepath.Rel(root, out)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return nil
+	}
+	rel = filepath.ToSlash(rel)
+	gitPath := progs[0].Platform.Git.Path
+	if rel == gitPath {
+		return nil
+	}
+	subject := mod.Platform.DeclRange
+	var fix string
+	switch g := mod.Platform.Git; {
+	case g != nil && g.Path != nil:
+		subject = g.Path.Expr.Range()
+		fix = fmt.Sprintf("Set path = %q here", rel)
+	case g != nil:
+		subject = g.DeclRange
+		fix = fmt.Sprintf("Add path = %q to this git block", rel)
+	default:
+		fix = fmt.Sprintf("Add git { path = %q } to the platform block", rel)
+	}
+	env := progs[0].Env.Name
+	return hcl.Diagnostics{diag.Warning(subject, "Output directory differs from platform.git.path",
+		fmt.Sprintf("--out writes into %s of the Git work tree %s, but the root Application points Argo CD at %s/%s/argocd/apps, where platc writes nothing: once committed, the output under %s would never be deployed. %s, or build without --out to write to %s.",
+			rel, relToCwd(root), gitPath, env, rel, fix, gitPath))}
 }
 
 // relToCwd shortens an absolute path for messages.

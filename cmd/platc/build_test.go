@@ -130,10 +130,21 @@ func TestBuildDeterministic(t *testing.T) {
 		}
 		return tree(t, out)
 	}
+	// The hook manifest the example declares goes beside every copy:
+	// build refuses a hook whose manifest is missing, as lint does.
+	hook, err := os.ReadFile("../../examples/apps/harbor/migrate-job.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	withHook := func(dir string) {
+		t.Helper()
+		writeFile(t, dir, "apps/harbor/migrate-job.yaml", string(hook))
+	}
 	whole := filepath.Join(root, "whole.hcl")
 	if err := os.WriteFile(whole, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	withHook(root)
 	want := build(whole, filepath.Join(root, "out-whole"), 1)
 	if len(want) == 0 {
 		t.Fatal("nothing generated")
@@ -142,6 +153,7 @@ func TestBuildDeterministic(t *testing.T) {
 	for i := range 4 {
 		dir := filepath.Join(root, fmt.Sprintf("split-%d", i))
 		splitPlatform(t, src, dir, r)
+		withHook(dir)
 		procs := max(runtime.NumCPU(), 2)
 		if i%2 == 0 {
 			procs = 1

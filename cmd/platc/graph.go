@@ -421,6 +421,7 @@ func (d *drawing) json(w io.Writer) error {
 		out.StackEdges = append(out.StackEdges, graphEdgeJSON{From: sg.Nodes[e.From].Name(), To: sg.Nodes[e.To].Name()})
 	}
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
 }

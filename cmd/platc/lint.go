@@ -213,13 +213,13 @@ func (o lintOutput) print(diags hcl.Diagnostics) {
 	case "json":
 		rep := report.ToJSON(diags)
 		if len(o.skipped) > 0 {
-			rep.Skipped = &report.JSONSkipped{Reason: o.skipNote(), Rules: ruleNames(o.skipped)}
+			rep.Skipped = &report.JSONSkipped{Reason: o.skipNote(false), Rules: ruleNames(o.skipped)}
 		}
 		_ = report.WriteJSON(w, rep)
 	case "sarif":
 		opts := report.SARIFOptions{Root: sarifRoot()}
 		if len(o.skipped) > 0 {
-			opts.Notifications = []string{o.skipNote()}
+			opts.Notifications = []string{o.skipNote(false)}
 		}
 		_ = report.SARIF(w, diags, report.SARIFTool{Name: "platc", Version: platcVersion(), InformationURI: repoURL}, sarifRules(), opts)
 	default:
@@ -228,20 +228,26 @@ func (o lintOutput) print(diags hcl.Diagnostics) {
 		}
 		_ = report.Text(w, o.files, diags, report.TextOptions{Color: colorFor(w)})
 		if len(o.skipped) > 0 {
-			fmt.Fprintf(w, "%s\n\n", o.skipNote())
+			fmt.Fprintf(w, "%s\n\n", o.skipNote(true))
 		}
 		fmt.Fprintf(w, "%s\n", report.Summary(diags))
 	}
 }
 
-// skipNote says which rules ran and which did not, and why.
-func (o lintOutput) skipNote() string {
+// skipNote says which rules ran and which did not, and why. Only the
+// terminal, where the errors are printed above it, gets the advice to
+// fix them: JSON and SARIF have no "above" (issue 25).
+func (o lintOutput) skipNote(terminal bool) string {
 	total := len(o.ran) + len(o.skipped)
 	if len(o.ran) == 0 {
 		return fmt.Sprintf("Lint ran none of its %d rules: the platform could not be read.", total)
 	}
-	return fmt.Sprintf("Lint ran %d of %d rules (%s): the other %d need a platform that compiles. Fix the errors above and run platc lint again.",
+	note := fmt.Sprintf("Lint ran %d of %d rules (%s): the other %d need a platform that compiles.",
 		len(o.ran), total, strings.Join(ruleNames(o.ran), ", "), len(o.skipped))
+	if terminal {
+		note += " Fix the errors above and run platc lint again."
+	}
+	return note
 }
 
 func ruleNames(rs []*lint.Rule) []string {

@@ -153,6 +153,27 @@ func TestNoColorOffTerminal(t *testing.T) {
 	}
 }
 
+// Colour only on a terminal, and never with --no-color, NO_COLOR or
+// TERM=dumb (issue 25).
+func TestColorPolicy(t *testing.T) {
+	for _, tc := range []struct {
+		terminal, flag bool
+		env            map[string]string
+		want           bool
+	}{
+		{true, false, nil, true},
+		{false, false, nil, false},
+		{true, true, nil, false},
+		{true, false, map[string]string{"NO_COLOR": "1"}, false},
+		{true, false, map[string]string{"TERM": "dumb"}, false},
+		{true, false, map[string]string{"TERM": "xterm-256color"}, true},
+	} {
+		if got := colorPolicy(tc.terminal, tc.flag, func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("colorPolicy(terminal %v, --no-color %v, %v) = %v, want %v", tc.terminal, tc.flag, tc.env, got, tc.want)
+		}
+	}
+}
+
 // writeFile writes src to dir/name, making its directories, and returns
 // the path.
 func writeFile(t *testing.T, dir, name, src string) string {

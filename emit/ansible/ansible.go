@@ -141,9 +141,9 @@ func groupVars(p *ir.Program) (om, error) {
 				// The controller handles a pod's change this long after
 				// it, 10 s by default, so every step of a deploy waits
 				// up to that long to be seen done and again for the next
-				// one to start (E2E-NOTES "Controller latency"). 2 s is
-				// the lowest Argo's rate limiter suggests for workflows
-				// of short steps, and costs little: the deploy lock lets
+				// one to start. 2 s is the lowest Argo's rate limiter
+				// suggests for workflows of short steps, and costs
+				// little: the deploy lock lets
 				// one platc workflow run at a time. The client's QPS (20)
 				// and burst (30) stay: a workflow of parallelism 10 does
 				// not come near them.

@@ -10,10 +10,9 @@ import (
 )
 
 // Argo's validation (workflow/validate, what argo lint runs) does not
-// catch everything that fails later, at admission or at run time
-// (VALIDATORS.md): a malformed depends expression, an object name that is
-// not RFC 1123, or the v4 CRDs' caps of 200 tasks per DAG and 200
-// templates per workflow. checkSpec checks those on everything this
+// catch everything that fails later, at admission or at run time: a
+// malformed depends expression, an object name that is not RFC 1123, or
+// the v4 CRDs' caps of 200 tasks per DAG and 200 templates per workflow. checkSpec checks those on everything this
 // package builds, so a violation is reported as a platc bug at build time
 // instead of by a cluster.
 

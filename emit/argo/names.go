@@ -76,7 +76,7 @@ const (
 	labelAction    = "platc.io/workflow"
 )
 
-// Argo Workflows' limits (ARGO-NOTES §4): the v4 full CRDs cap a DAG at
+// Argo Workflows' limits: the v4 full CRDs cap a DAG at
 // 200 tasks and a workflow at 200 templates.
 const (
 	MaxTasks     = 200

@@ -13,7 +13,8 @@ import (
 // The steps reach Argo CD only through its API server with a token that
 // the kubelet injects from a Secret, so in Kubernetes the pods need just
 // what Argo's executor needs to report results: create and patch
-// workflowtaskresults (ARGO-NOTES §7). No Secret, Application or
+// workflowtaskresults (argoexec's
+// workflow/executor/taskresult.go). No Secret, Application or
 // namespace rights.
 //
 // The one exception is the snapshot volume policy: a VolumeSnapshot is

@@ -6,7 +6,7 @@
 //     and event objects to the cluster;
 //   - root.yaml: the root app-of-apps that syncs apps/, with the
 //     ignoreDifferences recipe that lets the deploy workflow switch
-//     automated sync on afterwards (ARGO-NOTES §8);
+//     automated sync on afterwards (docs/workflows.md);
 //   - projects.yaml: the AppProjects the root and the apps live in;
 //   - values.yaml: Helm values for the argo-cd chart that the bootstrap
 //     installs: health customizations, the automation account and its RBAC

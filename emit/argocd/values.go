@@ -62,7 +62,7 @@ func HealthEntries(p *ir.Program) map[string]any {
 }
 
 // Policy is the Argo CD RBAC policy (policy.csv) of the automation
-// account, least privilege for what the workflows do (ARGO-NOTES §7):
+// account, least privilege for what the workflows do (docs/security.md):
 // get on the platform's projects (the CLI reads an app's project), get
 // (app get, wait, get --refresh), sync (app sync) and delete (app
 // delete, teardown) on the projects of the platform's apps, the update

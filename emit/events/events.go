@@ -72,7 +72,7 @@ func object(apiVersion, kind string, metadata m, fields m) m {
 
 func eventBus(p *ir.Program) m {
 	return object("argoproj.io/v1alpha1", "EventBus", meta(p, EventBus, p.Events.Namespace), m{
-		// A concrete version, never "latest" (ARGO-NOTES §6).
+		// A concrete version, never "latest".
 		"spec": m{"jetstream": m{"version": gitops.JetStream.Version}},
 	})
 }
@@ -160,7 +160,7 @@ func sensor(p *ir.Program) m {
 				// The Kubernetes trigger creates the Workflow object
 				// directly, so the sensor needs only "create workflows";
 				// the argoWorkflow trigger would run the argo CLI and need
-				// list and get as well (ARGO-NOTES §6).
+				// list and get as well (Argo Events' trigger docs).
 				"k8s": m{
 					"operation": "create",
 					"source":    m{"resource": wf},

@@ -24,7 +24,7 @@ func TestImportRules(t *testing.T) {
 		forbidden []string
 	}{
 		{"lint", "lint reads the module and the IR; what the compiler decides is in the IR", []string{"compiler"}},
-		{"lint/rules", "rules read lang and ir only (STYLE.md)", []string{"compiler"}},
+		{"lint/rules", "rules read lang and ir only (docs/architecture.md)", []string{"compiler"}},
 		{"health", "health compiles rules with the scope the compiler built", []string{"compiler", "compiler/ir"}},
 		{"emit/argocd", "what the emitters share is in emit/internal/gitops", []string{"emit/argo"}},
 		{"cmd/platc/internal/planview", "platc plan gets the grouping from plan, Argo's limits as numbers", []string{"emit/argo", "emit/all"}},

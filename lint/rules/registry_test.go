@@ -78,6 +78,9 @@ func checkPage(t *testing.T, r *lint.Rule) {
 		}
 		last = i
 	}
+	if stops := strings.Contains(page, "platc build refuses"); stops != r.StopsBuild() {
+		t.Errorf("%s: the page must say \"platc build refuses\" exactly when the rule's findings stop a build (StopsBuild %v)", r.DocPath(), r.StopsBuild())
+	}
 	var kinds []string
 	for _, m := range fence.FindAllStringSubmatch(page, -1) {
 		kinds = append(kinds, m[1])

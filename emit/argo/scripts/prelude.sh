@@ -13,7 +13,7 @@ argocd_call() { timeout --kill-after=10s 300 argocd "$@"; }
 
 # present succeeds when Application $APP exists in project $PROJECT. It asks
 # for the project's list because a get on a missing Application is
-# reported as "permission denied", not "not found" (ARGO-NOTES §2). A
+# reported as "permission denied", not "not found", by Argo CD's RBAC. A
 # failed list stops the script: it must never read as "already gone".
 present() {
   local names

@@ -43,7 +43,7 @@ fi
 automated=$(jq -r 'if (.spec.syncPolicy.automated // null) == null or .spec.syncPolicy.automated.enabled == false then "no" else "yes" end' "$state")
 if [[ $automated == yes ]]; then
   # Deploy switched automated sync on earlier; syncing from here would race
-  # Argo CD's own sync (ARGO-NOTES §8), so only wait.
+  # Argo CD's own automated sync, so only wait.
   echo "$APP: automated sync is on; waiting for Argo CD to converge it"
 else
   echo "$APP: $sync/$health at revision ${revision:-unknown} (last operation: ${phase:-none}); syncing"

@@ -50,7 +50,7 @@ const (
 	ValuesFile   = "argocd/values.yaml"
 )
 
-// Recipe pointers for the root app's ignoreDifferences (ARGO-NOTES §8).
+// Recipe pointers for the root app's ignoreDifferences (docs/workflows.md).
 const (
 	// AutomatedPointer ignores the whole automated block: safe on every
 	// Argo CD version, because the child Applications carry no automated
@@ -307,7 +307,7 @@ func App(p *ir.Program, a *ir.App) *Application {
 // creates the Applications of new apps, while teardown can delete child
 // Applications without the root resurrecting them, and an app removed
 // from the HCL leaves its Application for an ordered teardown rather than
-// vanishing. The ignoreDifferences recipe (ARGO-NOTES §8) keeps the root
+// vanishing. The ignoreDifferences recipe (docs/workflows.md) keeps the root
 // from reverting the automated sync the deploy workflow switches on, and
 // from flapping on the refresh annotation and operation the workflow
 // writes to children.

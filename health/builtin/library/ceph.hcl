@@ -1,6 +1,6 @@
 # Rook-Ceph. Argo CD ships a CephCluster check (v3.3+) that reports
 # HEALTH_WARN as Degraded, and none for CephBlockPool or CephFilesystem
-# (ARGO-NOTES §3).
+# (docs/health.md).
 
 # CephCluster: Healthy when Rook reports the cluster Ready and Ceph reports
 # HEALTH_OK (RFC 4.8 and 5.5).

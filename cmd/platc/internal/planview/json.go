@@ -6,12 +6,16 @@ import (
 )
 
 type planJSON struct {
-	Platform     string         `json:"platform"`
-	Environment  string         `json:"environment"`
-	Apps         int            `json:"apps"`
-	Stacks       int            `json:"stacks"`
-	Dependencies int            `json:"dependencies"`
-	Waves        [][]string     `json:"waves"`
+	Platform     string     `json:"platform"`
+	Environment  string     `json:"environment"`
+	Apps         int        `json:"apps"`
+	Stacks       int        `json:"stacks"`
+	Dependencies int        `json:"dependencies"`
+	Waves        [][]string `json:"waves"`
+	// AppDetails is every app in deploy order with what the plan is
+	// computed from: its class, timeouts, retries, expected duration and
+	// scheduled start and finish.
+	AppDetails   []planAppJSON  `json:"app_details"`
 	CriticalPath []planStepJSON `json:"critical_path"`
 	// EstimatedSeconds is the makespan of the deploy DAG.
 	EstimatedSeconds float64 `json:"estimated_seconds"`
@@ -23,6 +27,23 @@ type planJSON struct {
 	Deadlines *deadlinesJSON `json:"deadlines,omitempty"`
 	// Simulation is there with --simulate.
 	Simulation *simulationJSON `json:"simulation,omitempty"`
+}
+
+type planAppJSON struct {
+	Name  string `json:"name"`
+	Stack string `json:"stack,omitempty"`
+	// Class is the resolved class, "" when the app has none.
+	Class     string   `json:"class"`
+	Wave      int      `json:"wave"`
+	DependsOn []string `json:"depends_on"`
+	// SyncTimeoutSeconds and HealthTimeoutSeconds bound the deploy step.
+	SyncTimeoutSeconds      float64 `json:"sync_timeout_seconds"`
+	HealthTimeoutSeconds    float64 `json:"health_timeout_seconds"`
+	ExpectedDurationSeconds float64 `json:"expected_duration_seconds"`
+	Retries                 int     `json:"retries"`
+	StartSeconds            float64 `json:"start_seconds"`
+	FinishSeconds           float64 `json:"finish_seconds"`
+	Critical                bool    `json:"critical"`
 }
 
 type deadlinesJSON struct {
@@ -91,11 +112,36 @@ func (v *View) WriteJSON(w io.Writer) error {
 			out.Waves[i] = append(out.Waves[i], a.Name)
 		}
 	}
+	critical := map[string]bool{}
 	for _, st := range s.CriticalPath {
+		critical[st.App.Name] = true
 		out.CriticalPath = append(out.CriticalPath, planStepJSON{App: st.App.Name, StartSeconds: st.Start.Seconds(), FinishSeconds: st.Finish.Seconds()})
+	}
+	out.AppDetails = make([]planAppJSON, 0, len(p.Apps))
+	for _, a := range p.Apps {
+		d := planAppJSON{
+			Name: a.Name, Class: a.Class, Wave: a.Wave, DependsOn: make([]string, 0, len(a.Deps)),
+			SyncTimeoutSeconds:      a.Timeouts.Sync.Seconds(),
+			HealthTimeoutSeconds:    a.Timeouts.Health.Seconds(),
+			ExpectedDurationSeconds: a.ExpectedDuration.Seconds(),
+			Retries:                 a.Retry.Limit,
+			StartSeconds:            s.Start[a.Index].Seconds(),
+			FinishSeconds:           s.Finish[a.Index].Seconds(),
+			Critical:                critical[a.Name],
+		}
+		if a.Stack != nil {
+			d.Stack = a.Stack.Name
+		}
+		for _, dep := range a.Deps {
+			d.DependsOn = append(d.DependsOn, dep.App.Name)
+		}
+		out.AppDetails = append(out.AppDetails, d)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	// Detail text quotes HCL and shell; "<" stays "<" for readers of the
+	// JSON, which is not embedded in HTML.
+	enc.SetEscapeHTML(false)
 	return enc.Encode(out)
 }
 

@@ -34,7 +34,7 @@ type appStatus struct {
 	Stale string
 }
 
-// converged is the skip rule of the generated sync step (ARGO-NOTES §2):
+// converged is the skip rule of the generated sync step (docs/workflows.md, sync-and-wait):
 // Synced, Healthy, and the last operation did not fail.
 // It also needs the status to be current (Stale empty): a deploy right
 // after the target revision changed must not trust a comparison made

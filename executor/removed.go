@@ -263,7 +263,7 @@ func (r *run) prune(ctx context.Context, removed []removedApp) int {
 	}
 	wfName := created.Namespace + "/" + created.Name
 	r.rep.Summary = fmt.Sprintf("workflow %s deleted %d of the %s; nothing else was deployed", wfName, deleted, english.Count(len(todo), "removed app"))
-	r.rep.recommend("Read the log of workflow %s ('argo logs -n %s %s'), fix what kept an Application (often a finalizer, ARGO-NOTES §5), and run platc deploy with PRUNE=true again: what is gone stays gone.", wfName, created.Namespace, created.Name)
+	r.rep.recommend("Read the log of workflow %s ('argo logs -n %s %s'), fix what kept an Application (often a finalizer waiting on an operator that is already gone), and run platc deploy with PRUNE=true again: what is gone stays gone.", wfName, created.Namespace, created.Name)
 	if res.TimedOut || (res.WF != nil && timedOut(res.WF)) {
 		r.rep.Status = "timeout"
 		return exitcode.Timeout

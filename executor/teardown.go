@@ -228,7 +228,7 @@ func (r *run) teardownOutcome(res followResult, orphansOnly bool) int {
 			return exitcode.Timeout
 		}
 		rep.Summary = fmt.Sprintf("teardown workflow %s %s: %d removed, %d left", wfName, strings.ToLower(string(res.WF.Status.Phase)), len(rep.Removed), len(rep.Orphans))
-		rep.recommend("Fix the failing deletion (often a finalizer waiting on an operator that is already gone, ARGO-NOTES §5), then run platc teardown again: what is gone stays gone.")
+		rep.recommend("Fix the failing deletion (often a finalizer waiting on an operator that is already gone), then run platc teardown again: what is gone stays gone.")
 		return exitcode.Failure
 	}
 	if len(rep.Orphans) > 0 {

@@ -2,11 +2,15 @@ package importer
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint/detect"
 )
 
@@ -66,38 +70,14 @@ func (im *importer) writeApp(b *strings.Builder, a *appOut, ind string) {
 	if a.project != "default" && !a.adopted {
 		b.WriteString(in + "project = " + str(a.project) + "\n")
 	}
+	if !a.adopted {
+		for _, l := range a.attrs {
+			b.WriteString(in + l + "\n")
+		}
+	}
 	im.writeDeps(b, node{app: a}, in)
 	if !a.adopted {
-		b.WriteString("\n" + in + "source {\n")
-		ii := in + "  "
-		b.WriteString(ii + "repo_url = " + str(a.repoURL) + "\n")
-		if a.chart != "" {
-			b.WriteString(ii + "chart = " + str(a.chart) + "\n")
-			b.WriteString(ii + "version = " + str(a.revision) + "\n")
-		} else {
-			b.WriteString(ii + "path = " + str(a.path) + "\n")
-			b.WriteString(ii + "target_revision = " + str(a.revision) + "\n")
-		}
-		if a.releaseName != "" || len(a.valueFiles) > 0 || a.hasValues {
-			b.WriteString("\n" + ii + "helm {\n")
-			iii := ii + "  "
-			if a.releaseName != "" {
-				b.WriteString(iii + "release_name = " + str(a.releaseName) + "\n")
-			}
-			if len(a.valueFiles) > 0 {
-				vals := make([]cty.Value, len(a.valueFiles))
-				for i, f := range a.valueFiles {
-					vals[i] = cty.StringVal(f)
-				}
-				b.WriteString(iii + "value_files = " + string(hclwrite.TokensForValue(cty.TupleVal(vals)).Bytes()) + "\n")
-			}
-			if a.hasValues {
-				b.WriteString(iii + "values = " + string(hclwrite.TokensForValue(toCty(a.values)).Bytes()) + "\n")
-			}
-			b.WriteString(ii + "}\n")
-		}
-		b.WriteString(in + "}\n")
-		writeSync(b, a, in)
+		writeAppBody(b, a, in, false)
 	}
 	for _, h := range a.hooks {
 		b.WriteString("\n")
@@ -114,10 +94,69 @@ func (im *importer) writeApp(b *strings.Builder, a *appOut, ind string) {
 	b.WriteString(ind + "}\n")
 }
 
+// writeAppBody writes what an app generates its Application from: its
+// own attributes (unless writeApp has, above depends_on), its sources,
+// ignore_differences and sync.
+func writeAppBody(b *strings.Builder, a *appOut, in string, attrs bool) {
+	for _, l := range a.attrs {
+		if attrs {
+			b.WriteString(in + l + "\n")
+		}
+	}
+	for _, so := range a.sources {
+		writeSource(b, so, in)
+	}
+	for _, blk := range a.blocks {
+		b.WriteString("\n" + in + blk + "\n")
+	}
+	writeSync(b, a, in)
+}
+
+// writeSource writes one source block.
+func writeSource(b *strings.Builder, a *srcOut, in string) {
+	b.WriteString("\n" + in + "source {\n")
+	ii := in + "  "
+	b.WriteString(ii + "repo_url = " + str(a.repoURL) + "\n")
+	switch {
+	case a.chart != "":
+		b.WriteString(ii + "chart = " + str(a.chart) + "\n")
+		b.WriteString(ii + "version = " + str(a.revision) + "\n")
+	case a.path != "":
+		b.WriteString(ii + "path = " + str(a.path) + "\n")
+		b.WriteString(ii + "target_revision = " + str(a.revision) + "\n")
+	case a.revision != "":
+		b.WriteString(ii + "target_revision = " + str(a.revision) + "\n")
+	}
+	if a.ref != "" {
+		b.WriteString(ii + "ref = " + str(a.ref) + "\n")
+	}
+	if a.releaseName != "" || len(a.valueFiles) > 0 || a.hasValues || len(a.helmExtra) > 0 {
+		b.WriteString("\n" + ii + "helm {\n")
+		iii := ii + "  "
+		if a.releaseName != "" {
+			b.WriteString(iii + "release_name = " + str(a.releaseName) + "\n")
+		}
+		if len(a.valueFiles) > 0 {
+			b.WriteString(iii + "value_files = " + strList(a.valueFiles) + "\n")
+		}
+		if a.hasValues {
+			b.WriteString(iii + "values = " + string(hclwrite.TokensForValue(toCty(a.values)).Bytes()) + "\n")
+		}
+		for _, l := range a.helmExtra {
+			b.WriteString(iii + l + "\n")
+		}
+		b.WriteString(ii + "}\n")
+	}
+	for _, o := range a.options {
+		b.WriteString("\n" + ii + o + "\n")
+	}
+	b.WriteString(in + "}\n")
+}
+
 // writeSync writes the sync block of an app that has automated sync or
 // sync options.
 func writeSync(b *strings.Builder, a *appOut, in string) {
-	if a.automated || len(a.syncOptions) > 0 {
+	if a.automated || len(a.syncOptions) > 0 || len(a.syncBlocks) > 0 {
 		b.WriteString("\n" + in + "sync {\n")
 		if a.automated {
 			b.WriteString(in + "  automated = true\n")
@@ -134,6 +173,9 @@ func writeSync(b *strings.Builder, a *appOut, in string) {
 				vals[i] = cty.StringVal(o)
 			}
 			b.WriteString(in + "  options = " + string(hclwrite.TokensForValue(cty.TupleVal(vals)).Bytes()) + "\n")
+		}
+		for _, blk := range a.syncBlocks {
+			b.WriteString(in + "  " + blk + "\n")
 		}
 		b.WriteString(in + "}\n")
 	}
@@ -184,6 +226,34 @@ func (im *importer) writeDeps(b *strings.Builder, n node, ind string) {
 		}
 	}
 	b.WriteString(ind + "]\n")
+}
+
+// trial compiles app a alone, in a platform like the imported one, and
+// returns why the compiler refuses it: what its values break, as the
+// compiler says it. The importer's own checks (unacceptable) come first
+// and keep their wording; this catches the rest, so that the platform
+// it writes always compiles.
+func (im *importer) trial(a *appOut) []string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "platform %s {\n  argocd {\n    namespace = %s\n  }\n  git {\n    repo_url = %s\n    revision = %s\n  }\n}\n",
+		str("trial"), str(im.argoNS), str(im.gitRepo), str(im.gitRevision))
+	fmt.Fprintf(&b, "app \"trial\" {\n  namespace = %s\n", str(a.namespace))
+	if a.project != "default" {
+		b.WriteString("  project = " + str(a.project) + "\n")
+	}
+	writeAppBody(&b, a, "  ", true)
+	b.WriteString("}\n")
+	mod, diags := lang.ParseSources([]lang.SourceFile{{Name: "trial.hcl", Bytes: hclwrite.Format([]byte(b.String()))}})
+	if !diags.HasErrors() {
+		_, diags = compiler.CompileAll(mod, compiler.Options{})
+	}
+	var why []string
+	for _, d := range diags {
+		if d.Severity == hcl.DiagError {
+			why = append(why, fmt.Sprintf("platc refuses it: %s: %s", d.Summary, strings.TrimSuffix(d.Detail, ".")))
+		}
+	}
+	return slices.Compact(why)
 }
 
 // valueText is an HCL value literal, escaped by hclwrite.

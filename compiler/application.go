@@ -294,17 +294,34 @@ func (c *compilation) strMap(a *hcl.Attribute, key, value *grammar) map[string]s
 			continue
 		}
 		s := ev.AsString()
+		kr, vr := c.entryRanges(a, k)
 		if why := key.validate(k); why != "" {
-			c.diags = append(c.diags, key.diagnose(k, why, a.Expr.Range()))
+			c.diags = append(c.diags, key.diagnose(k, why, kr))
 			continue
 		}
 		if why := value.validate(s); why != "" && s != "" {
-			c.diags = append(c.diags, value.diagnose(s, why, a.Expr.Range()))
+			c.diags = append(c.diags, value.diagnose(s, why, vr))
 			continue
 		}
 		out[k] = s
 	}
 	return out
+}
+
+// entryRanges are the ranges of the key and the value of entry k of the
+// map a, when a is written out as an object, else a's own range, so
+// that a bad entry of a long map is reported where it is.
+func (c *compilation) entryRanges(a *hcl.Attribute, k string) (hcl.Range, hcl.Range) {
+	pairs, ds := hcl.ExprMap(a.Expr)
+	if !ds.HasErrors() {
+		for _, p := range pairs {
+			kv, kds := p.Key.Value(c.eval.ctx)
+			if !kds.HasErrors() && kv.Type() == cty.String && kv.IsKnown() && !kv.IsNull() && kv.AsString() == k {
+				return p.Key.Range(), p.Value.Range()
+			}
+		}
+	}
+	return a.Expr.Range(), a.Expr.Range()
 }
 
 // metaMap is strMap for labels and annotations: keys platc writes
@@ -325,7 +342,8 @@ func (c *compilation) metaMap(a *hcl.Attribute, value *grammar, labels bool) map
 			if labels {
 				what = "label"
 			}
-			c.diags = append(c.diags, diag.Error(a.Expr.Range(), "Forbidden "+what, fmt.Sprintf("%q cannot be set on the Application. %s", k, why)))
+			kr, _ := c.entryRanges(a, k)
+			c.diags = append(c.diags, diag.Error(kr, "Forbidden "+what, fmt.Sprintf("%q cannot be set on the Application. %s", k, why)))
 			delete(m, k)
 		}
 	}

@@ -73,7 +73,7 @@ app "a" {
   source {
     path = "apps/a"
   }
-}`, []string{"4:17 Forbidden annotation"}, "RFC 5.4"},
+}`, []string{"4:19 Forbidden annotation"}, "RFC 5.4"},
 		{"platc label and template", `
 app "a" {
   namespace = "a"
@@ -82,7 +82,7 @@ app "a" {
   source {
     path = "apps/a"
   }
-}`, []string{"4:15 Forbidden label", "5:15 Invalid value"}, "Choose another key"},
+}`, []string{"4:17 Forbidden label", "5:25 Invalid value"}, "Choose another key"},
 		{"settings without a source", `
 app "a" {
   namespace = "a"

@@ -47,7 +47,7 @@ var (
 // refusedAnnotations are Argo CD annotations an Application of platc may
 // not carry, each with the reason given in the diagnostic.
 var refusedAnnotations = map[string]string{
-	"argocd.argoproj.io/sync-wave":          "Sync waves order Applications inside an app-of-apps, which RFC 5.4 replaces with the dependency graph: the deploy workflow starts an app only when its dependencies are healthy, and a wave on the Application would reorder the root's sync behind the workflow's back. Express the order with depends_on instead.",
+	"argocd.argoproj.io/sync-wave":          "Sync waves order resources inside one Application only; RFC 5.4 says they must not be used for cross-Application or cross-stack dependencies, which come from the dependency graph: the deploy workflow starts an app only when its dependencies are healthy. A wave on the Application would order it against the root's other children behind the workflow's back. Express the order with depends_on instead.",
 	"argocd.argoproj.io/hook":               "An Application is not a hook of the root app-of-apps: a hook runs on every sync of the root and orders apps through it (INV-8). Express the order with depends_on, and declare the app's own hooks in hook blocks.",
 	"argocd.argoproj.io/hook-delete-policy": "An Application is not a hook of the root app-of-apps (INV-8), so it has no hook delete policy.",
 	"argocd.argoproj.io/refresh":            "The deploy workflow asks Argo CD to refresh each Application when it syncs it; a refresh annotation in Git would make the root flap on every comparison.",

@@ -187,14 +187,6 @@ func (im *importer) convert(a *application) *appOut {
 			c.adopt(why)
 		}
 	}
-	if !o.adopted {
-		// The compiler judges every value the language now carries
-		// (refs, options, metadata): an app it refuses is adopted, with
-		// its reasons, so that the imported platform always compiles.
-		for _, why := range im.trial(o) {
-			c.adopt(why)
-		}
-	}
 	if o.adopted {
 		im.adopted = append(im.adopted, o)
 	}

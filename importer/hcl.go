@@ -228,32 +228,107 @@ func (im *importer) writeDeps(b *strings.Builder, n node, ind string) {
 	b.WriteString(ind + "]\n")
 }
 
-// trial compiles app a alone, in a platform like the imported one, and
-// returns why the compiler refuses it: what its values break, as the
-// compiler says it. The importer's own checks (unacceptable) come first
-// and keep their wording; this catches the rest, so that the platform
-// it writes always compiles.
-func (im *importer) trial(a *appOut) []string {
+// trialChunk is how many apps one trial compilation holds: a platform
+// of that size compiles in milliseconds, and stays far below the
+// compiler's bounds on apps and output.
+const trialChunk = 256
+
+// trialAll asks the compiler about every app that is not adopted and
+// adopts those it refuses, with its reasons: what their values break, as
+// the compiler says it. The importer's own checks (unacceptable) come
+// first and keep their wording; this catches the rest (refs, options,
+// metadata), so that the platform it writes always compiles. The apps
+// are compiled together, a chunk at a time, and each error is charged to
+// the app whose lines hold it; a chunk with an error no app's lines hold
+// is tried again app by app.
+func (im *importer) trialAll() {
+	var todo []*appOut
+	for _, a := range im.outApps {
+		if !a.adopted {
+			todo = append(todo, a)
+		}
+	}
+	for len(todo) > 0 {
+		n := min(len(todo), trialChunk)
+		chunk := todo[:n]
+		todo = todo[n:]
+		reasons, ok := im.trial(chunk)
+		if !ok {
+			reasons = make([][]string, len(chunk))
+			for i, a := range chunk {
+				r, _ := im.trial([]*appOut{a})
+				reasons[i] = r[0]
+			}
+		}
+		for i, a := range chunk {
+			if len(reasons[i]) > 0 {
+				a.adopted = true
+				a.adoptReason = append(a.adoptReason, reasons[i]...)
+				im.adopted = append(im.adopted, a)
+			}
+		}
+	}
+	// In the order of the apps, as convert adopts them.
+	pos := make(map[*appOut]int, len(im.outApps))
+	for i, a := range im.outApps {
+		pos[a] = i
+	}
+	slices.SortStableFunc(im.adopted, func(x, y *appOut) int { return pos[x] - pos[y] })
+}
+
+// trial compiles apps in one platform like the imported one, each under
+// a name of its own, and returns the compiler's errors for each app; ok
+// is false when an error could not be charged to one of them.
+func (im *importer) trial(apps []*appOut) (reasons [][]string, ok bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "platform %s {\n  argocd {\n    namespace = %s\n  }\n  git {\n    repo_url = %s\n    revision = %s\n  }\n}\n",
 		str("trial"), str(im.argoNS), str(im.gitRepo), str(im.gitRevision))
-	fmt.Fprintf(&b, "app \"trial\" {\n  namespace = %s\n", str(a.namespace))
-	if a.project != "default" {
-		b.WriteString("  project = " + str(a.project) + "\n")
+	type span struct{ from, to int }
+	spans := make([]span, len(apps))
+	for i, a := range apps {
+		from := strings.Count(b.String(), "\n") + 1
+		fmt.Fprintf(&b, "app \"trial-%d\" {\n  namespace = %s\n", i, str(a.namespace))
+		if a.project != "default" {
+			b.WriteString("  project = " + str(a.project) + "\n")
+		}
+		writeAppBody(&b, a, "  ", true)
+		b.WriteString("}\n")
+		spans[i] = span{from, strings.Count(b.String(), "\n")}
 	}
-	writeAppBody(&b, a, "  ", true)
-	b.WriteString("}\n")
+	// hclwrite.Format changes only spaces within lines, so the lines
+	// of each app stay where they were written.
 	mod, diags := lang.ParseSources([]lang.SourceFile{{Name: "trial.hcl", Bytes: hclwrite.Format([]byte(b.String()))}})
 	if !diags.HasErrors() {
 		_, diags = compiler.CompileAll(mod, compiler.Options{})
 	}
-	var why []string
+	reasons = make([][]string, len(apps))
+	ok = true
 	for _, d := range diags {
-		if d.Severity == hcl.DiagError {
-			why = append(why, fmt.Sprintf("platc refuses it: %s: %s", d.Summary, strings.TrimSuffix(d.Detail, ".")))
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		i := -1
+		if d.Subject != nil {
+			i = slices.IndexFunc(spans, func(s span) bool { return d.Subject.Start.Line >= s.from && d.Subject.Start.Line <= s.to })
+		}
+		if i < 0 {
+			ok = false
+			continue
+		}
+		why := fmt.Sprintf("platc refuses it: %s: %s", d.Summary, strings.TrimSuffix(d.Detail, "."))
+		if !slices.Contains(reasons[i], why) {
+			reasons[i] = append(reasons[i], why)
 		}
 	}
-	return slices.Compact(why)
+	if !ok && len(apps) == 1 {
+		// Nothing else to charge it to.
+		for _, d := range diags {
+			if d.Severity == hcl.DiagError {
+				reasons[0] = append(reasons[0], fmt.Sprintf("platc refuses it: %s: %s", d.Summary, strings.TrimSuffix(d.Detail, ".")))
+			}
+		}
+	}
+	return reasons, ok
 }
 
 // valueText is an HCL value literal, escaped by hclwrite.

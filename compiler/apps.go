@@ -164,7 +164,10 @@ func (c *compilation) appFields(la *lang.App, a *ir.App) {
 	a.Application = e.typedOr(la.Application, gApplication, a.Name)
 	c.checkReserved(la, a)
 	if la.Source != nil {
-		a.Source = c.source(la.Source)
+		a.Sources = c.sources(la)
+		if len(a.Sources) > 0 {
+			a.Source = a.Sources[0]
+		}
 		if !e.present(la.Namespace) {
 			c.diags = append(c.diags, diag.Error(attrRange(la.Namespace, la.NameRange), "Missing namespace",
 				fmt.Sprintf("app %q has a source, so platc generates its Application, which needs a destination namespace. Add namespace = \"...\" to the app.", la.Name)))
@@ -182,7 +185,9 @@ func (c *compilation) appFields(la *lang.App, a *ir.App) {
 		if !e.present(sy.Automated) && (a.Sync.SelfHeal || a.Sync.Prune) {
 			a.Sync.Automated = true
 		}
+		c.syncExtras(sy, a)
 	}
+	c.applicationFields(la, a)
 	c.hooks(la, a)
 	c.customResources(la, a)
 }
@@ -243,22 +248,68 @@ func attrRange(a *hcl.Attribute, def hcl.Range) hcl.Range {
 	return a.Expr.Range()
 }
 
-// source lowers a source block: a Helm chart from a chart repository, or
-// a path in a Git repository (the platform's own by default). Presence is
-// what matters for its invariants, and null is absence: version = null is
-// an unpinned chart, target_revision = null a foreign repository at HEAD.
-func (c *compilation) source(ls *lang.Source) *ir.Source {
+// sources lowers an app's source blocks. An Application with several
+// sources names some of them with ref, so that the value files of the
+// others can read files from them ("$values/prod.yaml"); the refs are
+// read first, so that a value file may name a source declared after it.
+func (c *compilation) sources(la *lang.App) []*ir.Source {
 	e := c.eval
-	s := &ir.Source{DeclRange: ls.DeclRange}
+	srcs := la.Sources
+	if len(srcs) > maxSources {
+		c.diags = append(c.diags, diag.Error(srcs[maxSources].DeclRange, "Too many sources",
+			fmt.Sprintf("An app may have at most %d source blocks. Split the app, or keep the values files of several charts in one repository.", maxSources)))
+		srcs = srcs[:maxSources]
+	}
+	refs := make([]string, len(srcs))
+	declared := map[string]hcl.Range{}
+	for i, ls := range srcs {
+		ref, ok := e.typed(ls.Ref, gSourceRef)
+		if !ok {
+			continue
+		}
+		refs[i] = ref
+		if first, dup := declared[ref]; dup {
+			c.diags = append(c.diags, diag.Error(ls.Ref.Expr.Range(), "Duplicate source ref",
+				fmt.Sprintf("ref %q is already the name of the source at %s. Give each source its own ref.", ref, diag.At(first))))
+			continue
+		}
+		declared[ref] = ls.Ref.Expr.Range()
+	}
+	out := make([]*ir.Source, 0, len(srcs))
+	deploys := false
+	for i, ls := range srcs {
+		s := c.source(ls, refs[i], declared)
+		out = append(out, s)
+		if s.Chart != "" || s.Path != "" || refs[i] == "" {
+			deploys = true
+		}
+	}
+	if !deploys {
+		c.diags = append(c.diags, diag.Error(la.Source.DeclRange, "No source to deploy",
+			fmt.Sprintf("Every source of app %q only names a repository for the others (ref without path or chart), so the Application would deploy nothing. Add path or chart to one of them.", la.Name)))
+	}
+	return out
+}
+
+// source lowers a source block: a Helm chart from a chart repository, or
+// a path in a Git repository (the platform's own by default), or, with
+// ref and neither, a Git repository whose files other sources read.
+// Presence is what matters for its invariants, and null is absence:
+// version = null is an unpinned chart, target_revision = null a foreign
+// repository at HEAD. declared holds the refs of the app's sources.
+func (c *compilation) source(ls *lang.Source, ref string, declared map[string]hcl.Range) *ir.Source {
+	e := c.eval
+	s := &ir.Source{DeclRange: ls.DeclRange, Ref: ref}
 	hasChart, hasPath := e.present(ls.Chart), e.present(ls.Path)
 	hasRepo, hasVersion, hasRev := e.present(ls.RepoURL), e.present(ls.Version), e.present(ls.TargetRevision)
+	refOnly := !hasChart && !hasPath && ref != ""
 	s.Chart, _ = e.typed(ls.Chart, gChartName)
 	s.Path, _ = e.typed(ls.Path, gRepoPath)
 	repo := gSourceRepo
 	switch {
 	case hasChart && !hasPath:
 		repo = gHelmRepo
-	case hasPath && !hasChart:
+	case hasPath && !hasChart, refOnly:
 		repo = gGitRepo
 	}
 	s.RepoURL, _ = e.typed(ls.RepoURL, repo)
@@ -271,7 +322,7 @@ func (c *compilation) source(ls *lang.Source) *ir.Source {
 	case hasChart:
 		if !hasRepo {
 			c.diags = append(c.diags, diag.Error(attrRange(ls.RepoURL, ls.DeclRange), "Missing chart repository",
-				"A chart source needs repo_url, the Helm repository to pull the chart from, such as \"https://charts.jetstack.io\"."))
+				"A chart source needs repo_url, the Helm repository to pull the chart from, such as \"https://charts.jetstack.io\", or an OCI registry, such as \"oci://ghcr.io/org/charts\"."))
 		}
 		if !hasVersion {
 			c.diags = append(c.diags, diag.Error(attrRange(ls.Version, ls.DeclRange), "Missing chart version",
@@ -281,7 +332,11 @@ func (c *compilation) source(ls *lang.Source) *ir.Source {
 			c.diags = append(c.diags, diag.Error(ls.TargetRevision.NameRange, "Target revision on a chart source",
 				"target_revision applies to Git path sources. For a Helm chart, pin the chart with version instead."))
 		}
-	case hasPath:
+		if ls.Ref != nil {
+			c.diags = append(c.diags, diag.Error(ls.Ref.NameRange, "Ref on a chart source",
+				"ref names a Git repository whose files other sources read as \"$ref/path\"; a chart repository has no such files. Move ref to a source with repo_url of a Git repository."))
+		}
+	case hasPath, refOnly:
 		if ls.Version != nil {
 			c.diags = append(c.diags, diag.Error(ls.Version.NameRange, "Version on a Git path source",
 				"version pins a Helm chart. For a Git path, pin the revision with target_revision instead."))
@@ -296,28 +351,14 @@ func (c *compilation) source(ls *lang.Source) *ir.Source {
 			// something else.
 			if s.RepoURL != c.prog.Platform.Git.RepoURL {
 				c.diags = append(c.diags, diag.Error(attrRange(ls.TargetRevision, attrRange(ls.RepoURL, ls.DeclRange)), "Missing target revision",
-					fmt.Sprintf("This path source reads %s, not the platform repository, so the platform's revision %q does not apply to it. Add target_revision with a tag or commit of that repository.", s.RepoURL, c.prog.Platform.Git.Revision)))
+					fmt.Sprintf("This source reads %s, not the platform repository, so the platform's revision %q does not apply to it. Add target_revision with a tag or commit of that repository.", s.RepoURL, c.prog.Platform.Git.Revision)))
 			}
 		}
 	default:
 		c.diags = append(c.diags, diag.Error(ls.DeclRange, "Empty source",
-			"A source needs either chart (with repo_url and version) or path. Remove the source block if the app adopts an existing Application."))
+			"A source needs either chart (with repo_url and version) or path, or ref to name a repository other sources read values files from. Remove the source block if the app adopts an existing Application."))
 	}
-	if h := ls.Helm; h != nil {
-		s.Helm = &ir.Helm{}
-		if v, ok := e.value(h.Values, cty.DynamicPseudoType, ""); ok {
-			if !v.Type().IsObjectType() && !v.Type().IsMapType() {
-				c.diags = append(c.diags, diag.Error(h.Values.Expr.Range(), "Incorrect attribute value type",
-					fmt.Sprintf("values must be an object, such as { replicas = 2 }; got %s.", v.Type().FriendlyName())))
-			} else if jv, ok := c.dataValue(v, h.Values.Expr.Range()); ok {
-				if m, ok := jv.(map[string]any); ok {
-					s.Helm.Values = m
-				}
-			}
-		}
-		s.Helm.ValueFiles = c.typedList(h.ValueFiles, gValueFile)
-		s.Helm.ReleaseName, _ = e.typed(h.ReleaseName, gReleaseName)
-	}
+	c.sourceOptions(ls, s, hasChart, refOnly, declared)
 	return s
 }
 

@@ -36,7 +36,12 @@ func FuzzCompile(f *testing.F) {
 		f.Add(regexp.MustCompile(`«[a-z0-9_.]+:([^»]*)»`).ReplaceAll(b, []byte("${1}{{x}}$${y}")))
 		f.Add(regexp.MustCompile(`«[a-z0-9_.]+:([^»]*)»`).ReplaceAll(b, []byte("${1}")))
 	}
+	// The GitOps goldens use every part of the Application vocabulary
+	// (several sources, refs, kustomize, directory, plugin, Helm
+	// parameters, ignore_differences).
+	golden, _ := filepath.Glob("../emit/internal/gitops/testdata/golden/*.txtar")
 	cases, _ := filepath.Glob("../testdata/bad/*.txtar")
+	cases = append(cases, golden...)
 	for _, c := range cases {
 		ar, err := txtar.ParseFile(c)
 		if err != nil {

@@ -26,10 +26,12 @@ import (
 // value can be read as an Argo template ({{...}}, for which Argo has no
 // escape), as Jinja ({{ }}, {% %}) where Ansible reads it, as a new line
 // or field of Argo CD's RBAC policy CSV, or as shell (the workflow
-// scripts also take values through environment variables only). The one
-// exception is free text, such as Helm values, which goes only into the
-// Application's valuesObject, where nothing templates it
-// (docs/security.md).
+// scripts also take values through environment variables only). The
+// exception is free text, such as Helm values and parameters, which goes
+// only into an app's own Application, where nothing templates it; the
+// other free text of an Application (annotations, info, kustomize
+// patches, plugin and Jsonnet variables, gText in application.go) also
+// refuses "{{" and "{%" (docs/security.md).
 
 // A grammar is the form one kind of value must have.
 type grammar struct {

@@ -96,16 +96,23 @@ func EstimateOutput(p *ir.Program) OutputEstimate {
 		for _, o := range a.Sync.Options {
 			b += 16 + 6*int64(len(o))
 		}
-		if src := a.Source; src != nil {
+		if a.Source != nil {
 			e.Files++
-			b += 6 * int64(len(src.RepoURL)+len(src.Chart)+len(src.Version)+len(src.Path)+len(src.TargetRevision))
+		}
+		for _, src := range a.Sources {
+			b += 6 * int64(len(src.RepoURL)+len(src.Chart)+len(src.Version)+len(src.Path)+len(src.TargetRevision)+len(src.Ref))
 			if h := src.Helm; h != nil {
-				b = add(b, 6*int64(len(h.ReleaseName))+valuesSize(h.Values, valuesIndent))
+				b = add(b, 6*int64(len(h.ReleaseName))+valuesSize(h.Values, valuesIndent+2))
 				for _, f := range h.ValueFiles {
 					b = add(b, int64(3*len(f)+valuesIndent+8))
 				}
+				b = add(b, stringsSize(h.Parameters, h.FileParameters, h.APIVersions, h.KubeVersion))
 			}
+			b = add(b, stringsSize(src.Kustomize, src.Directory, src.Plugin))
 		}
+		// The rest of the Application vocabulary: every string written
+		// escaped at worst, each on a line of its own with its key.
+		b = add(b, stringsSize(a.Annotations, a.Labels, a.Info, a.IgnoreDifferences, a.Sync.Retry, a.Sync.Namespace))
 		if b > e.LargestBytes {
 			e.Largest, e.LargestBytes = a, b
 		}
@@ -135,6 +142,55 @@ func stringBytes(v any) int64 {
 				}
 			}
 			return n
+		case reflect.Slice, reflect.Array:
+			var n int64
+			for i := range r.Len() {
+				n += walk(r.Index(i))
+			}
+			return n
+		case reflect.Map:
+			var n int64
+			for it := r.MapRange(); it.Next(); {
+				n += walk(it.Key()) + walk(it.Value())
+			}
+			return n
+		}
+		return 0
+	}
+	return walk(reflect.ValueOf(v))
+}
+
+// stringsSize bounds the YAML of the strings in vs, IR values of an
+// Application: each escaped at worst, on a line of its own with its key
+// and indentation.
+func stringsSize(vs ...any) int64 {
+	var n int64
+	for _, v := range vs {
+		n = add(n, 6*stringBytes(v)+64*stringCount(v))
+	}
+	return n
+}
+
+// stringCount counts the strings in v, as stringBytes walks it.
+func stringCount(v any) int64 {
+	var walk func(r reflect.Value) int64
+	walk = func(r reflect.Value) int64 {
+		switch r.Kind() {
+		case reflect.String:
+			return 1
+		case reflect.Pointer, reflect.Interface:
+			if r.IsNil() {
+				return 0
+			}
+			return walk(r.Elem())
+		case reflect.Struct:
+			var n int64
+			for i := range r.NumField() {
+				if r.Type().Field(i).IsExported() {
+					n += walk(r.Field(i))
+				}
+			}
+			return n + 1
 		case reflect.Slice, reflect.Array:
 			var n int64
 			for i := range r.Len() {

@@ -410,9 +410,14 @@ func projectDrift(p *ir.Program, scope []*ir.App, live map[string][]string) []Dr
 	// The apps of each project and repository, as the emitter groups them.
 	apps := map[[2]string][]string{}
 	for _, a := range p.Apps {
-		if a.Source != nil && inScope[a.Name] {
-			k := [2]string{a.Project, a.Source.RepoURL}
-			apps[k] = append(apps[k], a.Name)
+		if !inScope[a.Name] {
+			continue
+		}
+		for _, src := range a.Sources {
+			k := [2]string{a.Project, src.RepoURL}
+			if !slices.Contains(apps[k], a.Name) {
+				apps[k] = append(apps[k], a.Name)
+			}
 		}
 	}
 	var out []Drift

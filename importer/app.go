@@ -167,7 +167,7 @@ func unique(name string, used map[string]bool) string {
 // convert reads an Application into an app. What platc cannot express
 // makes it adopted; what platc takes over is dropped with a note.
 func (im *importer) convert(a *application) *appOut {
-	c := &conversion{im: im, a: a, o: &appOut{app: a, project: "default"}}
+	c := &conversion{im: im, a: a, o: &appOut{app: a, project: "default", srcOut: &srcOut{}}}
 	o := c.o
 	if a.argoNS != "" && a.argoNS != im.argoNS {
 		c.adopt(fmt.Sprintf("it lives in namespace %q, and platc generates every Application in %q", a.argoNS, im.argoNS))
@@ -175,7 +175,11 @@ func (im *importer) convert(a *application) *appOut {
 	spec := manifest.Lookup(a.obj.Node, "spec")
 	c.metadata(manifest.Lookup(a.obj.Node, "metadata"))
 	c.spec(spec)
-	c.source(manifest.Lookup(spec, "source"))
+	if srcs := manifest.Lookup(spec, "sources"); srcs != nil && manifest.Lookup(spec, "source") == nil {
+		c.sources(srcs)
+	} else {
+		c.source(manifest.Lookup(spec, "source"))
+	}
 	c.destination(manifest.Lookup(spec, "destination"))
 	c.syncPolicy(spec)
 	if !o.adopted {
@@ -207,21 +211,46 @@ func (c *conversion) drop(k, v *yaml.Node, field, why string) {
 	c.im.droppedFields = append(c.im.droppedFields, dropped{app: c.o, field: field, at: c.im.loc(c.a.obj.File.Span(k, v)), why: why})
 }
 
-// metadata drops what platc sets itself: labels, annotations, finalizers.
+// metadata keeps the Application's own labels and annotations, and its
+// resources finalizer; it drops what platc writes itself and the sync
+// wave, which the dependencies replace.
 func (c *conversion) metadata(n *yaml.Node) {
+	o := c.o
 	eachKey(n, func(k, v *yaml.Node) {
 		switch k.Value {
 		case "name", "namespace":
-		case "labels":
-			c.drop(k, v, "metadata.labels", "platc labels its Applications itself (managed-by, part-of, stack)")
-		case "annotations":
+		case "labels", "annotations":
+			kept := map[string]string{}
 			eachKey(v, func(ak, av *yaml.Node) {
-				if ak.Value != "argocd.argoproj.io/sync-wave" {
-					c.drop(ak, av, "metadata.annotations."+ak.Value, "platc writes only its own platc.io annotations; add it back by hand if something reads it")
+				switch {
+				case ak.Value == "argocd.argoproj.io/sync-wave":
+				case platcMeta.MatchString(ak.Value):
+					c.drop(ak, av, "metadata."+k.Value+"."+ak.Value, "platc writes its own")
+				case av.Kind != yaml.ScalarNode:
+					c.adopt(fmt.Sprintf("its metadata.%s.%s is not a string", k.Value, ak.Value))
+				default:
+					kept[ak.Value] = av.Value
 				}
 			})
+			if len(kept) > 0 {
+				o.attrs = append(o.attrs, k.Value+" = "+valueText(strMapValue(kept)))
+			}
 		case "finalizers":
-			c.drop(k, v, "metadata.finalizers", "platc's teardown deletes Applications itself, in reverse dependency order, with their resources")
+			list, ok := scalars(v)
+			if !ok {
+				c.adopt("its metadata.finalizers is not a list of strings")
+				return
+			}
+			for _, f := range list {
+				switch f {
+				case "resources-finalizer.argocd.argoproj.io", "resources-finalizer.argocd.argoproj.io/foreground":
+					o.attrs = append(o.attrs, `finalizer = "foreground"`)
+				case "resources-finalizer.argocd.argoproj.io/background":
+					o.attrs = append(o.attrs, `finalizer = "background"`)
+				default:
+					c.adopt(fmt.Sprintf("it has the finalizer %q, which platc does not write", f))
+				}
+			}
 		default:
 			c.drop(k, v, "metadata."+k.Value, "platc does not set it")
 		}
@@ -237,11 +266,25 @@ func (c *conversion) spec(spec *yaml.Node) {
 			if v.Value != "" {
 				o.project = v.Value
 			}
-		case "source", "destination", "syncPolicy":
-		case "sources":
-			c.adopt("it has several sources (spec.sources)")
-		case "info", "revisionHistoryLimit":
-			c.drop(k, v, "spec."+k.Value, "it only affects how Argo CD displays the Application")
+		case "source", "destination", "syncPolicy", "sources":
+		case "info":
+			l, why := hclField(v, "spec.info", field{"info", "info", kNameValues, nil})
+			o.attrs = append(o.attrs, l...)
+			for _, w := range why {
+				c.adopt(w)
+			}
+		case "revisionHistoryLimit":
+			l, why := hclField(v, "spec.revisionHistoryLimit", field{"revisionHistoryLimit", "revision_history_limit", kInt, nil})
+			o.attrs = append(o.attrs, l...)
+			for _, w := range why {
+				c.adopt(w)
+			}
+		case "ignoreDifferences":
+			l, why := hclField(v, "spec.ignoreDifferences", field{"ignoreDifferences", "ignore_differences", kBlocks, ignoreDifferencesFields})
+			o.blocks = append(o.blocks, l...)
+			for _, w := range why {
+				c.adopt(w)
+			}
 		default:
 			c.adopt(fmt.Sprintf("spec.%s is not something platc generates", k.Value))
 		}
@@ -251,33 +294,74 @@ func (c *conversion) spec(spec *yaml.Node) {
 	}
 }
 
-// source reads the source; options platc cannot express adopt the app.
+// source reads spec.source into the app's only source.
 func (c *conversion) source(src *yaml.Node) {
 	o, a := c.o, c.a
 	o.repoURL, o.chart, o.path = a.src.repoURL, a.src.chart, a.src.path
 	o.revision = a.src.revision
+	c.sourceOptions(o.srcOut, src, "spec.source")
+	o.sources = []*srcOut{o.srcOut}
+}
+
+// sources reads spec.sources, one source block each; the first is the
+// one the import reads the contents of (load.go).
+func (c *conversion) sources(n *yaml.Node) {
+	o := c.o
+	list := items(n)
+	if n.Kind != yaml.SequenceNode || len(list) != len(n.Content) {
+		c.adopt("its spec.sources is not a list of sources")
+		return
+	}
+	for i, sn := range list {
+		so := &srcOut{
+			repoURL: manifest.Str(manifest.Lookup(sn, "repoURL")), chart: manifest.Str(manifest.Lookup(sn, "chart")),
+			path: manifest.Str(manifest.Lookup(sn, "path")), revision: manifest.Str(manifest.Lookup(sn, "targetRevision")),
+			ref: manifest.Str(manifest.Lookup(sn, "ref")),
+		}
+		c.sourceOptions(so, sn, fmt.Sprintf("spec.sources[%d]", i))
+		if i == 0 {
+			*o.srcOut = *so
+			so = o.srcOut
+		}
+		o.sources = append(o.sources, so)
+	}
+}
+
+// sourceOptions reads one source's fields besides where it comes from.
+func (c *conversion) sourceOptions(so *srcOut, src *yaml.Node, at string) {
 	eachKey(src, func(k, v *yaml.Node) {
 		switch k.Value {
-		case "repoURL", "path", "chart", "targetRevision":
+		case "repoURL", "path", "chart", "targetRevision", "ref":
 		case "helm":
-			c.im.convertHelm(a, o, v, c.adopt)
-		case "directory":
-			if d := manifest.Str(manifest.Lookup(v, "recurse")); len(v.Content) > 2 || len(v.Content) == 2 && (d != "false" || manifest.Lookup(v, "recurse") == nil) {
-				c.adopt("it sets spec.source.directory options (recurse, include, exclude or jsonnet)")
+			c.im.convertHelm(c.a, c.o, so, v, at+".helm", c.adopt)
+		case "kustomize", "directory", "plugin":
+			if k.Value == "directory" && len(v.Content) == 2 {
+				// recurse: false alone is the default: nothing to say.
+				if r, ok := yamlBool(manifest.Lookup(v, "recurse")); ok && !r {
+					return
+				}
+			}
+			fields := map[string][]field{"kustomize": kustomizeFields, "directory": directoryFields, "plugin": pluginFields}[k.Value]
+			lines, why := hclOf(v, at+"."+k.Value, fields)
+			so.options = append(so.options, block(k.Value, lines))
+			for _, w := range why {
+				c.adopt(w)
 			}
 		default:
-			c.adopt(fmt.Sprintf("it uses spec.source.%s", k.Value))
+			c.adopt(fmt.Sprintf("it uses %s.%s", at, k.Value))
 		}
 	})
 	switch {
-	case o.chart != "" && o.path != "":
+	case so.ref != "" && so.chart == "" && so.path == "":
+		// Only names a repository for the others' values files.
+	case so.chart != "" && so.path != "":
 		c.adopt("its source names both a chart and a path")
-	case o.chart != "" && o.revision == "":
+	case so.chart != "" && so.revision == "":
 		c.adopt("its chart has no version (targetRevision)")
-	case o.path != "" && o.revision == "":
+	case so.chart == "" && so.revision == "":
 		// What Argo CD does without one; platc would use the platform's
 		// revision instead.
-		o.revision = "HEAD"
+		so.revision = "HEAD"
 	}
 }
 
@@ -318,7 +402,13 @@ func (c *conversion) syncPolicy(spec *yaml.Node) {
 				o.syncOptions = append(o.syncOptions, s.Value)
 			}
 		case "retry":
-			c.drop(k, v, "spec.syncPolicy.retry", "platc retries each app's deploy step itself (retry block, RFC 5.3)")
+			c.syncRetry(v)
+		case "managedNamespaceMetadata":
+			lines, why := hclOf(v, "spec.syncPolicy.managedNamespaceMetadata", managedNamespaceFields)
+			o.syncBlocks = append(o.syncBlocks, block("managed_namespace_metadata", lines))
+			for _, w := range why {
+				c.adopt(w)
+			}
 		default:
 			c.adopt(fmt.Sprintf("it sets spec.syncPolicy.%s", k.Value))
 		}
@@ -332,6 +422,49 @@ func (c *conversion) syncPolicy(spec *yaml.Node) {
 	}
 }
 
+// syncRetry reads syncPolicy.retry into sync's retry block: Argo CD's
+// backoff is nested, platc's retry block is flat.
+func (c *conversion) syncRetry(v *yaml.Node) {
+	var lines []string
+	eachKey(v, func(k, x *yaml.Node) {
+		switch k.Value {
+		case "limit":
+			l, why := hclField(x, "spec.syncPolicy.retry.limit", field{"limit", "limit", kInt, nil})
+			lines = append(lines, l...)
+			for _, w := range why {
+				c.adopt(w)
+			}
+		case "backoff":
+			eachKey(x, func(bk, bv *yaml.Node) {
+				switch bk.Value {
+				case "duration", "maxDuration":
+					name := map[string]string{"duration": "backoff", "maxDuration": "max_backoff"}[bk.Value]
+					if bv.Kind != yaml.ScalarNode {
+						c.adopt("its spec.syncPolicy.retry.backoff." + bk.Value + " is not a duration")
+						return
+					}
+					lines = append(lines, name+" = "+str(argoDuration(bv.Value)))
+				case "factor":
+					l, why := hclField(bv, "spec.syncPolicy.retry.backoff.factor", field{"factor", "factor", kInt, nil})
+					lines = append(lines, l...)
+					for _, w := range why {
+						c.adopt(w)
+					}
+				default:
+					c.adopt("it uses spec.syncPolicy.retry.backoff." + bk.Value)
+				}
+			})
+		default:
+			c.adopt("it uses spec.syncPolicy.retry." + k.Value)
+		}
+	})
+	if manifest.Lookup(v, "limit") == nil {
+		// Argo CD's default is no limit; platc's sync retry always has one.
+		c.adopt("its spec.syncPolicy.retry has no limit, so Argo CD retries forever, and platc's retries are bounded")
+	}
+	c.o.syncBlocks = append(c.o.syncBlocks, block("retry", lines))
+}
+
 // unacceptable lists the values of an app that platc's language does not
 // accept where the app would carry them (the compiler owns those
 // grammars), each as a reason to adopt the Application as it is.
@@ -342,20 +475,34 @@ func unacceptable(o *appOut) []string {
 		s     string
 	}
 	vals := []value{{"spec.project", compiler.FieldProject, o.project}}
-	if o.chart != "" {
-		vals = append(vals, value{"spec.source.repoURL", compiler.FieldHelmRepo, o.repoURL},
-			value{"spec.source.chart", compiler.FieldChartName, o.chart},
-			value{"spec.source.targetRevision", compiler.FieldChartVersion, o.revision})
-	} else {
-		vals = append(vals, value{"spec.source.repoURL", compiler.FieldGitRepo, o.repoURL},
-			value{"spec.source.path", compiler.FieldRepoPath, o.path},
-			value{"spec.source.targetRevision", compiler.FieldGitRevision, o.revision})
-	}
-	if o.releaseName != "" {
-		vals = append(vals, value{"spec.source.helm.releaseName", compiler.FieldReleaseName, o.releaseName})
-	}
-	for _, f := range o.valueFiles {
-		vals = append(vals, value{"spec.source.helm.valueFiles", compiler.FieldValueFile, f})
+	for i, so := range o.sources {
+		at := "spec.source"
+		if len(o.sources) > 1 {
+			at = fmt.Sprintf("spec.sources[%d]", i)
+		}
+		switch {
+		case so.chart != "":
+			vals = append(vals, value{at + ".repoURL", compiler.FieldHelmRepo, so.repoURL},
+				value{at + ".chart", compiler.FieldChartName, so.chart},
+				value{at + ".targetRevision", compiler.FieldChartVersion, so.revision})
+		case so.path != "":
+			vals = append(vals, value{at + ".repoURL", compiler.FieldGitRepo, so.repoURL},
+				value{at + ".path", compiler.FieldRepoPath, so.path},
+				value{at + ".targetRevision", compiler.FieldGitRevision, so.revision})
+		default:
+			vals = append(vals, value{at + ".repoURL", compiler.FieldGitRepo, so.repoURL})
+			if so.revision != "" {
+				vals = append(vals, value{at + ".targetRevision", compiler.FieldGitRevision, so.revision})
+			}
+		}
+		if so.releaseName != "" {
+			vals = append(vals, value{at + ".helm.releaseName", compiler.FieldReleaseName, so.releaseName})
+		}
+		for _, f := range so.valueFiles {
+			if !strings.HasPrefix(f, "$") { // judged by the trial compile, with the refs
+				vals = append(vals, value{at + ".helm.valueFiles", compiler.FieldValueFile, f})
+			}
+		}
 	}
 	for _, so := range o.syncOptions {
 		vals = append(vals, value{"spec.syncPolicy.syncOptions", compiler.FieldSyncOption, so})
@@ -366,9 +513,11 @@ func unacceptable(o *appOut) []string {
 			out = append(out, fmt.Sprintf("its %s %s %s", v.field, strconv.Quote(shorten(v.s)), why))
 		}
 	}
-	if o.hasValues {
-		if why := valuesUnwritable(o.values, 0); why != "" {
-			out = append(out, "its Helm values "+why)
+	for _, so := range o.sources {
+		if so.hasValues {
+			if why := valuesUnwritable(so.values, 0); why != "" {
+				out = append(out, "its Helm values "+why)
+			}
 		}
 	}
 	return out
@@ -441,23 +590,21 @@ func shorten(s string) string {
 
 var k8sLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
-// convertHelm reads spec.source.helm. values and valuesObject become the
-// app's values (valuesObject wins, as in Argo CD), and parameters are
-// merged into them with Helm's --set rules; anything else adopts it.
-func (im *importer) convertHelm(a *application, o *appOut, h *yaml.Node, adopt func(string)) {
+// convertHelm reads a source's helm. values and valuesObject become the
+// source's values (valuesObject wins, as in Argo CD), parameters become
+// parameter blocks, in order, and the other options their attributes;
+// anything else adopts the app.
+func (im *importer) convertHelm(a *application, o *appOut, so *srcOut, h *yaml.Node, at string, adopt func(string)) {
 	f := a.obj.File
 	var vals map[string]any
 	var fromValues *yaml.Node
 	eachKey(h, func(k, v *yaml.Node) {
 		switch k.Value {
 		case "releaseName":
-			o.releaseName = v.Value
+			so.releaseName = v.Value
 		case "valueFiles":
 			for _, s := range manifest.Strings(v) {
-				if strings.HasPrefix(s.Value, "$") || strings.Contains(s.Value, "://") {
-					adopt(fmt.Sprintf("its value file %q comes from another source", s.Value))
-				}
-				o.valueFiles = append(o.valueFiles, s.Value)
+				so.valueFiles = append(so.valueFiles, s.Value)
 			}
 		case "valuesObject":
 			m, err := nodeValue(v)
@@ -465,14 +612,22 @@ func (im *importer) convertHelm(a *application, o *appOut, h *yaml.Node, adopt f
 				vals = mm
 			} else {
 				im.diags = append(im.diags, diag.Error(im.loc(f.Range(k)), "Unreadable Helm values",
-					fmt.Sprintf("spec.source.helm.valuesObject of Application %q must be a map of values: %v. The app was adopted as it is.", a.name, cmp.Or(err, fmt.Errorf("got %s", kindName(v))))))
+					fmt.Sprintf("%s.valuesObject of Application %q must be a map of values: %v. The app was adopted as it is.", at, a.name, cmp.Or(err, fmt.Errorf("got %s", kindName(v))))))
 				adopt("its helm.valuesObject could not be read")
 			}
 		case "values":
 			fromValues = v
-		case "parameters":
 		default:
-			adopt(fmt.Sprintf("it uses spec.source.helm.%s", k.Value))
+			i := slices.IndexFunc(helmExtraFields, func(x field) bool { return x.argo == k.Value })
+			if i < 0 {
+				adopt(fmt.Sprintf("it uses %s.%s", at, k.Value))
+				return
+			}
+			lines, why := hclField(v, at+"."+k.Value, helmExtraFields[i])
+			so.helmExtra = append(so.helmExtra, lines...)
+			for _, w := range why {
+				adopt(w)
+			}
 		}
 	})
 	if vals == nil && fromValues != nil && strings.TrimSpace(fromValues.Value) != "" {
@@ -484,31 +639,12 @@ func (im *importer) convertHelm(a *application, o *appOut, h *yaml.Node, adopt f
 				err = fmt.Errorf("it is not a map of values")
 			}
 			im.diags = append(im.diags, diag.Error(im.loc(f.Range(fromValues)), "Unreadable Helm values",
-				fmt.Sprintf("spec.source.helm.values of Application %q is not a YAML map of values (%s), so Helm would fail on it too. The app was adopted as it is; fix the values and import again.", a.name, strings.TrimPrefix(err.Error(), "yaml: "))))
+				fmt.Sprintf("%s.values of Application %q is not a YAML map of values (%s), so Helm would fail on it too. The app was adopted as it is; fix the values and import again.", at, a.name, strings.TrimPrefix(err.Error(), "yaml: "))))
 			adopt("its helm.values could not be read")
 		}
 	}
-	params := items(manifest.Lookup(h, "parameters"))
-	if len(params) > 0 && vals == nil {
-		vals = map[string]any{}
-	}
-	for _, p := range params {
-		name := manifest.Str(manifest.Lookup(p, "name"))
-		// A value set into a list by index, or under an escaped dot,
-		// would not merge into the values as it does into value files.
-		if strings.ContainsAny(name, `[\`) {
-			adopt(fmt.Sprintf("its helm parameter %q sets a list element or an escaped key, which values cannot express exactly", name))
-			continue
-		}
-		if err := setParameter(vals, p); err != nil {
-			adopt(fmt.Sprintf("its helm parameter %q could not be read: %v", name, err))
-			continue
-		}
-		im.droppedFields = append(im.droppedFields, dropped{app: o, field: "spec.source.helm.parameters." + name, at: im.loc(f.Range(p)),
-			why: "carried over into helm.values, which Helm applies the same way (parameters override values)"})
-	}
 	if vals != nil {
-		o.values, o.hasValues = vals, true
+		so.values, so.hasValues = vals, true
 	}
 }
 

@@ -34,9 +34,14 @@
 // reported with the evidence of every hop, and Import compiles and lints
 // what it wrote before returning it.
 //
-// It is not a converter of arbitrary Argo CD features: an Application
-// that uses what platc cannot express (several sources, kustomize or
-// plugin options, another cluster, ignoreDifferences, ...) is adopted
+// What an Application says besides its source is carried over in platc's
+// own words (issue 22): several sources and their refs, Helm parameters
+// and options, kustomize, directory and plugin options,
+// ignoreDifferences, labels, annotations, info, the revision history,
+// the resources finalizer, sync retry and managed namespace metadata.
+// The compiler judges every such value (trial): an Application platc
+// cannot express (another cluster, a Jsonnet variable that is code, a
+// field the language lacks, a value its grammars refuse) is adopted
 // rather than translated: its app has no source, and the Application is
 // kept verbatim for the user to keep applying.
 package importer

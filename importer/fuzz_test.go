@@ -19,6 +19,13 @@ func FuzzImport(f *testing.F) {
 		"testdata/acme/stacks/workloads/teams.yaml",
 		"testdata/acme/stacks/workloads/delivery.yaml",
 		"testdata/adopted/apps/multi-source.yaml",
+		// The vocabulary of issue 22, carried over field by field.
+		"testdata/parity/apps/orders.yaml",
+		"testdata/parity/apps/catalog.yaml",
+		"testdata/parity/apps/storefront.yaml",
+		"testdata/parity/apps/alerts.yaml",
+		"testdata/parity/apps/vault-config.yaml",
+		"testdata/parity/apps/still-adopted.yaml",
 	} {
 		b, err := os.ReadFile(p)
 		if err != nil {

@@ -55,9 +55,11 @@ func outputs(t *testing.T, paths []string, opts Options, withJSON bool) map[stri
 
 // The fixture repositories import into the platforms and reports pinned
 // next to them: testdata/acme (RFC 1.2.4's structure) in acme.txtar,
-// testdata/adopted (what platc cannot express) in adopted.txtar.
+// testdata/adopted (what platc cannot express) in adopted.txtar, and
+// testdata/parity (the rest of an Application's vocabulary, issue 22)
+// in parity.txtar.
 func TestGoldenFixtures(t *testing.T) {
-	for _, name := range []string{"acme", "adopted"} {
+	for _, name := range []string{"acme", "adopted", "parity"} {
 		t.Run(name, func(t *testing.T) {
 			path := "testdata/" + name + ".txtar"
 			ar, err := txtar.ParseFile(path)

@@ -2,11 +2,15 @@ package importer
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclwrite"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint/detect"
 )
 
@@ -66,38 +70,14 @@ func (im *importer) writeApp(b *strings.Builder, a *appOut, ind string) {
 	if a.project != "default" && !a.adopted {
 		b.WriteString(in + "project = " + str(a.project) + "\n")
 	}
+	if !a.adopted {
+		for _, l := range a.attrs {
+			b.WriteString(in + l + "\n")
+		}
+	}
 	im.writeDeps(b, node{app: a}, in)
 	if !a.adopted {
-		b.WriteString("\n" + in + "source {\n")
-		ii := in + "  "
-		b.WriteString(ii + "repo_url = " + str(a.repoURL) + "\n")
-		if a.chart != "" {
-			b.WriteString(ii + "chart = " + str(a.chart) + "\n")
-			b.WriteString(ii + "version = " + str(a.revision) + "\n")
-		} else {
-			b.WriteString(ii + "path = " + str(a.path) + "\n")
-			b.WriteString(ii + "target_revision = " + str(a.revision) + "\n")
-		}
-		if a.releaseName != "" || len(a.valueFiles) > 0 || a.hasValues {
-			b.WriteString("\n" + ii + "helm {\n")
-			iii := ii + "  "
-			if a.releaseName != "" {
-				b.WriteString(iii + "release_name = " + str(a.releaseName) + "\n")
-			}
-			if len(a.valueFiles) > 0 {
-				vals := make([]cty.Value, len(a.valueFiles))
-				for i, f := range a.valueFiles {
-					vals[i] = cty.StringVal(f)
-				}
-				b.WriteString(iii + "value_files = " + string(hclwrite.TokensForValue(cty.TupleVal(vals)).Bytes()) + "\n")
-			}
-			if a.hasValues {
-				b.WriteString(iii + "values = " + string(hclwrite.TokensForValue(toCty(a.values)).Bytes()) + "\n")
-			}
-			b.WriteString(ii + "}\n")
-		}
-		b.WriteString(in + "}\n")
-		writeSync(b, a, in)
+		writeAppBody(b, a, in, false)
 	}
 	for _, h := range a.hooks {
 		b.WriteString("\n")
@@ -114,10 +94,69 @@ func (im *importer) writeApp(b *strings.Builder, a *appOut, ind string) {
 	b.WriteString(ind + "}\n")
 }
 
+// writeAppBody writes what an app generates its Application from: its
+// own attributes (unless writeApp has, above depends_on), its sources,
+// ignore_differences and sync.
+func writeAppBody(b *strings.Builder, a *appOut, in string, attrs bool) {
+	for _, l := range a.attrs {
+		if attrs {
+			b.WriteString(in + l + "\n")
+		}
+	}
+	for _, so := range a.sources {
+		writeSource(b, so, in)
+	}
+	for _, blk := range a.blocks {
+		b.WriteString("\n" + in + blk + "\n")
+	}
+	writeSync(b, a, in)
+}
+
+// writeSource writes one source block.
+func writeSource(b *strings.Builder, a *srcOut, in string) {
+	b.WriteString("\n" + in + "source {\n")
+	ii := in + "  "
+	b.WriteString(ii + "repo_url = " + str(a.repoURL) + "\n")
+	switch {
+	case a.chart != "":
+		b.WriteString(ii + "chart = " + str(a.chart) + "\n")
+		b.WriteString(ii + "version = " + str(a.revision) + "\n")
+	case a.path != "":
+		b.WriteString(ii + "path = " + str(a.path) + "\n")
+		b.WriteString(ii + "target_revision = " + str(a.revision) + "\n")
+	case a.revision != "":
+		b.WriteString(ii + "target_revision = " + str(a.revision) + "\n")
+	}
+	if a.ref != "" {
+		b.WriteString(ii + "ref = " + str(a.ref) + "\n")
+	}
+	if a.releaseName != "" || len(a.valueFiles) > 0 || a.hasValues || len(a.helmExtra) > 0 {
+		b.WriteString("\n" + ii + "helm {\n")
+		iii := ii + "  "
+		if a.releaseName != "" {
+			b.WriteString(iii + "release_name = " + str(a.releaseName) + "\n")
+		}
+		if len(a.valueFiles) > 0 {
+			b.WriteString(iii + "value_files = " + strList(a.valueFiles) + "\n")
+		}
+		if a.hasValues {
+			b.WriteString(iii + "values = " + string(hclwrite.TokensForValue(toCty(a.values)).Bytes()) + "\n")
+		}
+		for _, l := range a.helmExtra {
+			b.WriteString(iii + l + "\n")
+		}
+		b.WriteString(ii + "}\n")
+	}
+	for _, o := range a.options {
+		b.WriteString("\n" + ii + o + "\n")
+	}
+	b.WriteString(in + "}\n")
+}
+
 // writeSync writes the sync block of an app that has automated sync or
 // sync options.
 func writeSync(b *strings.Builder, a *appOut, in string) {
-	if a.automated || len(a.syncOptions) > 0 {
+	if a.automated || len(a.syncOptions) > 0 || len(a.syncBlocks) > 0 {
 		b.WriteString("\n" + in + "sync {\n")
 		if a.automated {
 			b.WriteString(in + "  automated = true\n")
@@ -134,6 +173,9 @@ func writeSync(b *strings.Builder, a *appOut, in string) {
 				vals[i] = cty.StringVal(o)
 			}
 			b.WriteString(in + "  options = " + string(hclwrite.TokensForValue(cty.TupleVal(vals)).Bytes()) + "\n")
+		}
+		for _, blk := range a.syncBlocks {
+			b.WriteString(in + "  " + blk + "\n")
 		}
 		b.WriteString(in + "}\n")
 	}
@@ -184,6 +226,109 @@ func (im *importer) writeDeps(b *strings.Builder, n node, ind string) {
 		}
 	}
 	b.WriteString(ind + "]\n")
+}
+
+// trialChunk is how many apps one trial compilation holds: a platform
+// of that size compiles in milliseconds, and stays far below the
+// compiler's bounds on apps and output.
+const trialChunk = 256
+
+// trialAll asks the compiler about every app that is not adopted and
+// adopts those it refuses, with its reasons: what their values break, as
+// the compiler says it. The importer's own checks (unacceptable) come
+// first and keep their wording; this catches the rest (refs, options,
+// metadata), so that the platform it writes always compiles. The apps
+// are compiled together, a chunk at a time, and each error is charged to
+// the app whose lines hold it; a chunk with an error no app's lines hold
+// is tried again app by app.
+func (im *importer) trialAll() {
+	var todo []*appOut
+	for _, a := range im.outApps {
+		if !a.adopted {
+			todo = append(todo, a)
+		}
+	}
+	for len(todo) > 0 {
+		n := min(len(todo), trialChunk)
+		chunk := todo[:n]
+		todo = todo[n:]
+		reasons, ok := im.trial(chunk)
+		if !ok {
+			reasons = make([][]string, len(chunk))
+			for i, a := range chunk {
+				r, _ := im.trial([]*appOut{a})
+				reasons[i] = r[0]
+			}
+		}
+		for i, a := range chunk {
+			if len(reasons[i]) > 0 {
+				a.adopted = true
+				a.adoptReason = append(a.adoptReason, reasons[i]...)
+				im.adopted = append(im.adopted, a)
+			}
+		}
+	}
+	// In the order of the apps, as convert adopts them.
+	pos := make(map[*appOut]int, len(im.outApps))
+	for i, a := range im.outApps {
+		pos[a] = i
+	}
+	slices.SortStableFunc(im.adopted, func(x, y *appOut) int { return pos[x] - pos[y] })
+}
+
+// trial compiles apps in one platform like the imported one, each under
+// a name of its own, and returns the compiler's errors for each app; ok
+// is false when an error could not be charged to one of them.
+func (im *importer) trial(apps []*appOut) (reasons [][]string, ok bool) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "platform %s {\n  argocd {\n    namespace = %s\n  }\n  git {\n    repo_url = %s\n    revision = %s\n  }\n}\n",
+		str("trial"), str(im.argoNS), str(im.gitRepo), str(im.gitRevision))
+	type span struct{ from, to int }
+	spans := make([]span, len(apps))
+	for i, a := range apps {
+		from := strings.Count(b.String(), "\n") + 1
+		fmt.Fprintf(&b, "app \"trial-%d\" {\n  namespace = %s\n", i, str(a.namespace))
+		if a.project != "default" {
+			b.WriteString("  project = " + str(a.project) + "\n")
+		}
+		writeAppBody(&b, a, "  ", true)
+		b.WriteString("}\n")
+		spans[i] = span{from, strings.Count(b.String(), "\n")}
+	}
+	// hclwrite.Format changes only spaces within lines, so the lines
+	// of each app stay where they were written.
+	mod, diags := lang.ParseSources([]lang.SourceFile{{Name: "trial.hcl", Bytes: hclwrite.Format([]byte(b.String()))}})
+	if !diags.HasErrors() {
+		_, diags = compiler.CompileAll(mod, compiler.Options{})
+	}
+	reasons = make([][]string, len(apps))
+	ok = true
+	for _, d := range diags {
+		if d.Severity != hcl.DiagError {
+			continue
+		}
+		i := -1
+		if d.Subject != nil {
+			i = slices.IndexFunc(spans, func(s span) bool { return d.Subject.Start.Line >= s.from && d.Subject.Start.Line <= s.to })
+		}
+		if i < 0 {
+			ok = false
+			continue
+		}
+		why := fmt.Sprintf("platc refuses it: %s: %s", d.Summary, strings.TrimSuffix(d.Detail, "."))
+		if !slices.Contains(reasons[i], why) {
+			reasons[i] = append(reasons[i], why)
+		}
+	}
+	if !ok && len(apps) == 1 {
+		// Nothing else to charge it to.
+		for _, d := range diags {
+			if d.Severity == hcl.DiagError {
+				reasons[0] = append(reasons[0], fmt.Sprintf("platc refuses it: %s: %s", d.Summary, strings.TrimSuffix(d.Detail, ".")))
+			}
+		}
+	}
+	return reasons, ok
 }
 
 // valueText is an HCL value literal, escaped by hclwrite.

@@ -108,6 +108,10 @@ func (im *importer) run(paths []string) (*Result, hcl.Diagnostics, error) {
 	}
 	im.platform()
 	im.build()
+	// The compiler judges every value the language now carries (refs,
+	// options, metadata): an app it refuses is adopted, with its
+	// reasons, so that the imported platform always compiles.
+	im.trialAll()
 	if len(im.outApps) == 0 {
 		im.diags = append(im.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagError,

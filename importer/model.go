@@ -66,16 +66,33 @@ type appOut struct {
 	adoptReason []string
 	stack       *stackOut
 
-	namespace, project             string
-	chart, path, repoURL, revision string
-	releaseName                    string
-	valueFiles                     []string
-	values                         map[string]any
-	hasValues                      bool
-	automated, prune, selfHeal     bool
-	syncOptions                    []string
-	hasSync                        bool
-	hooks                          []*hookOut
+	namespace, project string
+	// srcOut is the first source, sources all of them: one for
+	// spec.source, several for spec.sources.
+	*srcOut
+	sources                    []*srcOut
+	automated, prune, selfHeal bool
+	syncOptions                []string
+	hasSync                    bool
+	hooks                      []*hookOut
+	// attrs and blocks are the rest of the Application, already in
+	// platc's language (app attributes, ignore_differences blocks, and
+	// the sync block's retry and managed_namespace_metadata), each an
+	// HCL text that writeHCL formats.
+	attrs, blocks, syncBlocks []string
+}
+
+// srcOut is one source of an app.
+type srcOut struct {
+	chart, path, repoURL, revision, ref string
+	releaseName                         string
+	valueFiles                          []string
+	values                              map[string]any
+	hasValues                           bool
+	// helmExtra holds the helm block's other lines, and options the
+	// source's kustomize, directory or plugin block, as HCL text.
+	helmExtra []string
+	options   []string
 }
 
 // stackOut is a stack of the imported platform: an app-of-apps.

@@ -2,11 +2,14 @@ package importer
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
@@ -20,22 +23,11 @@ import (
 	"github.com/platc/platc/lint/manifest"
 )
 
-// managed is what platc manages of an Application: what its HCL can say
-// and its generated Application carries. Everything else (labels,
-// annotations such as the sync waves the migration removes, finalizers)
-// is outside it.
-type managed struct {
-	Name, Namespace            string
-	Project                    string
-	RepoURL, Chart, Path       string
-	TargetRevision             string
-	ReleaseName                string
-	ValueFiles                 []string
-	Values                     any
-	DestServer, DestNamespace  string
-	SyncOptions                []string
-	Automated, Prune, SelfHeal bool
-}
+// The round trip compares whole Applications, field by field, after
+// normalizing what the migration changes on purpose (normalize): sync
+// waves, platc's own labels and annotations, automated sync at creation
+// (compared through the compiled program instead, INV-2), and Argo CD's
+// defaults written out or left implicit.
 
 // imported is the result of importing paths and building the platform:
 // the importer's state, and every environment's generated files.
@@ -96,150 +88,174 @@ func jsonTree(t *testing.T, v any) any {
 	return out
 }
 
-// original reads what platc manages from an Application as written in
-// the repository, with Argo CD's own defaults and value rules, and with
-// the one change platc makes on purpose: CreateNamespace=true when the
-// Application does not say (the app declares its namespace, and nothing
-// else creates it).
-func original(t *testing.T, o *manifest.Object, argoNS string) managed {
+// original reads an Application as written in the repository, as
+// kubectl and Argo CD do (YAML 1.1 through sigs.k8s.io/yaml), normalized;
+// automated says whether it asks for automated sync.
+func original(t *testing.T, o *manifest.Object, argoNS string) (app map[string]any, auto [3]bool) {
 	t.Helper()
-	// Read the object as kubectl and Argo CD do: YAML 1.1 through
-	// sigs.k8s.io/yaml, into the API's JSON field names.
 	var text strings.Builder
 	if err := yaml.NewEncoder(&text).Encode(o.Node); err != nil {
 		t.Fatal(err)
 	}
-	var app struct {
-		Metadata struct{ Name, Namespace string }
-		Spec     struct {
-			Project string
-			Source  struct {
-				RepoURL, Chart, Path, TargetRevision string
-				Helm                                 *struct {
-					ReleaseName  string         `json:"releaseName"`
-					ValueFiles   []string       `json:"valueFiles"`
-					Values       string         `json:"values"`
-					ValuesObject map[string]any `json:"valuesObject"`
-				}
-			}
-			Destination struct{ Server, Name, Namespace string }
-			SyncPolicy  *struct {
-				Automated *struct {
-					Prune    bool
-					SelfHeal bool `json:"selfHeal"`
-					Enabled  *bool
-				}
-				SyncOptions []string `json:"syncOptions"`
-			} `json:"syncPolicy"`
-		}
-	}
 	if err := sigsyaml.Unmarshal([]byte(text.String()), &app); err != nil {
 		t.Fatal(err)
 	}
-	m := managed{
-		Name: app.Metadata.Name, Namespace: app.Metadata.Namespace, Project: app.Spec.Project,
-		RepoURL: app.Spec.Source.RepoURL, Chart: app.Spec.Source.Chart, Path: app.Spec.Source.Path,
-		TargetRevision: app.Spec.Source.TargetRevision,
-		DestServer:     app.Spec.Destination.Server, DestNamespace: app.Spec.Destination.Namespace,
+	if a, ok := dig(app, "spec", "syncPolicy", "automated").(map[string]any); ok && a["enabled"] != false {
+		auto = [3]bool{true, a["prune"] == true, a["selfHeal"] == true}
 	}
-	if m.Namespace == "" {
-		m.Namespace = argoNS
+	md, _ := app["metadata"].(map[string]any)
+	if md["namespace"] == nil {
+		md["namespace"] = argoNS
 	}
-	if m.Project == "" {
-		m.Project = "default"
+	spec, _ := app["spec"].(map[string]any)
+	if spec["project"] == nil || spec["project"] == "" {
+		spec["project"] = "default"
 	}
-	if m.Path != "" && m.TargetRevision == "" {
-		m.TargetRevision = "HEAD"
+	if d, ok := spec["destination"].(map[string]any); ok && d["name"] == "in-cluster" {
+		delete(d, "name")
+		d["server"] = inCluster
 	}
-	if m.DestServer == "" && app.Spec.Destination.Name == "in-cluster" {
-		m.DestServer = inCluster
-	}
-	if h := app.Spec.Source.Helm; h != nil {
-		m.ReleaseName, m.ValueFiles = h.ReleaseName, h.ValueFiles
-		// valuesObject wins over values (Argo CD's ValuesYAML).
-		vals := h.ValuesObject
-		if vals == nil && h.Values != "" {
-			if err := sigsyaml.Unmarshal([]byte(h.Values), &vals); err != nil {
-				t.Fatal(err)
-			}
-		}
-		params := items(manifest.Lookup(o.Node, "spec", "source", "helm", "parameters"))
-		if vals == nil && len(params) > 0 {
-			vals = map[string]any{}
-		}
-		for _, p := range params {
-			if err := setParameter(vals, p); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if vals != nil {
-			m.Values = jsonTree(t, vals)
-		}
-	}
-	if sp := app.Spec.SyncPolicy; sp != nil {
-		m.SyncOptions = sp.SyncOptions
-		if a := sp.Automated; a != nil && (a.Enabled == nil || *a.Enabled) {
-			m.Automated, m.Prune, m.SelfHeal = true, a.Prune, a.SelfHeal
-		}
-	}
-	if !slices.ContainsFunc(m.SyncOptions, func(s string) bool { return strings.HasPrefix(s, "CreateNamespace=") }) {
-		m.SyncOptions = append(m.SyncOptions, "CreateNamespace=true")
-	}
-	return m
+	return normalize(t, app), auto
 }
 
-// generated reads the same fields from the Application platc build
-// wrote; automated sync comes from the compiled program, since INV-2
-// keeps it off in the Application at creation.
-func generated(t *testing.T, data []byte, a *ir.App) managed {
+// generated reads the Application platc build wrote, normalized; it must
+// not have automated sync at creation (INV-2).
+func generated(t *testing.T, data []byte) map[string]any {
 	t.Helper()
-	var app struct {
-		APIVersion, Kind string
-		Metadata         struct {
-			Name, Namespace string
-			Labels          map[string]string
-			Annotations     map[string]string // platc's own record (platc.io/...), not compared
-		}
-		Spec struct {
-			Project string
-			Source  struct {
-				RepoURL, Chart, Path, TargetRevision string
-				Helm                                 *struct {
-					ReleaseName  string         `json:"releaseName"`
-					ValueFiles   []string       `json:"valueFiles"`
-					ValuesObject map[string]any `json:"valuesObject"`
-				}
-			}
-			Destination struct{ Server, Namespace string }
-			SyncPolicy  *struct {
-				Automated   any      `json:"automated"`
-				SyncOptions []string `json:"syncOptions"`
-			} `json:"syncPolicy"`
-		}
-	}
-	if err := sigsyaml.UnmarshalStrict(stripHeader(data), &app); err != nil {
+	var app map[string]any
+	if err := sigsyaml.Unmarshal(stripHeader(data), &app); err != nil {
 		t.Fatal(err)
 	}
-	m := managed{
-		Name: app.Metadata.Name, Namespace: app.Metadata.Namespace, Project: app.Spec.Project,
-		RepoURL: app.Spec.Source.RepoURL, Chart: app.Spec.Source.Chart, Path: app.Spec.Source.Path,
-		TargetRevision: app.Spec.Source.TargetRevision,
-		DestServer:     app.Spec.Destination.Server, DestNamespace: app.Spec.Destination.Namespace,
-		Automated: a.Sync.Automated, Prune: a.Sync.Prune, SelfHeal: a.Sync.SelfHeal,
+	if a, ok := dig(app, "spec", "syncPolicy", "automated").(map[string]any); ok && a["enabled"] != false {
+		t.Errorf("%v: generated with automated sync at creation (INV-2)", dig(app, "metadata", "name"))
 	}
-	if h := app.Spec.Source.Helm; h != nil {
-		m.ReleaseName, m.ValueFiles = h.ReleaseName, h.ValueFiles
-		if h.ValuesObject != nil {
-			m.Values = jsonTree(t, h.ValuesObject)
+	return normalize(t, app)
+}
+
+func dig(v any, path ...string) any {
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
+}
+
+// normalize removes what the migration changes on purpose and writes
+// Argo CD's defaults one way: a single source as a list of one, Helm
+// values as a tree, no automated block, CreateNamespace=true unless
+// said otherwise, durations as time.Duration strings, zero values left
+// out.
+func normalize(t *testing.T, app map[string]any) map[string]any {
+	t.Helper()
+	md, _ := app["metadata"].(map[string]any)
+	for _, k := range []string{"labels", "annotations"} {
+		if m, ok := md[k].(map[string]any); ok {
+			for key := range m {
+				if key == "argocd.argoproj.io/sync-wave" || platcMeta.MatchString(key) {
+					delete(m, key)
+				}
+			}
 		}
 	}
-	if sp := app.Spec.SyncPolicy; sp != nil {
-		m.SyncOptions = sp.SyncOptions
-		if sp.Automated != nil {
-			t.Errorf("%s: generated with automated sync at creation (INV-2)", m.Name)
+	if fs, ok := md["finalizers"].([]any); ok {
+		for i, f := range fs {
+			if f == "resources-finalizer.argocd.argoproj.io/foreground" {
+				fs[i] = "resources-finalizer.argocd.argoproj.io"
+			}
 		}
 	}
-	return m
+	spec, _ := app["spec"].(map[string]any)
+	if src, ok := spec["source"]; ok {
+		spec["sources"] = []any{src}
+		delete(spec, "source")
+	}
+	srcs, _ := spec["sources"].([]any)
+	for _, x := range srcs {
+		src, _ := x.(map[string]any)
+		if src["chart"] == nil && src["targetRevision"] == nil {
+			src["targetRevision"] = "HEAD"
+		}
+		if h, ok := src["helm"].(map[string]any); ok {
+			if v, ok := h["values"].(string); ok {
+				if h["valuesObject"] == nil && strings.TrimSpace(v) != "" {
+					var vals map[string]any
+					if err := sigsyaml.Unmarshal([]byte(v), &vals); err != nil {
+						t.Fatal(err)
+					}
+					h["valuesObject"] = vals
+				}
+				delete(h, "values")
+			}
+		}
+	}
+	if sp, ok := spec["syncPolicy"].(map[string]any); ok {
+		delete(sp, "automated")
+		if d, ok := dig(sp, "retry", "backoff").(map[string]any); ok {
+			for _, k := range []string{"duration", "maxDuration"} {
+				if s, ok := d[k].(string); ok {
+					if _, err := strconv.Atoi(s); err == nil {
+						s += "s"
+					}
+					dur, err := time.ParseDuration(s)
+					if err != nil {
+						t.Fatal(err)
+					}
+					d[k] = dur.String()
+				}
+			}
+		}
+	}
+	opts, _ := dig(spec, "syncPolicy", "syncOptions").([]any)
+	if !slices.ContainsFunc(opts, func(o any) bool { s, _ := o.(string); return strings.HasPrefix(s, "CreateNamespace=") }) {
+		if spec["syncPolicy"] == nil {
+			spec["syncPolicy"] = map[string]any{}
+		}
+		spec["syncPolicy"].(map[string]any)["syncOptions"] = append(opts, "CreateNamespace=true")
+	}
+	if info, ok := spec["info"].([]any); ok {
+		slices.SortStableFunc(info, func(a, b any) int {
+			return strings.Compare(fmt.Sprint(dig(a, "name")), fmt.Sprint(dig(b, "name")))
+		})
+	}
+	return prune(jsonTree(t, app)).(map[string]any)
+}
+
+// prune leaves out false, "", empty lists and maps, and null, which
+// Argo CD reads as absent.
+func prune(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			e = prune(e)
+			if e == nil {
+				delete(x, k)
+			} else {
+				x[k] = e
+			}
+		}
+		if len(x) == 0 {
+			return nil
+		}
+	case []any:
+		if len(x) == 0 {
+			return nil
+		}
+		for i, e := range x {
+			x[i] = prune(e)
+		}
+	case bool:
+		if !x {
+			return nil
+		}
+	case string:
+		if x == "" {
+			return nil
+		}
+	}
+	return v
 }
 
 func stripHeader(b []byte) []byte {
@@ -256,6 +272,7 @@ func TestRoundTrip(t *testing.T) {
 	}{
 		{"acme", []string{"testdata/acme"}},
 		{"adopted", []string{"testdata/adopted"}},
+		{"parity", []string{"testdata/parity"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := importAndBuild(t, tc.paths...)
@@ -273,8 +290,12 @@ func TestRoundTrip(t *testing.T) {
 					t.Errorf("%s: no generated %s", a.name, path)
 					continue
 				}
-				want := original(t, a.app.obj, out.im.argoNS)
-				got := generated(t, data, out.progs[0].App(a.name))
+				want, auto := original(t, a.app.obj, out.im.argoNS)
+				got := generated(t, data)
+				ia := out.progs[0].App(a.name)
+				if have := [3]bool{ia.Sync.Automated, ia.Sync.Prune, ia.Sync.SelfHeal}; have != auto {
+					t.Errorf("%s: automated, prune, self-heal are %v after import, %v before", a.name, have, auto)
+				}
 				if diff := cmp.Diff(want, got); diff != "" {
 					t.Errorf("Application %q (%s) differs after import and build (-input +generated):\n%s", a.app.name, at(out.im.nameRange(a.app)), diff)
 				}

@@ -245,3 +245,69 @@ func TestWaitOnly(t *testing.T) {
 		}
 	}
 }
+
+// The compiler judges what the importer carries over: an Application
+// whose values it refuses is adopted with the compiler's reason, the
+// others in the same chunk are imported, and the platform compiles.
+func TestTrialAdoptsWhatTheCompilerRefuses(t *testing.T) {
+	dir := t.TempDir()
+	app := func(name, extra string) string {
+		return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: ` + name + `
+  namespace: argocd
+` + extra + `spec:
+  project: default
+  source:
+    repoURL: https://git.example.com/x.git
+    targetRevision: v1.0.0
+    path: ` + name + `
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: ` + name + `
+`
+	}
+	files := map[string]string{
+		"root.yaml": `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: root
+  namespace: argocd
+spec:
+  source:
+    repoURL: https://git.example.com/x.git
+    targetRevision: v1.0.0
+    path: apps
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: argocd
+`,
+		"apps/a.yaml": app("good", "  annotations:\n    example.com/owner: team-a\n"),
+		"apps/b.yaml": app("hooked", "  annotations:\n    argocd.argoproj.io/hook: PreSync\n"),
+		"apps/c.yaml": app("templated", "  labels:\n    example.com/team: \"{{team}}\"\n"),
+	}
+	for p, data := range files {
+		path := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, diags, err := Import([]string{dir}, Options{OutDir: t.TempDir()})
+	if err != nil || diags.HasErrors() {
+		t.Fatalf("import: %v %v", err, diags)
+	}
+	got := map[string]string{}
+	for _, a := range res.Report.Adopted {
+		got[a.App] = strings.Join(a.Reasons, "; ")
+	}
+	if len(got) != 2 || !strings.Contains(got["app.hooked"], "Forbidden annotation") || !strings.Contains(got["app.templated"], "Invalid label value") {
+		t.Errorf("adopted: %v", got)
+	}
+	if !strings.Contains(string(res.HCL), `"example.com/owner" = "team-a"`) {
+		t.Errorf("the good app lost its annotation:\n%s", res.HCL)
+	}
+}

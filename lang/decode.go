@@ -203,6 +203,8 @@ func (d *decoder) decodeApp(b *hcl.Block, stack *Stack) *App {
 		Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange, Stack: stack,
 		Namespace: a["namespace"], Class: a["class"], Project: a["project"],
 		Application: a["application"], CustomResources: a["custom_resources"],
+		Annotations: a["annotations"], Labels: a["labels"], Info: a["info"],
+		RevisionHistoryLimit: a["revision_history_limit"], Finalizer: a["finalizer"],
 		Settings: d.decodeSettings(c),
 	}
 	if attr := a["depends_on"]; attr != nil {
@@ -210,13 +212,39 @@ func (d *decoder) decodeApp(b *hcl.Block, stack *Stack) *App {
 		d.add(ds)
 		app.DependsOn = refs
 	}
-	if sb := d.single(c, "source"); sb != nil {
-		app.Source = d.decodeSource(sb)
+	for _, sb := range c.Blocks {
+		if sb.Type == "source" {
+			app.Sources = append(app.Sources, d.decodeSource(sb))
+		}
+	}
+	if len(app.Sources) > 0 {
+		app.Source = app.Sources[0]
 	}
 	if sb := d.single(c, "sync"); sb != nil {
 		sc := d.content(sb.Body, syncSchema)
 		sa := sc.Attributes
 		app.Sync = &Sync{Automated: sa["automated"], SelfHeal: sa["self_heal"], Prune: sa["prune"], Options: sa["options"], DeclRange: sb.DefRange}
+		if rb := d.single(sc, "retry"); rb != nil {
+			rc := d.content(rb.Body, retrySchema)
+			ra := rc.Attributes
+			app.Sync.Retry = &Retry{Limit: ra["limit"], Backoff: ra["backoff"], Factor: ra["factor"], MaxBackoff: ra["max_backoff"], DeclRange: rb.DefRange}
+		}
+		if mb := d.single(sc, "managed_namespace_metadata"); mb != nil {
+			mc := d.content(mb.Body, managedNamespaceSchema)
+			app.Sync.ManagedNamespace = &ManagedNamespace{Labels: mc.Attributes["labels"], Annotations: mc.Attributes["annotations"], DeclRange: mb.DefRange}
+		}
+	}
+	for _, ib := range c.Blocks {
+		if ib.Type != "ignore_differences" {
+			continue
+		}
+		ic := d.content(ib.Body, ignoreDifferencesSchema)
+		ia := ic.Attributes
+		app.IgnoreDifferences = append(app.IgnoreDifferences, &IgnoreDifferences{
+			Group: ia["group"], Kind: ia["kind"], Name: ia["name"], Namespace: ia["namespace"],
+			JSONPointers: ia["json_pointers"], JQPathExpressions: ia["jq_path_expressions"],
+			ManagedFieldsManagers: ia["managed_fields_managers"], DeclRange: ib.DefRange,
+		})
 	}
 	for _, hb := range c.Blocks {
 		if hb.Type != "hook" {
@@ -237,12 +265,62 @@ func (d *decoder) decodeSource(b *hcl.Block) *Source {
 	a := c.Attributes
 	s := &Source{
 		RepoURL: a["repo_url"], Chart: a["chart"], Version: a["version"], Path: a["path"],
-		TargetRevision: a["target_revision"], DeclRange: b.DefRange,
+		TargetRevision: a["target_revision"], Ref: a["ref"], DeclRange: b.DefRange,
 	}
 	if hb := d.single(c, "helm"); hb != nil {
 		hc := d.content(hb.Body, helmSchema)
 		ha := hc.Attributes
-		s.Helm = &Helm{Values: ha["values"], ValueFiles: ha["value_files"], ReleaseName: ha["release_name"], DeclRange: hb.DefRange}
+		s.Helm = &Helm{
+			Values: ha["values"], ValueFiles: ha["value_files"], ReleaseName: ha["release_name"],
+			SkipCRDs: ha["skip_crds"], SkipTests: ha["skip_tests"],
+			IgnoreMissingValueFiles: ha["ignore_missing_value_files"], PassCredentials: ha["pass_credentials"],
+			APIVersions: ha["api_versions"], KubeVersion: ha["kube_version"], DeclRange: hb.DefRange,
+		}
+		for _, pb := range hc.Blocks {
+			switch pb.Type {
+			case "parameter":
+				pa := d.content(pb.Body, helmParameterSchema).Attributes
+				s.Helm.Parameters = append(s.Helm.Parameters, &HelmParameter{Name: pa["name"], Value: pa["value"], ForceString: pa["force_string"], DeclRange: pb.DefRange})
+			case "file_parameter":
+				pa := d.content(pb.Body, helmFileParameterSchema).Attributes
+				s.Helm.FileParameters = append(s.Helm.FileParameters, &HelmFileParameter{Name: pa["name"], Path: pa["path"], DeclRange: pb.DefRange})
+			}
+		}
+	}
+	if kb := d.single(c, "kustomize"); kb != nil {
+		kc := d.content(kb.Body, kustomizeSchema)
+		ka := kc.Attributes
+		s.Kustomize = &Kustomize{
+			Images: ka["images"], NamePrefix: ka["name_prefix"], NameSuffix: ka["name_suffix"],
+			CommonLabels: ka["common_labels"], CommonAnnotations: ka["common_annotations"],
+			Namespace: ka["namespace"], Components: ka["components"], DeclRange: kb.DefRange,
+		}
+		for _, pb := range kc.Blocks {
+			pc := d.content(pb.Body, kustomizePatchSchema)
+			p := &KustomizePatch{Patch: pc.Attributes["patch"], Path: pc.Attributes["path"], DeclRange: pb.DefRange}
+			if tb := d.single(pc, "target"); tb != nil {
+				ta := d.content(tb.Body, patchTargetSchema).Attributes
+				p.Target = &PatchTarget{
+					Group: ta["group"], Version: ta["version"], Kind: ta["kind"], Name: ta["name"],
+					Namespace: ta["namespace"], LabelSelector: ta["label_selector"],
+					AnnotationSelector: ta["annotation_selector"], DeclRange: tb.DefRange,
+				}
+			}
+			s.Kustomize.Patches = append(s.Kustomize.Patches, p)
+		}
+	}
+	if db := d.single(c, "directory"); db != nil {
+		dc := d.content(db.Body, directorySchema)
+		da := dc.Attributes
+		s.Directory = &Directory{Recurse: da["recurse"], Include: da["include"], Exclude: da["exclude"], DeclRange: db.DefRange}
+		if jb := d.single(dc, "jsonnet"); jb != nil {
+			ja := d.content(jb.Body, jsonnetSchema).Attributes
+			s.Directory.Jsonnet = &Jsonnet{ExtVars: ja["ext_vars"], TLAs: ja["tlas"], Libs: ja["libs"], DeclRange: jb.DefRange}
+		}
+	}
+	if pb := d.single(c, "plugin"); pb != nil {
+		pa := d.content(pb.Body, pluginSchema).Attributes
+		s.Plugin = &Plugin{Name: pa["name"], Env: pa["env"], Parameters: pa["parameters"], DeclRange: pb.DefRange}
 	}
 	return s
 }

@@ -21,8 +21,8 @@ func TestUnexpectedNamesAreExplained(t *testing.T) {
 		{"plural block", `stacks "x" {}`, []string{`Did you mean "stack"?`}},
 		{"argument for a block", `app "a" { timeout = "10m" }`, []string{
 			`An argument named "timeout" is not expected in an app block. Did you mean the block "timeouts" (timeouts { ... })?`,
-			"the arguments namespace, class, project, application, custom_resources, depends_on and expected_duration",
-			"and the blocks source, sync, hook, timeouts, retry and teardown",
+			"the arguments namespace, class, project, application, custom_resources, depends_on, annotations, labels, info, revision_history_limit, finalizer and expected_duration",
+			"and the blocks source, sync, hook, ignore_differences, timeouts, retry and teardown",
 			`section "app"`,
 		}},
 		{"typo", `app "a" { namespce = "x" }`, []string{`Did you mean "namespace"?`}},
@@ -31,7 +31,7 @@ func TestUnexpectedNamesAreExplained(t *testing.T) {
   source {
     values = {}
   }
-}`, []string{`values is expected in a source's helm block, not here.`, "and the block helm."}},
+}`, []string{`values is expected in a source's helm block, not here.`, "and the blocks helm, kustomize, directory and plugin."}},
 		{"block of another block", `app "a" {
   helm {}
 }`, []string{`helm is expected in an app's source block, not here.`}},

@@ -180,10 +180,31 @@ type App struct {
 	Application     *hcl.Attribute
 	CustomResources *hcl.Attribute
 	DependsOn       []Ref
+	// Annotations and Labels are added to the app's Application.
+	Annotations *hcl.Attribute
+	Labels      *hcl.Attribute
+	// Info is the Application's spec.info, a map of name to value.
+	Info                 *hcl.Attribute
+	RevisionHistoryLimit *hcl.Attribute
+	// Finalizer chooses the Application's resources finalizer.
+	Finalizer *hcl.Attribute
 	Settings
-	Source *Source
-	Sync   *Sync
-	Hooks  []*Hook
+	// Source is the first source block, Sources all of them in order:
+	// an Application with several sources (a chart and the Git
+	// repository its values files come from) has one block for each.
+	Source            *Source
+	Sources           []*Source
+	Sync              *Sync
+	Hooks             []*Hook
+	IgnoreDifferences []*IgnoreDifferences
+}
+
+// IgnoreDifferences is one ignore_differences block: the fields of some
+// resources that Argo CD leaves out when it compares Git with the cluster.
+type IgnoreDifferences struct {
+	Group, Kind, Name, Namespace                           *hcl.Attribute
+	JSONPointers, JQPathExpressions, ManagedFieldsManagers *hcl.Attribute
+	DeclRange                                              hcl.Range
 }
 
 // Source is where an app's manifests come from. With a source, platc
@@ -194,16 +215,86 @@ type Source struct {
 	Version        *hcl.Attribute
 	Path           *hcl.Attribute
 	TargetRevision *hcl.Attribute
-	Helm           *Helm
-	DeclRange      hcl.Range
+	// Ref names the source, so that another source's value files can
+	// read files from it as "$NAME/path".
+	Ref       *hcl.Attribute
+	Helm      *Helm
+	Kustomize *Kustomize
+	Directory *Directory
+	Plugin    *Plugin
+	DeclRange hcl.Range
 }
 
 // Helm holds Helm parameters of a source.
 type Helm struct {
-	Values      *hcl.Attribute
-	ValueFiles  *hcl.Attribute
-	ReleaseName *hcl.Attribute
+	Values                  *hcl.Attribute
+	ValueFiles              *hcl.Attribute
+	ReleaseName             *hcl.Attribute
+	SkipCRDs                *hcl.Attribute
+	SkipTests               *hcl.Attribute
+	IgnoreMissingValueFiles *hcl.Attribute
+	PassCredentials         *hcl.Attribute
+	APIVersions             *hcl.Attribute
+	KubeVersion             *hcl.Attribute
+	Parameters              []*HelmParameter
+	FileParameters          []*HelmFileParameter
+	DeclRange               hcl.Range
+}
+
+// HelmParameter is a parameter block: one --set of Helm.
+type HelmParameter struct {
+	Name, Value, ForceString *hcl.Attribute
+	DeclRange                hcl.Range
+}
+
+// HelmFileParameter is a file_parameter block: one --set-file of Helm.
+type HelmFileParameter struct {
+	Name, Path *hcl.Attribute
+	DeclRange  hcl.Range
+}
+
+// Kustomize holds the kustomize options of a source.
+type Kustomize struct {
+	Images, NamePrefix, NameSuffix  *hcl.Attribute
+	CommonLabels, CommonAnnotations *hcl.Attribute
+	Namespace, Components           *hcl.Attribute
+	Patches                         []*KustomizePatch
+	DeclRange                       hcl.Range
+}
+
+// KustomizePatch is a patch block of kustomize.
+type KustomizePatch struct {
+	Patch, Path *hcl.Attribute
+	Target      *PatchTarget
 	DeclRange   hcl.Range
+}
+
+// PatchTarget selects the resources a kustomize patch applies to.
+type PatchTarget struct {
+	Group, Version, Kind, Name, Namespace *hcl.Attribute
+	LabelSelector, AnnotationSelector     *hcl.Attribute
+	DeclRange                             hcl.Range
+}
+
+// Directory holds the options of a plain directory source.
+type Directory struct {
+	Recurse, Include, Exclude *hcl.Attribute
+	Jsonnet                   *Jsonnet
+	DeclRange                 hcl.Range
+}
+
+// Jsonnet holds the Jsonnet options of a directory source. Variables are
+// strings only: Argo CD reads a code variable as Jsonnet, and nothing an
+// HCL author writes may run as code.
+type Jsonnet struct {
+	ExtVars, TLAs, Libs *hcl.Attribute
+	DeclRange           hcl.Range
+}
+
+// Plugin names the config management plugin that renders a source.
+type Plugin struct {
+	Name, Env, Parameters *hcl.Attribute
+	DeclRange             hcl.Range
 }
 
 // Sync is the steady-state sync policy that the deploy workflow switches on
@@ -213,7 +304,19 @@ type Sync struct {
 	SelfHeal  *hcl.Attribute
 	Prune     *hcl.Attribute
 	Options   *hcl.Attribute
-	DeclRange hcl.Range
+	// Retry is Argo CD's own retry of a failed sync (syncPolicy.retry),
+	// not the deploy step's retry block.
+	Retry *Retry
+	// ManagedNamespace is the labels and annotations Argo CD puts on the
+	// namespace it creates (syncPolicy.managedNamespaceMetadata).
+	ManagedNamespace *ManagedNamespace
+	DeclRange        hcl.Range
+}
+
+// ManagedNamespace is a managed_namespace_metadata block.
+type ManagedNamespace struct {
+	Labels, Annotations *hcl.Attribute
+	DeclRange           hcl.Range
 }
 
 // Hook declares one Argo CD resource hook an app is allowed to carry.

@@ -87,10 +87,20 @@ var appSchema = &hcl.BodySchema{
 	Attributes: append([]hcl.AttributeSchema{
 		{Name: "namespace"}, {Name: "class"}, {Name: "project"}, {Name: "application"},
 		{Name: "custom_resources"}, {Name: "depends_on"},
+		{Name: "annotations"}, {Name: "labels"}, {Name: "info"},
+		{Name: "revision_history_limit"}, {Name: "finalizer"},
 	}, settingsAttrs...),
 	Blocks: append([]hcl.BlockHeaderSchema{
 		{Type: "source"}, {Type: "sync"}, {Type: "hook", LabelNames: []string{"name"}},
+		{Type: "ignore_differences"},
 	}, settingsBlocks...),
+}
+
+var ignoreDifferencesSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "group"}, {Name: "kind"}, {Name: "name"}, {Name: "namespace"},
+		{Name: "json_pointers"}, {Name: "jq_path_expressions"}, {Name: "managed_fields_managers"},
+	},
 }
 
 var timeoutsSchema = &hcl.BodySchema{
@@ -110,21 +120,73 @@ var teardownSchema = &hcl.BodySchema{
 var sourceSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "repo_url"}, {Name: "chart"}, {Name: "version"}, {Name: "path"},
-		{Name: "target_revision"},
+		{Name: "target_revision"}, {Name: "ref"},
 	},
-	Blocks: []hcl.BlockHeaderSchema{{Type: "helm"}},
+	Blocks: []hcl.BlockHeaderSchema{
+		{Type: "helm"}, {Type: "kustomize"}, {Type: "directory"}, {Type: "plugin"},
+	},
 }
 
 var helmSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "values"}, {Name: "value_files"}, {Name: "release_name"},
+		{Name: "skip_crds"}, {Name: "skip_tests"}, {Name: "ignore_missing_value_files"},
+		{Name: "pass_credentials"}, {Name: "api_versions"}, {Name: "kube_version"},
 	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "parameter"}, {Type: "file_parameter"}},
+}
+
+var helmParameterSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "name"}, {Name: "value"}, {Name: "force_string"}},
+}
+
+var helmFileParameterSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "name"}, {Name: "path"}},
+}
+
+var kustomizeSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "images"}, {Name: "name_prefix"}, {Name: "name_suffix"},
+		{Name: "common_labels"}, {Name: "common_annotations"}, {Name: "namespace"},
+		{Name: "components"},
+	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "patch"}},
+}
+
+var kustomizePatchSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "patch"}, {Name: "path"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "target"}},
+}
+
+var patchTargetSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "group"}, {Name: "version"}, {Name: "kind"}, {Name: "name"}, {Name: "namespace"},
+		{Name: "label_selector"}, {Name: "annotation_selector"},
+	},
+}
+
+var directorySchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "recurse"}, {Name: "include"}, {Name: "exclude"}},
+	Blocks:     []hcl.BlockHeaderSchema{{Type: "jsonnet"}},
+}
+
+var jsonnetSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "ext_vars"}, {Name: "tlas"}, {Name: "libs"}},
+}
+
+var pluginSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "name"}, {Name: "env"}, {Name: "parameters"}},
 }
 
 var syncSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "automated"}, {Name: "self_heal"}, {Name: "prune"}, {Name: "options"},
 	},
+	Blocks: []hcl.BlockHeaderSchema{{Type: "retry"}, {Type: "managed_namespace_metadata"}},
+}
+
+var managedNamespaceSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "labels"}, {Name: "annotations"}},
 }
 
 var hookSchema = &hcl.BodySchema{

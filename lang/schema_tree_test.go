@@ -22,10 +22,19 @@ var blockSchemas = map[*hcl.BodySchema]map[string]*hcl.BodySchema{
 	classSchema:    settingsSchemas(),
 	stackSchema:    settingsSchemas("app", appSchema),
 	appSchema: settingsSchemas(
-		"source", sourceSchema, "sync", syncSchema, "hook", hookSchema),
-	sourceSchema: {"helm": helmSchema},
-	healthSchema: {"test": healthTestSchema},
-	eventsSchema: {"secret": secretRefSchema},
+		"source", sourceSchema, "sync", syncSchema, "hook", hookSchema,
+		"ignore_differences", ignoreDifferencesSchema),
+	sourceSchema: {
+		"helm": helmSchema, "kustomize": kustomizeSchema,
+		"directory": directorySchema, "plugin": pluginSchema,
+	},
+	helmSchema:           {"parameter": helmParameterSchema, "file_parameter": helmFileParameterSchema},
+	kustomizeSchema:      {"patch": kustomizePatchSchema},
+	kustomizePatchSchema: {"target": patchTargetSchema},
+	directorySchema:      {"jsonnet": jsonnetSchema},
+	syncSchema:           {"retry": retrySchema, "managed_namespace_metadata": managedNamespaceSchema},
+	healthSchema:         {"test": healthTestSchema},
+	eventsSchema:         {"secret": secretRefSchema},
 }
 
 // settingsSchemas is the settings blocks plus the given type, schema

@@ -214,11 +214,28 @@ type App struct {
 	From SettingSources
 
 	// Source is nil when the app adopts an Application that exists
-	// already; otherwise platc generates the Application.
+	// already; otherwise platc generates the Application. Source is the
+	// first source and Sources all of them, in the order declared; an
+	// Application with more than one has spec.sources.
 	Source          *Source
+	Sources         []*Source
 	Sync            SyncPolicy
 	CustomResources []CustomResource
 	Hooks           []Hook
+
+	// Annotations and Labels are the app's own, added to those platc
+	// puts on the Application.
+	Annotations map[string]string
+	Labels      map[string]string
+	// Info is spec.info, sorted by name.
+	Info []Info
+	// RevisionHistoryLimit is spec.revisionHistoryLimit; nil leaves
+	// Argo CD's default (10).
+	RevisionHistoryLimit *int64
+	// Finalizer is the Application's resources finalizer, or
+	// FinalizerNone.
+	Finalizer         Finalizer
+	IgnoreDifferences []IgnoreDifference
 
 	NameRange hcl.Range
 	DeclRange hcl.Range
@@ -252,6 +269,28 @@ func (a *App) DependsOn(b *App) bool {
 type Timeouts struct {
 	Sync   time.Duration
 	Health time.Duration
+}
+
+// Info is one entry of an Application's spec.info.
+type Info struct{ Name, Value string }
+
+// Finalizer is the resources finalizer an Application carries: with one,
+// deleting the Application deletes what it deployed.
+type Finalizer string
+
+// Finalizers.
+const (
+	FinalizerNone       Finalizer = "none"
+	FinalizerForeground Finalizer = "foreground"
+	FinalizerBackground Finalizer = "background"
+)
+
+// IgnoreDifference is one ignore_differences block.
+type IgnoreDifference struct {
+	Group, Kind, Name, Namespace string
+	JSONPointers                 []string
+	JQPathExpressions            []string
+	ManagedFieldsManagers        []string
 }
 
 // Retry is a deploy step's retry policy. Limit counts retries, so a step
@@ -311,8 +350,66 @@ type Source struct {
 	Path string
 	// TargetRevision is the Git revision (Git sources).
 	TargetRevision string
-	Helm           *Helm
-	DeclRange      hcl.Range
+	// Ref names the source for the value files of other sources
+	// ("$REF/path").
+	Ref       string
+	Helm      *Helm
+	Kustomize *Kustomize
+	Directory *Directory
+	Plugin    *Plugin
+	DeclRange hcl.Range
+}
+
+// Kustomize holds kustomize options.
+type Kustomize struct {
+	Images            []string
+	NamePrefix        string
+	NameSuffix        string
+	CommonLabels      map[string]string
+	CommonAnnotations map[string]string
+	Namespace         string
+	Components        []string
+	Patches           []KustomizePatch
+}
+
+// KustomizePatch is one kustomize patch, inline or from a file.
+type KustomizePatch struct {
+	Patch, Path string
+	Target      *PatchTarget
+}
+
+// PatchTarget selects what a kustomize patch applies to.
+type PatchTarget struct {
+	Group, Version, Kind, Name, Namespace, LabelSelector, AnnotationSelector string
+}
+
+// Directory holds the options of a plain directory source.
+type Directory struct {
+	Recurse          bool
+	Include, Exclude string
+	Jsonnet          *Jsonnet
+}
+
+// Jsonnet holds Jsonnet string variables and library paths.
+type Jsonnet struct {
+	ExtVars, TLAs []Var
+	Libs          []string
+}
+
+// Plugin is a config management plugin and what it is given.
+type Plugin struct {
+	Name       string
+	Env        []Var
+	Parameters []PluginParameter
+}
+
+// PluginParameter is one plugin parameter: a string, a list of strings
+// or a map of strings, exactly one of them set.
+type PluginParameter struct {
+	Name   string
+	String *string
+	Array  []string
+	Map    map[string]string
 }
 
 // IsChart reports whether the source is a Helm chart repository.
@@ -322,10 +419,27 @@ func (s *Source) IsChart() bool { return s.Chart != "" }
 type Helm struct {
 	// Values is the values tree as JSON-compatible Go values
 	// (map[string]any, []any, string, json.Number, bool, nil).
-	Values      map[string]any
-	ValueFiles  []string
-	ReleaseName string
+	Values                  map[string]any
+	ValueFiles              []string
+	ReleaseName             string
+	SkipCRDs                bool
+	SkipTests               bool
+	IgnoreMissingValueFiles bool
+	PassCredentials         bool
+	APIVersions             []string
+	KubeVersion             string
+	Parameters              []HelmParameter
+	FileParameters          []HelmFileParameter
 }
+
+// HelmParameter is one Helm --set.
+type HelmParameter struct {
+	Name, Value string
+	ForceString bool
+}
+
+// HelmFileParameter is one Helm --set-file.
+type HelmFileParameter struct{ Name, Path string }
 
 // SyncPolicy is the steady-state sync policy switched on after a
 // successful deploy, and the sync options set at creation.
@@ -334,6 +448,24 @@ type SyncPolicy struct {
 	SelfHeal  bool
 	Prune     bool
 	Options   []string
+	// Retry is Argo CD's retry of a failed sync, nil for none.
+	Retry *SyncRetry
+	// Namespace holds the managed namespace's metadata, nil for none.
+	Namespace *NamespaceMetadata
+}
+
+// SyncRetry is syncPolicy.retry.
+type SyncRetry struct {
+	Limit      int
+	Backoff    time.Duration
+	Factor     int
+	MaxBackoff time.Duration
+	HasBackoff bool
+}
+
+// NamespaceMetadata is syncPolicy.managedNamespaceMetadata.
+type NamespaceMetadata struct {
+	Labels, Annotations map[string]string
 }
 
 // CustomResource is one kind listed in custom_resources.

@@ -2,9 +2,12 @@ package all_test
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
@@ -75,6 +78,8 @@ app "b" {
 		{"many lines deep", compileSrc(t, values(strings.Replace(nested, `"x"`, `"`+strings.Repeat(`l\n`, 20_000)+`"`, 1))), 0},
 		{"wide", compileSrc(t, values(wide)), 0},
 		{"long strings", compileSrc(t, bytes.ReplaceAll(values("{}"), []byte(`"apps/b"`), []byte(`"apps/`+strings.Repeat("b", 1000)+`"`))), 0},
+		{"parity", compileSrc(t, parityPlatform(t)), 0},
+		{"vocabulary at its bounds", compileSrc(t, vocabularyAtBounds()), 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			files, err := all.Emit(c.p)
@@ -95,4 +100,51 @@ app "b" {
 			}
 		})
 	}
+}
+
+// parityPlatform is the GitOps golden that uses every part of the
+// Application vocabulary (issue 22).
+func parityPlatform(t *testing.T) []byte {
+	t.Helper()
+	ar, err := txtar.ParseFile("../internal/gitops/testdata/golden/parity.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		if f.Name == "platform.hcl" {
+			return f.Data
+		}
+	}
+	t.Fatal("no platform.hcl in parity.txtar")
+	return nil
+}
+
+// vocabularyAtBounds is an app with as much of the Application
+// vocabulary as the compiler allows, each string as long and as costly
+// to write as its grammar allows.
+func vocabularyAtBounds() []byte {
+	var b strings.Builder
+	b.WriteString("platform \"p\" {\n  git { repo_url = \"https://git.example.com/p.git\" }\n}\napp \"a\" {\n  namespace = \"a\"\n")
+	text := strings.Repeat("é\\\"x", 4096/5)
+	b.WriteString("  annotations = {\n")
+	for i := range 64 {
+		fmt.Fprintf(&b, "    \"example.com/k%d\" = \"%s\"\n", i, text)
+	}
+	b.WriteString("  }\n  info = {\n")
+	for i := range 64 {
+		fmt.Fprintf(&b, "    \"n%d\" = \"%s\"\n", i, text)
+	}
+	b.WriteString("  }\n")
+	for i := range 16 {
+		fmt.Fprintf(&b, "  source {\n    path = \"apps/%s\"\n    ref = \"r%d\"\n    kustomize {\n", strings.Repeat("p", 1000), i)
+		for range 8 {
+			fmt.Fprintf(&b, "      patch {\n        patch = \"%s\"\n      }\n", strings.Repeat("- op: x\\n", 1000))
+		}
+		b.WriteString("    }\n  }\n")
+	}
+	for range 64 {
+		b.WriteString("  ignore_differences {\n    kind = \"Deployment\"\n    json_pointers = [" + strings.Repeat("\"/spec/~0~1\", ", 64) + "]\n  }\n")
+	}
+	b.WriteString("}\n")
+	return []byte(b.String())
 }

@@ -139,6 +139,10 @@ func expectRevision(a *ir.App) string {
 	switch {
 	case s == nil:
 		return ""
+	case len(a.Sources) > 1:
+		// Argo CD reports the revisions of several sources in
+		// status.sync.revisions, and status.sync.revision stays empty.
+		return ""
 	case s.IsChart():
 		return s.Version
 	case ir.IsFullCommit(s.TargetRevision):

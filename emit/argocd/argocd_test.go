@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/platc/platc/emit/internal/emittest"
 	"github.com/platc/platc/emit/internal/gitops"
 	"github.com/platc/platc/internal/crdschema"
+	"github.com/platc/platc/internal/golden"
 )
 
 // strictDecode decodes j into v, failing on unknown fields.
@@ -315,4 +317,31 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// Every Application of the GitOps goldens, which between them use every
+// part of the language that reaches an Application (several sources,
+// ignore_differences, kustomize, directory and plugin options, Helm
+// parameters, sync retry, managed namespace metadata, finalizers), is
+// valid against Argo CD's CRD schema.
+func TestGoldenApplicationsValidate(t *testing.T) {
+	for _, c := range golden.Load(t, filepath.Join("..", "internal", "gitops", "testdata", "golden")) {
+		for _, f := range c.Archive.Files {
+			if f.Name != "platform.hcl" {
+				continue
+			}
+			p := emittest.Compile(t, "platform.hcl", f.Data, "")
+			files := emittest.Emit(t, p, argocd.Apps{})
+			n := 0
+			for _, path := range sortedKeys(files) {
+				for i, j := range documents(t, path, files[path]) {
+					validate(t, c.Name+"/"+path+"#"+strconv.Itoa(i), j)
+					n++
+				}
+			}
+			if n == 0 {
+				t.Errorf("%s: no objects", c.Name)
+			}
+		}
+	}
 }

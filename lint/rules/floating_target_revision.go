@@ -49,20 +49,23 @@ suppress the finding with the reason.`,
 				}
 			}
 			for _, a := range prog.Apps {
-				if a.Source == nil || a.Source.IsChart() {
+				la := p.Decls.App(a.Name)
+				if la == nil || len(la.Sources) != len(a.Sources) {
 					continue
 				}
-				la := p.Decls.App(a.Name)
-				if la == nil || la.Source == nil || la.Source.TargetRevision == nil {
-					continue // inherits the platform revision, checked above
-				}
-				rev := a.Source.TargetRevision
-				if why := whyFloating(rev); why != "" {
-					p.Report(lint.Issue{
-						Message: fmt.Sprintf("target revision %q %s", rev, why),
-						Detail:  "Argo CD deploys whatever this revision points to when the app syncs. Pin a tag such as \"v1.4.0\" or a commit SHA.",
-						Subject: la.Source.TargetRevision.Expr.Range(),
-					})
+				for i, src := range a.Sources {
+					ls := la.Sources[i]
+					if src.IsChart() || ls.TargetRevision == nil {
+						continue // inherits the platform revision, checked above
+					}
+					rev := src.TargetRevision
+					if why := whyFloating(rev); why != "" {
+						p.Report(lint.Issue{
+							Message: fmt.Sprintf("target revision %q %s", rev, why),
+							Detail:  "Argo CD deploys whatever this revision points to when the app syncs. Pin a tag such as \"v1.4.0\" or a commit SHA.",
+							Subject: ls.TargetRevision.Expr.Range(),
+						})
+					}
 				}
 			}
 		}

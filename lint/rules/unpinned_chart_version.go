@@ -30,14 +30,16 @@ sources and to the bootstrap charts of the platform block.`,
 	Run: func(p *lint.Pass) error {
 		for _, prog := range p.Programs {
 			for _, a := range prog.Apps {
-				if a.Source == nil || !a.Source.IsChart() {
+				la := p.Decls.App(a.Name)
+				if la == nil || len(la.Sources) != len(a.Sources) {
 					continue
 				}
-				la := p.Decls.App(a.Name)
-				if la == nil || la.Source == nil || la.Source.Version == nil {
-					continue // a missing version is a compiler error
+				for i, src := range a.Sources {
+					if !src.IsChart() || la.Sources[i].Version == nil {
+						continue // a missing version is a compiler error
+					}
+					checkChartVersion(p, src.Version, la.Sources[i].Version, fmt.Sprintf("chart %q", src.Chart))
 				}
-				checkChartVersion(p, a.Source.Version, la.Source.Version, fmt.Sprintf("chart %q", a.Source.Chart))
 			}
 			if b := p.Module.Platform.Bootstrap; b != nil {
 				bs := prog.Platform.Bootstrap

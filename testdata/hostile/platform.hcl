@@ -92,6 +92,106 @@ app "web" {
   }
 }
 
+# The Application vocabulary of issue 22.
+app "parity" {
+  namespace   = "parity"
+  depends_on  = [app.web]
+  annotations = { "«annotations.key:example.com/owner»" = "«annotations.value:team a»" }
+  labels      = { "«labels.key:example.com/team»" = "«labels.value:a»" }
+  info        = { "«info.name:Owner»" = "«info.value:team a»" }
+  finalizer   = "«app.finalizer:background»"
+  source {
+    chart    = "parity"
+    repo_url = "https://charts.example.com"
+    version  = "1.0.0"
+    helm {
+      value_files  = ["«helm.ref_value_file:$values/parity.yaml»"]
+      api_versions = ["«helm.api_versions:monitoring.coreos.com/v1»"]
+      kube_version = "«helm.kube_version:1.31.0»"
+      parameter {
+        name  = "«helm.parameter.name:image.tag»"
+        value = "«helm.parameter.value:1.0.0»"
+      }
+      file_parameter {
+        name = "«helm.file_parameter.name:config»"
+        path = "«helm.file_parameter.path:files/config.yaml»"
+      }
+    }
+  }
+  source {
+    ref             = "«source.ref:values»"
+    repo_url        = "https://git.example.com/values.git"
+    target_revision = "v1.0.0"
+  }
+  ignore_differences {
+    group                   = "«ignore.group:apps»"
+    kind                    = "«ignore.kind:Deployment»"
+    name                    = "«ignore.name:web»"
+    json_pointers           = ["«ignore.json_pointers:/spec/replicas»"]
+    jq_path_expressions     = ["«ignore.jq_path_expressions:.spec.replicas»"]
+    managed_fields_managers = ["«ignore.managed_fields_managers:kube-controller-manager»"]
+  }
+  sync {
+    retry {
+      limit   = 3
+      backoff = "«sync.retry.backoff:5s»"
+    }
+    managed_namespace_metadata {
+      labels      = { "«namespace_metadata.label_key:team»" = "«namespace_metadata.label_value:a»" }
+      annotations = { team = "«namespace_metadata.annotation:team a»" }
+    }
+  }
+}
+
+app "parity-kustomize" {
+  namespace = "parity-kustomize"
+  source {
+    path = "apps/parity/overlays/prod"
+    kustomize {
+      images             = ["«kustomize.images:web=registry.example.com/web:1.0»"]
+      name_prefix        = "«kustomize.name_prefix:prod-»"
+      common_labels      = { tier = "«kustomize.common_labels:web»" }
+      common_annotations = { owner = "«kustomize.common_annotations:team a»" }
+      namespace          = "«kustomize.namespace:web»"
+      components         = ["«kustomize.components:../../components/x»"]
+      patch {
+        patch = "«kustomize.patch:- op: replace\n  path: /spec/replicas\n  value: 2»"
+        target {
+          kind           = "«kustomize.target.kind:Deployment»"
+          label_selector = "«kustomize.target.label_selector:app=web»"
+        }
+      }
+    }
+  }
+}
+
+app "parity-directory" {
+  namespace = "parity-directory"
+  source {
+    path = "apps/parity/manifests"
+    directory {
+      include = "«directory.include:*.yaml»"
+      exclude = "«directory.exclude:tests/*»"
+      jsonnet {
+        ext_vars = { cluster = "«jsonnet.ext_vars:prod-1»" }
+        libs     = ["«jsonnet.libs:vendor»"]
+      }
+    }
+  }
+}
+
+app "parity-plugin" {
+  namespace = "parity-plugin"
+  source {
+    path = "apps/parity/plugin"
+    plugin {
+      name       = "«plugin.name:sops-v1.0»"
+      env        = { REGION = "«plugin.env:eu-west-1»" }
+      parameters = { environment = "«plugin.parameters:production»" }
+    }
+  }
+}
+
 health "«health.kind:example.com/Widget»" {
   healthy  = obj.status.phase == "Ready"
   degraded = obj.status.phase == "Failed"

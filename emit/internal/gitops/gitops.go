@@ -1,7 +1,10 @@
 package gitops
 
 import (
+	"fmt"
+	"maps"
 	"path"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -93,6 +96,7 @@ type Meta struct {
 	Namespace   string            `json:"namespace,omitempty"`
 	Labels      map[string]string `json:"labels,omitempty"`
 	Annotations map[string]string `json:"annotations,omitempty"`
+	Finalizers  []string          `json:"finalizers,omitempty"`
 }
 
 // Application is an argoproj.io/v1alpha1 Application.
@@ -104,31 +108,139 @@ type Application struct {
 }
 
 // ApplicationSpec is the part of an Application's spec platc sets.
+// Source is set for one source and Sources for several, never both.
 type ApplicationSpec struct {
-	Project           string             `json:"project"`
-	Source            Source             `json:"source"`
-	Destination       Destination        `json:"destination"`
-	SyncPolicy        *SyncPolicy        `json:"syncPolicy,omitempty"`
-	IgnoreDifferences []IgnoreDifference `json:"ignoreDifferences,omitempty"`
+	Project              string             `json:"project"`
+	Source               *Source            `json:"source,omitempty"`
+	Sources              []Source           `json:"sources,omitempty"`
+	Destination          Destination        `json:"destination"`
+	SyncPolicy           *SyncPolicy        `json:"syncPolicy,omitempty"`
+	IgnoreDifferences    []IgnoreDifference `json:"ignoreDifferences,omitempty"`
+	Info                 []Info             `json:"info,omitempty"`
+	RevisionHistoryLimit *int64             `json:"revisionHistoryLimit,omitempty"`
+}
+
+// Info is one entry of spec.info.
+type Info struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
 }
 
 // Source is a Helm chart in a chart repository, or a path in a Git
-// repository.
+// repository, or (with Ref only) a Git repository other sources read
+// values files from.
 type Source struct {
-	RepoURL        string      `json:"repoURL"`
-	Chart          string      `json:"chart,omitempty"`
-	Path           string      `json:"path,omitempty"`
-	TargetRevision string      `json:"targetRevision"`
-	Helm           *HelmSource `json:"helm,omitempty"`
+	RepoURL        string           `json:"repoURL"`
+	Chart          string           `json:"chart,omitempty"`
+	Path           string           `json:"path,omitempty"`
+	TargetRevision string           `json:"targetRevision"`
+	Ref            string           `json:"ref,omitempty"`
+	Helm           *HelmSource      `json:"helm,omitempty"`
+	Kustomize      *KustomizeSource `json:"kustomize,omitempty"`
+	Directory      *DirectorySource `json:"directory,omitempty"`
+	Plugin         *PluginSource    `json:"plugin,omitempty"`
 }
 
 // HelmSource holds Helm parameters. Values go in valuesObject, a real
 // YAML tree rather than a string of YAML, so diffs of generated files read
 // like diffs of the HCL.
 type HelmSource struct {
-	ReleaseName  string         `json:"releaseName,omitempty"`
-	ValueFiles   []string       `json:"valueFiles,omitempty"`
-	ValuesObject map[string]any `json:"valuesObject,omitempty"`
+	ReleaseName             string              `json:"releaseName,omitempty"`
+	ValueFiles              []string            `json:"valueFiles,omitempty"`
+	ValuesObject            map[string]any      `json:"valuesObject,omitempty"`
+	Parameters              []HelmParameter     `json:"parameters,omitempty"`
+	FileParameters          []HelmFileParameter `json:"fileParameters,omitempty"`
+	SkipCRDs                bool                `json:"skipCrds,omitempty"`
+	SkipTests               bool                `json:"skipTests,omitempty"`
+	IgnoreMissingValueFiles bool                `json:"ignoreMissingValueFiles,omitempty"`
+	PassCredentials         bool                `json:"passCredentials,omitempty"`
+	APIVersions             []string            `json:"apiVersions,omitempty"`
+	KubeVersion             string              `json:"kubeVersion,omitempty"`
+}
+
+// HelmParameter is one Helm --set.
+type HelmParameter struct {
+	Name        string `json:"name"`
+	Value       string `json:"value"`
+	ForceString bool   `json:"forceString,omitempty"`
+}
+
+// HelmFileParameter is one Helm --set-file.
+type HelmFileParameter struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+}
+
+// KustomizeSource holds kustomize options.
+type KustomizeSource struct {
+	NamePrefix        string            `json:"namePrefix,omitempty"`
+	NameSuffix        string            `json:"nameSuffix,omitempty"`
+	Images            []string          `json:"images,omitempty"`
+	CommonLabels      map[string]string `json:"commonLabels,omitempty"`
+	CommonAnnotations map[string]string `json:"commonAnnotations,omitempty"`
+	Namespace         string            `json:"namespace,omitempty"`
+	Components        []string          `json:"components,omitempty"`
+	Patches           []KustomizePatch  `json:"patches,omitempty"`
+}
+
+// KustomizePatch is one kustomize patch.
+type KustomizePatch struct {
+	Path   string           `json:"path,omitempty"`
+	Patch  string           `json:"patch,omitempty"`
+	Target *KustomizeTarget `json:"target,omitempty"`
+}
+
+// KustomizeTarget selects what a patch applies to.
+type KustomizeTarget struct {
+	Group              string `json:"group,omitempty"`
+	Version            string `json:"version,omitempty"`
+	Kind               string `json:"kind,omitempty"`
+	Name               string `json:"name,omitempty"`
+	Namespace          string `json:"namespace,omitempty"`
+	LabelSelector      string `json:"labelSelector,omitempty"`
+	AnnotationSelector string `json:"annotationSelector,omitempty"`
+}
+
+// DirectorySource holds the options of a plain directory.
+type DirectorySource struct {
+	Recurse bool           `json:"recurse,omitempty"`
+	Include string         `json:"include,omitempty"`
+	Exclude string         `json:"exclude,omitempty"`
+	Jsonnet *JsonnetSource `json:"jsonnet,omitempty"`
+}
+
+// JsonnetSource holds Jsonnet variables (never code) and libraries.
+type JsonnetSource struct {
+	ExtVars []JsonnetVar `json:"extVars,omitempty"`
+	TLAs    []JsonnetVar `json:"tlas,omitempty"`
+	Libs    []string     `json:"libs,omitempty"`
+}
+
+// JsonnetVar is a Jsonnet string variable.
+type JsonnetVar struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// PluginSource names a config management plugin.
+type PluginSource struct {
+	Name       string            `json:"name,omitempty"`
+	Env        []EnvEntry        `json:"env,omitempty"`
+	Parameters []PluginParameter `json:"parameters,omitempty"`
+}
+
+// EnvEntry is one variable of a plugin's environment.
+type EnvEntry struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// PluginParameter is one plugin parameter.
+type PluginParameter struct {
+	Name   string            `json:"name"`
+	String *string           `json:"string,omitempty"`
+	Array  []string          `json:"array,omitempty"`
+	Map    map[string]string `json:"map,omitempty"`
 }
 
 // Destination is where an Application deploys to.
@@ -139,8 +251,29 @@ type Destination struct {
 
 // SyncPolicy is an Application's sync policy.
 type SyncPolicy struct {
-	Automated   *Automated `json:"automated,omitempty"`
-	SyncOptions []string   `json:"syncOptions,omitempty"`
+	Automated                *Automated         `json:"automated,omitempty"`
+	SyncOptions              []string           `json:"syncOptions,omitempty"`
+	Retry                    *RetryStrategy     `json:"retry,omitempty"`
+	ManagedNamespaceMetadata *NamespaceMetadata `json:"managedNamespaceMetadata,omitempty"`
+}
+
+// RetryStrategy is syncPolicy.retry.
+type RetryStrategy struct {
+	Limit   int64    `json:"limit"`
+	Backoff *Backoff `json:"backoff,omitempty"`
+}
+
+// Backoff is a retry's backoff. Durations are Go duration strings.
+type Backoff struct {
+	Duration    string `json:"duration,omitempty"`
+	Factor      *int64 `json:"factor,omitempty"`
+	MaxDuration string `json:"maxDuration,omitempty"`
+}
+
+// NamespaceMetadata is syncPolicy.managedNamespaceMetadata.
+type NamespaceMetadata struct {
+	Labels      map[string]string `json:"labels,omitempty"`
+	Annotations map[string]string `json:"annotations,omitempty"`
 }
 
 // Automated is automated sync. A nil Enabled means on.
@@ -152,9 +285,13 @@ type Automated struct {
 
 // IgnoreDifference is one ignoreDifferences entry.
 type IgnoreDifference struct {
-	Group        string   `json:"group"`
-	Kind         string   `json:"kind"`
-	JSONPointers []string `json:"jsonPointers"`
+	Group                 string   `json:"group,omitempty"`
+	Kind                  string   `json:"kind"`
+	Name                  string   `json:"name,omitempty"`
+	Namespace             string   `json:"namespace,omitempty"`
+	JSONPointers          []string `json:"jsonPointers,omitempty"`
+	JQPathExpressions     []string `json:"jqPathExpressions,omitempty"`
+	ManagedFieldsManagers []string `json:"managedFieldsManagers,omitempty"`
 }
 
 // AppProject is an argoproj.io/v1alpha1 AppProject.
@@ -258,18 +395,12 @@ func record(a *ir.App) map[string]string {
 // and the workflow flips nothing but enabled; otherwise they carry no
 // automated block and the workflow adds it.
 func App(p *ir.Program, a *ir.App) *Application {
-	src := a.Source
-	if src == nil {
+	if a.Source == nil {
 		return nil
 	}
-	s := Source{RepoURL: src.RepoURL}
-	if src.IsChart() {
-		s.Chart, s.TargetRevision = src.Chart, src.Version
-	} else {
-		s.Path, s.TargetRevision = src.Path, src.TargetRevision
-	}
-	if h := src.Helm; h != nil && (h.ReleaseName != "" || len(h.ValueFiles) > 0 || len(h.Values) > 0) {
-		s.Helm = &HelmSource{ReleaseName: h.ReleaseName, ValueFiles: h.ValueFiles, ValuesObject: h.Values}
+	srcs := make([]Source, 0, len(a.Sources))
+	for _, src := range a.Sources {
+		srcs = append(srcs, source(src))
 	}
 	sp := &SyncPolicy{SyncOptions: slices.Clone(a.Sync.Options)}
 	// The app declares its namespace in HCL and nothing else creates it;
@@ -281,23 +412,151 @@ func App(p *ir.Program, a *ir.App) *Application {
 		off := false
 		sp.Automated = &Automated{Enabled: &off, Prune: a.Sync.Prune, SelfHeal: a.Sync.SelfHeal}
 	}
-	l := labels(p)
+	if r := a.Sync.Retry; r != nil {
+		sp.Retry = &RetryStrategy{Limit: int64(r.Limit)}
+		if r.HasBackoff {
+			b := &Backoff{}
+			if r.Backoff > 0 {
+				b.Duration = ir.FormatDuration(r.Backoff)
+			}
+			if r.Factor > 0 {
+				f := int64(r.Factor)
+				b.Factor = &f
+			}
+			if r.MaxBackoff > 0 {
+				b.MaxDuration = ir.FormatDuration(r.MaxBackoff)
+			}
+			sp.Retry.Backoff = b
+		}
+	}
+	if ns := a.Sync.Namespace; ns != nil {
+		sp.ManagedNamespaceMetadata = &NamespaceMetadata{Labels: ns.Labels, Annotations: ns.Annotations}
+	}
+	// The app's own labels and annotations first: platc's are written
+	// over them (the compiler refuses the keys platc writes anyway).
+	l := maps.Clone(a.Labels)
+	if l == nil {
+		l = map[string]string{}
+	}
+	maps.Copy(l, labels(p))
 	l[LabelEnvironment] = p.Env.Name
 	l[LabelApp] = a.Name
 	if a.Stack != nil {
 		l[LabelStack] = a.Stack.Name
 	}
-	return &Application{
-		APIVersion: apiVersion,
-		Kind:       "Application",
-		Metadata:   Meta{Name: a.Application, Namespace: p.Platform.ArgoCD.Namespace, Labels: l, Annotations: record(a)},
-		Spec: ApplicationSpec{
-			Project:     a.Project,
-			Source:      s,
-			Destination: Destination{Server: InClusterServer, Namespace: a.Namespace},
-			SyncPolicy:  sp,
-		},
+	ann := maps.Clone(a.Annotations)
+	if ann == nil {
+		ann = map[string]string{}
 	}
+	maps.Copy(ann, record(a))
+	meta := Meta{Name: a.Application, Namespace: p.Platform.ArgoCD.Namespace, Labels: l, Annotations: ann}
+	switch a.Finalizer {
+	case ir.FinalizerForeground:
+		meta.Finalizers = []string{ResourcesFinalizer}
+	case ir.FinalizerBackground:
+		meta.Finalizers = []string{ResourcesFinalizer + "/background"}
+	}
+	spec := ApplicationSpec{
+		Project:              a.Project,
+		Destination:          Destination{Server: InClusterServer, Namespace: a.Namespace},
+		SyncPolicy:           sp,
+		RevisionHistoryLimit: a.RevisionHistoryLimit,
+	}
+	if len(srcs) == 1 {
+		spec.Source = &srcs[0]
+	} else {
+		spec.Sources = srcs
+	}
+	for _, in := range a.Info {
+		spec.Info = append(spec.Info, Info{Name: in.Name, Value: in.Value})
+	}
+	for _, d := range a.IgnoreDifferences {
+		spec.IgnoreDifferences = append(spec.IgnoreDifferences, IgnoreDifference{
+			Group: d.Group, Kind: d.Kind, Name: d.Name, Namespace: d.Namespace,
+			JSONPointers: d.JSONPointers, JQPathExpressions: d.JQPathExpressions,
+			ManagedFieldsManagers: d.ManagedFieldsManagers,
+		})
+	}
+	return &Application{APIVersion: apiVersion, Kind: "Application", Metadata: meta, Spec: spec}
+}
+
+// ResourcesFinalizer is Argo CD's finalizer that deletes an
+// Application's resources with it (foreground; "/background" appended
+// for background deletion).
+const ResourcesFinalizer = "resources-finalizer.argocd.argoproj.io"
+
+// source is the Application source of src.
+func source(src *ir.Source) Source {
+	s := Source{RepoURL: src.RepoURL, Ref: src.Ref}
+	if src.IsChart() {
+		s.Chart, s.TargetRevision = src.Chart, src.Version
+	} else {
+		s.Path, s.TargetRevision = src.Path, src.TargetRevision
+	}
+	if h := src.Helm; h != nil {
+		hs := &HelmSource{
+			ReleaseName: h.ReleaseName, ValueFiles: h.ValueFiles, ValuesObject: h.Values,
+			SkipCRDs: h.SkipCRDs, SkipTests: h.SkipTests, IgnoreMissingValueFiles: h.IgnoreMissingValueFiles,
+			PassCredentials: h.PassCredentials, APIVersions: h.APIVersions, KubeVersion: h.KubeVersion,
+		}
+		for _, p := range h.Parameters {
+			hs.Parameters = append(hs.Parameters, HelmParameter{Name: p.Name, Value: p.Value, ForceString: p.ForceString})
+		}
+		for _, p := range h.FileParameters {
+			hs.FileParameters = append(hs.FileParameters, HelmFileParameter{Name: p.Name, Path: p.Path})
+		}
+		if len(hs.ValuesObject) == 0 {
+			hs.ValuesObject = nil
+		}
+		if len(hs.ValueFiles) == 0 {
+			hs.ValueFiles = nil
+		}
+		if !reflect.ValueOf(*hs).IsZero() {
+			s.Helm = hs
+		}
+	}
+	if k := src.Kustomize; k != nil {
+		ks := &KustomizeSource{
+			NamePrefix: k.NamePrefix, NameSuffix: k.NameSuffix, Images: k.Images,
+			CommonLabels: k.CommonLabels, CommonAnnotations: k.CommonAnnotations,
+			Namespace: k.Namespace, Components: k.Components,
+		}
+		for _, p := range k.Patches {
+			kp := KustomizePatch{Path: p.Path, Patch: p.Patch}
+			if t := p.Target; t != nil {
+				kp.Target = &KustomizeTarget{Group: t.Group, Version: t.Version, Kind: t.Kind, Name: t.Name,
+					Namespace: t.Namespace, LabelSelector: t.LabelSelector, AnnotationSelector: t.AnnotationSelector}
+			}
+			ks.Patches = append(ks.Patches, kp)
+		}
+		s.Kustomize = ks
+	}
+	if d := src.Directory; d != nil {
+		ds := &DirectorySource{Recurse: d.Recurse, Include: d.Include, Exclude: d.Exclude}
+		if j := d.Jsonnet; j != nil {
+			ds.Jsonnet = &JsonnetSource{ExtVars: jsonnetVars(j.ExtVars), TLAs: jsonnetVars(j.TLAs), Libs: j.Libs}
+		}
+		s.Directory = ds
+	}
+	if pl := src.Plugin; pl != nil {
+		ps := &PluginSource{Name: pl.Name}
+		for _, v := range pl.Env {
+			ps.Env = append(ps.Env, EnvEntry{Name: v.Name, Value: fmt.Sprint(v.Value)})
+		}
+		for _, pp := range pl.Parameters {
+			ps.Parameters = append(ps.Parameters, PluginParameter{Name: pp.Name, String: pp.String, Array: pp.Array, Map: pp.Map})
+		}
+		s.Plugin = ps
+	}
+	return s
+}
+
+func jsonnetVars(vs []ir.Var) []JsonnetVar {
+	var out []JsonnetVar
+	for _, v := range vs {
+		out = append(out, JsonnetVar{Name: v.Name, Value: fmt.Sprint(v.Value)})
+	}
+	return out
 }
 
 // Root is the root app-of-apps: it points at generated/<env>/argocd/apps
@@ -361,7 +620,7 @@ func ownApplication(p *ir.Program, name, dir, namespace string) *Application {
 		Metadata:   Meta{Name: name, Namespace: p.Platform.ArgoCD.Namespace, Labels: labels(p)},
 		Spec: ApplicationSpec{
 			Project:     Project,
-			Source:      Source{RepoURL: g.RepoURL, Path: TreePath(p, dir), TargetRevision: g.Revision},
+			Source:      &Source{RepoURL: g.RepoURL, Path: TreePath(p, dir), TargetRevision: g.Revision},
 			Destination: Destination{Server: InClusterServer, Namespace: namespace},
 		},
 	}
@@ -431,8 +690,10 @@ func Projects(p *ir.Program) []AppProject {
 		if _, seen := repos[a.Project]; !seen {
 			names = append(names, a.Project)
 		}
-		if !slices.Contains(repos[a.Project], a.Source.RepoURL) {
-			repos[a.Project] = append(repos[a.Project], a.Source.RepoURL)
+		for _, src := range a.Sources {
+			if !slices.Contains(repos[a.Project], src.RepoURL) {
+				repos[a.Project] = append(repos[a.Project], src.RepoURL)
+			}
 		}
 	}
 	slices.Sort(names)

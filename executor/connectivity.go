@@ -12,7 +12,7 @@ import (
 
 // endpoints are the external endpoints a deploy of the apps in scope
 // needs (RFC 3.2.5): the platform repository (the root Application and
-// the templates), each app's Git repository or chart repository, and the
+// the templates), each source's Git repository or chart repository, and the
 // bootstrap's chart repositories when the bootstrap will run (a mirror
 // when the platform names one). The order is the first use.
 func (r *run) endpoints(bootstrap bool) []preflight.Endpoint {
@@ -33,13 +33,12 @@ func (r *run) endpoints(bootstrap bool) []preflight.Endpoint {
 		add(repoKind(b.SealedSecretsRepo), b.SealedSecretsRepo, "the bootstrap's sealed-secrets chart")
 	}
 	for _, a := range r.cfg.ScopeApps {
-		s := a.Source
-		switch {
-		case s == nil:
-		case s.IsChart():
-			add(repoKind(s.RepoURL), s.RepoURL, "app "+a.Name)
-		default:
-			add(preflight.GitRepo, s.RepoURL, "app "+a.Name)
+		for _, s := range a.Sources {
+			if s.IsChart() {
+				add(repoKind(s.RepoURL), s.RepoURL, "app "+a.Name)
+			} else {
+				add(preflight.GitRepo, s.RepoURL, "app "+a.Name)
+			}
 		}
 	}
 	for i := range out {

@@ -45,6 +45,12 @@ app "d" {
     chart    = "d"
     repo_url = "oci://registry.example.com/charts"
     version  = "1.0.0"
+    helm { value_files = ["$values/d/values.yaml"] }
+  }
+  source {
+    repo_url        = "https://git.example.com/values.git"
+    target_revision = "v3"
+    ref             = "values"
   }
 }
 `
@@ -58,12 +64,13 @@ func TestEndpoints(t *testing.T) {
 		{Kind: preflight.GitRepo, URL: "https://git.example.com/platform.git", Purpose: "for the platform repository and app c"},
 		{Kind: preflight.HelmRepo, URL: "https://charts.example.com/", Purpose: "for app a and app b"},
 		{Kind: preflight.OCIRepo, URL: "oci://registry.example.com/charts", Purpose: "for app d"},
+		{Kind: preflight.GitRepo, URL: "https://git.example.com/values.git", Purpose: "for app d"},
 	}
 	if diff := cmp.Diff(want, r.endpoints(false)); diff != "" {
 		t.Errorf("endpoints (-want +got):\n%s", diff)
 	}
 	got := r.endpoints(true)
-	if len(got) != 5 || got[1].URL != "https://mirror.example.com/argo" || got[2].URL != "https://bitnami-labs.github.io/sealed-secrets" {
+	if len(got) != 6 || got[1].URL != "https://mirror.example.com/argo" || got[2].URL != "https://bitnami-labs.github.io/sealed-secrets" {
 		t.Errorf("with bootstrap: %v", got)
 	}
 }

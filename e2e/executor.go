@@ -28,8 +28,8 @@ type Result struct {
 // 3.2.1 requires ansible-core 2.15 and the collections of RFC 3.2.3, as
 // the executor image has them (Dockerfile: ansible-core 2.17.14, the
 // collections of .ci/ansible-requirements.yml); Debian 12 has only 2.14
-// and PyPI is out of reach here. The bootstrap that would run Ansible is
-// stood in for anyway (its Helm charts cannot be fetched), so these two
+// and PyPI is out of reach here. The harness runs the bootstrap itself
+// before platc deploy (bootstrap.go), so deploy never needs to: these two
 // commands report the image's versions and refuse to run anything.
 const simulatedAnsiblePlaybook = `#!/bin/sh
 # Simulated by platc's e2e environment (e2e/executor.go): reports the
@@ -38,7 +38,7 @@ if [ "$1" = --version ]; then
   echo 'ansible-playbook [core 2.17.14]'
   exit 0
 fi
-echo "ansible-playbook is simulated in platc's e2e environment; the bootstrap is stood in for" >&2
+echo "ansible-playbook is simulated in platc's e2e environment; the harness ran the bootstrap" >&2
 exit 97
 `
 

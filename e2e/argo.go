@@ -262,7 +262,10 @@ func (e *Env) CLI(ctx context.Context, a *ArgoCD, args ...string) (string, error
 // workflow controller from platc's values: the environment variables and
 // arguments platc adds (controller.extraEnv and controller.extraArgs of
 // argo_workflows_values in the generated group_vars). Every other
-// setting is the controller's default, as the chart leaves it.
+// setting is the controller's default, as the chart leaves it. The
+// environment's controller gets them through the argo-workflows stand-in
+// chart (charts.go); TestWorkflowsValues reads them with this to check
+// what platc generates.
 type WorkflowsConfig struct {
 	Namespace string
 	Env       []string // NAME=value

@@ -72,6 +72,13 @@ type scenario struct {
 // (logs, step output) there; otherwise it goes with the test.
 func start(t *testing.T, path string, fail ...string) *scenario {
 	t.Helper()
+	return startWith(t, PlatformOptions{Path: path, Fail: fail})
+}
+
+// startWith is start with every option of the platform (Platc is
+// filled in).
+func startWith(t *testing.T, opts PlatformOptions) *scenario {
+	t.Helper()
 	requireE2E(t)
 	platc := platcBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
@@ -91,7 +98,8 @@ func start(t *testing.T, path string, fail ...string) *scenario {
 		t.Fatal(err)
 	}
 	t.Cleanup(env.Close)
-	pl, err := env.Deploy(ctx, PlatformOptions{Path: path, Platc: platc, Fail: fail})
+	opts.Platc = platc
+	pl, err := env.Deploy(ctx, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,8 +28,8 @@ type Result struct {
 // 3.2.1 requires ansible-core 2.15 and the collections of RFC 3.2.3, as
 // the executor image has them (Dockerfile: ansible-core 2.17.14, the
 // collections of .ci/ansible-requirements.yml); Debian 12 has only 2.14
-// and PyPI is out of reach here. The bootstrap that would run Ansible is
-// stood in for anyway (its Helm charts cannot be fetched), so these two
+// and PyPI is out of reach here. The harness runs the bootstrap itself
+// before platc deploy (bootstrap.go), so deploy never needs to: these two
 // commands report the image's versions and refuse to run anything.
 const simulatedAnsiblePlaybook = `#!/bin/sh
 # Simulated by platc's e2e environment (e2e/executor.go): reports the
@@ -38,7 +38,7 @@ if [ "$1" = --version ]; then
   echo 'ansible-playbook [core 2.17.14]'
   exit 0
 fi
-echo "ansible-playbook is simulated in platc's e2e environment; the bootstrap is stood in for" >&2
+echo "ansible-playbook is simulated in platc's e2e environment; the harness ran the bootstrap" >&2
 exit 97
 `
 
@@ -55,14 +55,33 @@ echo "ansible-galaxy is simulated in platc's e2e environment" >&2
 exit 97
 `
 
+// ansiblePlaybookVersion is the ansible-playbook of a platform whose
+// bootstrap platc deploy runs: only its version report is simulated (the
+// image's ansible-core, for Phase 0); everything else is Debian's real
+// ansible-playbook (ansible-core 2.14), with kubernetes.core 2.4.0.
+const ansiblePlaybookVersion = `#!/bin/sh
+# Simulated by platc's e2e environment (e2e/executor.go): reports the
+# executor image's ansible-core for Phase 0; runs the real one otherwise.
+if [ "$1" = --version ]; then
+  echo 'ansible-playbook [core 2.17.14]'
+  exit 0
+fi
+exec /usr/bin/ansible-playbook "$@"
+`
+
 // executorPath is the PATH the executor runs with: the simulated Ansible
-// commands, then the environment's real tools.
-func (e *Env) executorPath() (string, error) {
+// commands, then the environment's real tools. With bootstrap,
+// ansible-playbook runs the real one.
+func (e *Env) executorPath(bootstrap bool) (string, error) {
 	dir := filepath.Join(e.opts.Dir, "simulated-tools")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	for name, body := range map[string]string{"ansible-playbook": simulatedAnsiblePlaybook, "ansible-galaxy": simulatedAnsibleGalaxy} {
+	playbook := simulatedAnsiblePlaybook
+	if bootstrap {
+		playbook = ansiblePlaybookVersion
+	}
+	for name, body := range map[string]string{"ansible-playbook": playbook, "ansible-galaxy": simulatedAnsibleGalaxy} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
 			return "", err
 		}
@@ -75,7 +94,7 @@ func (e *Env) executorPath() (string, error) {
 // env (TARGET_SCOPE, TEARDOWN_CONFIRM, ...).
 func (pl *Platform) Platc(ctx context.Context, action string, env ...string) (*Result, error) {
 	e := pl.Env
-	path, err := e.executorPath()
+	path, err := e.executorPath(pl.Opts.DeployBootstraps)
 	if err != nil {
 		return nil, err
 	}
@@ -96,6 +115,10 @@ func (pl *Platform) Platc(ctx context.Context, action string, env ...string) (*R
 		"NO_PROXY=127.0.0.1,localhost",
 		"SSL_CERT_FILE=" + e.caFile, "GIT_SSL_CAINFO=" + e.caFile,
 	}, env...)
+	if pl.Opts.DeployBootstraps {
+		// The bootstrap host's network and trust (bootstrap.go).
+		cmd.Env = append(cmd.Env, e.bootstrapHostNet()...)
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()

@@ -15,6 +15,11 @@ package e2e
 //     after the delay in platc.io/e2e-ready-after (the app's expected
 //     duration, scaled). An app told to fail is never released, so its
 //     Deployment misses its progress deadline and turns Degraded.
+//   - process-pod-start: a pod of a stand-in chart whose container is a
+//     real process here (label platc.io/e2e-process) becomes Running and
+//     Ready once the process kubelet (kubelet.go) has started the process
+//     and released the pod (annotation platc.io/e2e-start), as a kubelet
+//     reports a container ready once it runs.
 //   - job-pod-complete: a running pod owned by a Job (a hook) succeeds.
 //   - pod-delete: a pod being deleted, with no finalizers left, goes.
 //
@@ -101,6 +106,32 @@ spec:
       values: ['Pending']
     - key: '.metadata.labels["platc.io/e2e-app"]'
       operator: DoesNotExist
+    - key: '.metadata.labels["platc.io/e2e-process"]'
+      operator: DoesNotExist
+  delay:
+    durationMilliseconds: 100
+  next:
+    statusTemplate: ` + podRunning + `
+---
+apiVersion: kwok.x-k8s.io/v1alpha1
+kind: Stage
+metadata:
+  name: process-pod-start
+spec:
+  resourceRef:
+    apiGroup: v1
+    kind: Pod
+  selector:
+    matchExpressions:
+    - key: '.metadata.deletionTimestamp'
+      operator: DoesNotExist
+    - key: '.status.phase'
+      operator: In
+      values: ['Pending']
+    - key: '.metadata.labels["platc.io/e2e-process"]'
+      operator: Exists
+    - key: '.metadata.annotations["platc.io/e2e-start"]'
+      operator: Exists
   delay:
     durationMilliseconds: 100
   next:

@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -38,6 +39,10 @@ type PlatformOptions struct {
 	// Fail lists apps whose operator reports a Degraded sample, or whose
 	// pods never start.
 	Fail []string
+	// DeployBootstraps leaves the bootstrap to platc deploy, as on a
+	// cluster without Argo CD and Argo Workflows: Deploy stops before it,
+	// and Platc lets the executor run the real ansible-playbook.
+	DeployBootstraps bool
 }
 
 // Platform is a platform built, published and bootstrapped in an
@@ -63,16 +68,20 @@ type Platform struct {
 	Notes []string
 
 	steps   *stepRunner
-	ops     *operators
-	samples *samples
+	kubelet *processKubelet
+	// standIns are the stand-in charts, as published.
+	standIns []standInChart
+	ops      *operators
+	samples  *samples
 }
 
 // Deploy builds the platform with platc build, publishes the output and
-// every app's simulated content on the simulated network, and does what
-// the bootstrap's Helm charts would: Argo CD with platc's argocd-cm and
-// RBAC, Argo Workflows, Argo Events' CRDs, the automation token, the
-// AppProjects and the root Application. It returns once Argo CD has
-// delivered the workflow templates.
+// every app's simulated content on the simulated network, and runs the
+// generated Ansible bootstrap against the environment as platc deploy
+// runs it, with stand-ins for the upstream charts: Argo CD with platc's
+// argocd-cm and RBAC, Argo Workflows, Argo Events, Sealed Secrets, the
+// automation token, the AppProjects and the root Application. It returns
+// once Argo CD has delivered the workflow templates.
 func (e *Env) Deploy(ctx context.Context, opts PlatformOptions) (*Platform, error) {
 	m, prog, opts, err := loadPlatform(opts)
 	if err != nil {
@@ -123,10 +132,6 @@ func (e *Env) build(ctx context.Context, opts PlatformOptions) (string, error) {
 // where the Applications look for them.
 func (pl *Platform) publish(ctx context.Context) error {
 	e, p := pl.Env, pl.Program
-	backend, err := gitBackend()
-	if err != nil {
-		return err
-	}
 	// The platform repository: the generated tree at platform.git.path,
 	// and the simulated content of every app whose source is a path in it.
 	repos := map[string]map[string][]byte{}
@@ -189,8 +194,8 @@ func (pl *Platform) publish(ctx context.Context) error {
 			pl.Revision = sha
 		}
 	}
-	for _, h := range e.src.Hosts() {
-		e.net.site(h, e.src.handler(backend, h))
+	if err := e.serveSources(); err != nil {
+		return err
 	}
 	e.logf("published %d Git repositories and the charts of %d hosts", len(names), len(e.src.Hosts()))
 	return nil
@@ -216,68 +221,84 @@ func readTree(dir string) (map[string][]byte, error) {
 
 func adoptedPath(a *ir.App) string { return "e2e-adopted/" + a.Name }
 
-// bootstrap stands in for the bootstrap playbook's Helm releases.
+// bootstrap runs the generated Ansible bootstrap against the
+// environment (bootstrap.go), with the stand-in charts (charts.go) where
+// its roles fetch the upstream ones and the process kubelet (kubelet.go)
+// running Argo CD and the workflow controller as the charts' pods
+// appear; then it starts the simulated runtimes and waits until Argo CD
+// has delivered the workflow templates.
 func (pl *Platform) bootstrap(ctx context.Context) error {
 	e, p := pl.Env, pl.Program
-	values, err := os.ReadFile(filepath.Join(pl.Generated, "argocd", "values.yaml"))
-	if err != nil {
-		return err
-	}
-	cfg, err := ParseValues(values, p.Platform.ArgoCD.Namespace, p.Platform.ArgoCD.Server)
-	if err != nil {
-		return err
-	}
 	// Simulated cluster services first: DNS (Phase 0 asks for CoreDNS),
 	// the CRDs of the simulated operators, and volumes for the claims.
-	if err := pl.simulatedCluster(ctx); err != nil {
-		return err
-	}
-	if pl.ArgoCD, err = e.InstallArgoCD(ctx, cfg); err != nil {
-		return err
-	}
-	e.logf("Argo CD is up at %s", pl.ArgoCD.Addr)
-	wfns := p.Platform.Workflows.Namespace
-	groupVars, err := os.ReadFile(filepath.Join(pl.Generated, ansible.Dir, "inventories", p.Env.Name, "group_vars", "all.yml"))
+	err := pl.simulatedCluster(ctx)
 	if err != nil {
 		return err
 	}
-	wcfg, err := ParseWorkflowsValues(groupVars, wfns)
-	if err != nil {
-		return err
-	}
-	if err := e.InstallWorkflows(ctx, wcfg); err != nil {
-		return err
-	}
-	if err := e.InstallEvents(ctx); err != nil {
-		return err
-	}
-	e.logf("Argo Workflows is up; Argo Events' CRDs are installed")
-	if pl.steps, err = e.startStepRunner(ctx, wfns); err != nil {
+	// The simulated runtimes run from the start, as the cluster's
+	// would: a chart the bootstrap installs may carry an app's content.
+	if pl.steps, err = e.startStepRunner(ctx, p.Platform.Workflows.Namespace); err != nil {
 		return err
 	}
 	if pl.ops, err = e.startOperators(ctx, p, pl.samples, pl.Opts.Scale, pl.Opts.Fail); err != nil {
 		return err
 	}
-	if pl.Timeline, err = e.Watch(ctx, p.Platform.ArgoCD.Namespace); err != nil {
-		return err
-	}
-
-	// The automation token, for the account and into the Secret the
-	// generated group_vars give the gitops-handoff role.
-	if pl.Handoff, err = ParseHandoff(groupVars); err != nil {
-		return err
-	}
-	token, err := e.IssueToken(ctx, pl.ArgoCD, pl.Generated, pl.Handoff.Account)
+	groupVars, err := os.ReadFile(filepath.Join(pl.Generated, ansible.Dir, "inventories", p.Env.Name, "group_vars", "all.yml"))
 	if err != nil {
 		return err
 	}
-	if err := e.ensureNamespace(ctx, pl.Handoff.Namespace); err != nil {
+	if pl.Handoff, err = ParseHandoff(groupVars); err != nil {
 		return err
 	}
-	if err := e.upsertSecret(ctx, &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Name: pl.Handoff.SecretName, Namespace: pl.Handoff.Namespace},
-		Data:       map[string][]byte{pl.Handoff.Key: []byte(token)},
-	}); err != nil {
+	if pl.standIns, err = standInCharts(groupVars, e.opts.Src); err != nil {
+		return err
+	}
+	for _, c := range pl.standIns {
+		// An app of the platform may deploy the very chart the bootstrap
+		// installs (sealed-secrets, say): one chart, so the stand-in
+		// carries that app's simulated content too.
+		if app, ok := e.src.chartFilesAt(c.repoURL, c.name, c.version); ok {
+			for n, b := range app {
+				if strings.HasPrefix(n, "templates/") {
+					c.files[n] = b
+				}
+			}
+			e.logf("the stand-in chart %s %s also carries the simulated content of the app that deploys it", c.name, c.version)
+		}
+		if err := pl.PublishStandIn(c); err != nil {
+			return err
+		}
+	}
+	if err := e.serveSources(); err != nil {
+		return err
+	}
+	pl.kubelet = e.startProcessKubelet(ctx)
+	if err := e.startEventsController(ctx); err != nil {
+		return err
+	}
+	if pl.Opts.DeployBootstraps {
+		e.logf("no bootstrap: platc deploy is to run it")
+		return nil
+	}
+	if err := pl.runBootstrap(ctx); err != nil {
+		return err
+	}
+	ns := p.Platform.ArgoCD.Namespace
+	server := pl.kubelet.get(ns, "argocd-server")
+	if server == nil {
+		return fmt.Errorf("the bootstrap succeeded, but no argocd-server runs in %s", ns)
+	}
+	pl.ArgoCD = &ArgoCD{Namespace: ns, Addr: server.addr, Insecure: slices.Contains(server.env, "ARGOCD_SERVER_INSECURE=true"),
+		cliHome: filepath.Join(e.opts.Dir, "argocd", "cli")}
+	// The steps dial platform.argocd.server; the simulated network sends
+	// it to the server like the Service's own names.
+	e.net.service(p.Platform.ArgoCD.Server, server.addr)
+	if s, err := e.Kube.CoreV1().Secrets(ns).Get(ctx, "argocd-initial-admin-secret", metav1.GetOptions{}); err == nil {
+		pl.ArgoCD.AdminPassword = string(s.Data["password"])
+	}
+	e.logf("the bootstrap is done; Argo CD serves at %s", server.addr)
+
+	if pl.Timeline, err = e.Watch(ctx, ns); err != nil {
 		return err
 	}
 	// Adopted apps: the Applications a team already had.
@@ -288,14 +309,21 @@ func (pl *Platform) bootstrap(ctx context.Context) error {
 			}
 		}
 	}
-	// The argocd-apps release: AppProjects and the root Application.
-	for _, f := range []string{"projects.yaml", "root.yaml"} {
-		if err := e.applyFile(ctx, filepath.Join(pl.Generated, "argocd", f)); err != nil {
-			return err
-		}
-	}
-	e.logf("applied the AppProjects and the root Application; waiting for Argo CD to deliver the templates")
+	e.logf("waiting for Argo CD to deliver the templates")
 	return pl.waitDelivered(ctx)
+}
+
+// PublishStandIn publishes (or replaces) a stand-in chart where the
+// bootstrap's role fetches it.
+func (pl *Platform) PublishStandIn(c standInChart) error {
+	files, err := c.chartFiles()
+	if err != nil {
+		return err
+	}
+	if err := pl.Env.src.publishChartFiles(c.repoURL, c.name, c.version, c.appVersion, files); err != nil {
+		return fmt.Errorf("stand-in chart %s: %w", c.name, err)
+	}
+	return nil
 }
 
 // simulatedCluster adds what a real cluster and the platform's operators

@@ -47,8 +47,9 @@ type gitRepo struct {
 }
 
 type chartVersion struct {
-	name, version string
-	archive       []byte
+	name, version, appVersion string
+	files                     map[string][]byte
+	archive                   []byte
 }
 
 func newSources(root string) *sources {
@@ -199,7 +200,17 @@ func (s *sources) publishChart(repoURL, name, version string, templates map[stri
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return fmt.Errorf("chart repository %q: only http(s) repositories can be served here", repoURL)
 	}
-	archive, err := chartArchive(name, version, templates)
+	return s.publishChartFiles(repoURL, name, version, version, chartFiles(name, version, templates))
+}
+
+// publishChartFiles adds a chart, given as its files (Chart.yaml,
+// values.yaml, templates/, crds/), to the chart repository at repoURL.
+func (s *sources) publishChartFiles(repoURL, name, version, appVersion string, files map[string][]byte) error {
+	u, err := url.Parse(normalURL(repoURL))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("chart repository %q: only http(s) repositories can be served here", repoURL)
+	}
+	archive, err := chartArchive(name, files)
 	if err != nil {
 		return err
 	}
@@ -211,9 +222,21 @@ func (s *sources) publishChart(repoURL, name, version string, templates map[stri
 	}
 	vs := s.charts[key][name]
 	vs = slices.DeleteFunc(vs, func(c chartVersion) bool { return c.version == version })
-	s.charts[key][name] = append(vs, chartVersion{name: name, version: version, archive: archive})
+	s.charts[key][name] = append(vs, chartVersion{name: name, version: version, appVersion: appVersion, files: files, archive: archive})
 	s.hosts[u.Hostname()] = true
 	return nil
+}
+
+// chartFilesAt returns the files of a chart already published, if any.
+func (s *sources) chartFilesAt(repoURL, name, version string) (map[string][]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range s.charts[normalURL(repoURL)][name] {
+		if v.version == version {
+			return v.files, true
+		}
+	}
+	return nil, false
 }
 
 // chartFiles is the Chart.yaml and templates of a chart, as Helm lays
@@ -247,9 +270,8 @@ data:
 `)
 
 // chartArchive is a Helm chart archive (a gzipped tar with one top-level
-// directory named after the chart).
-func chartArchive(name, version string, templates map[string][]byte) ([]byte, error) {
-	files := chartFiles(name, version, templates)
+// directory named after the chart) of files.
+func chartArchive(name string, files map[string][]byte) ([]byte, error) {
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)
@@ -290,7 +312,7 @@ func (s *sources) chartIndex(repoURL string) ([]byte, bool) {
 		for _, v := range vs {
 			sum := sha256.Sum256(v.archive)
 			list = append(list, map[string]any{
-				"apiVersion": "v2", "name": name, "version": v.version, "appVersion": v.version,
+				"apiVersion": "v2", "name": name, "version": v.version, "appVersion": v.appVersion,
 				"urls":    []string{repoURL + "/charts/" + name + "-" + v.version + ".tgz"},
 				"digest":  hex.EncodeToString(sum[:]),
 				"created": "2026-01-01T00:00:00Z",
@@ -377,4 +399,17 @@ func (s *sources) handler(backend, host string) http.Handler {
 		}
 		http.Error(w, "not served by platc's e2e environment: "+base+p, http.StatusNotFound)
 	})
+}
+
+// serveSources makes every host the sources serve a site of the
+// simulated network.
+func (e *Env) serveSources() error {
+	backend, err := gitBackend()
+	if err != nil {
+		return err
+	}
+	for _, h := range e.src.Hosts() {
+		e.net.site(h, e.src.handler(backend, h))
+	}
+	return nil
 }

@@ -56,8 +56,8 @@ func (r *run) bootstrap(ctx context.Context, cr *preflight.ClusterReport) int {
 		r.rep.Summary = err.Error()
 		return exitcode.Failure
 	}
-	args := bootstrapArgs(r.cfg.Program.Env.Name)
 	if r.cfg.DryRun {
+		args := bootstrapArgs(r.cfg.Program.Env.Name)
 		r.rep.Plan = append(r.rep.Plan,
 			fmt.Sprintf("bootstrap %s: ansible-playbook %s in ansible/ of the %d files platc generates", english.List(missing), strings.Join(args, " "), len(files)),
 			"then submit the deploy workflow for every app in scope")
@@ -113,16 +113,12 @@ func (r *run) runBootstrap(ctx context.Context, files []emit.File, extra map[str
 		return err
 	}
 	defer os.RemoveAll(dir)
-	vars := r.bootstrapVars(dir)
-	for k, v := range extra {
-		vars[k] = v
-	}
-	if err := writeBootstrapDir(dir, files, r.cfg.KubeconfigBytes, vars); err != nil {
+	workdir, args, err := writeBootstrap(dir, files, r.cfg.Program, r.cfg.KubeconfigBytes, r.cfg.SecretsDir, extra)
+	if err != nil {
 		return err
 	}
-	args := bootstrapArgs(r.cfg.Program.Env.Name)
 	r.log.Infof(r.phase, "ansible", "running ansible-playbook %s", strings.Join(args, " "))
-	return r.ansible(ctx, filepath.Join(dir, "ansible"), filepath.Join(dir, "kubeconfig"), args)
+	return r.ansible(ctx, workdir, filepath.Join(dir, "kubeconfig"), args)
 }
 
 // bootstrapArgs are ansible-playbook's arguments, run in ansible/ so the
@@ -152,17 +148,50 @@ func generatedFiles(prog *ir.Program) ([]emit.File, error) {
 	return out, nil
 }
 
+// WriteBootstrap lays out dir as a bootstrap runs ansible-playbook on it:
+// files (the tree platc generates for the environment), the kubeconfig
+// (KUBECONFIG and K8S_AUTH_KUBECONFIG name dir/kubeconfig) and the extra
+// variables. It returns the directory to run ansible-playbook in and its
+// arguments. platc deploy passes the files it generates on the spot; the
+// e2e environment passes platc build's output, so that both run the
+// generated playbook the same way.
+func WriteBootstrap(dir string, files []emit.File, prog *ir.Program, kubeconfig []byte, secretsDir string) (workdir string, args []string, err error) {
+	return writeBootstrap(dir, files, prog, kubeconfig, secretsDir, nil)
+}
+
+// writeBootstrap is WriteBootstrap with extra variables beyond
+// bootstrapVars.
+func writeBootstrap(dir string, files []emit.File, prog *ir.Program, kubeconfig []byte, secretsDir string, extra map[string]any) (string, []string, error) {
+	vars := bootstrapVars(prog, dir, secretsDir)
+	for k, v := range extra {
+		vars[k] = v
+	}
+	if err := writeBootstrapDir(dir, files, kubeconfig, vars); err != nil {
+		return "", nil, err
+	}
+	return filepath.Join(dir, "ansible"), bootstrapArgs(prog.Env.Name), nil
+}
+
 // bootstrapVars are the extra variables handed to the playbook in a file,
 // never on a command line a shell would read.
 func (r *run) bootstrapVars(dir string) map[string]any {
+	return bootstrapVars(r.cfg.Program, dir, r.cfg.SecretsDir)
+}
+
+func bootstrapVars(prog *ir.Program, dir, secretsDir string) map[string]any {
 	v := map[string]any{
-		"platc_environment":         r.cfg.Program.Env.Name,
+		"platc_environment":         prog.Env.Name,
 		"platc_kubeconfig":          filepath.Join(dir, "kubeconfig"),
-		"platc_argocd_namespace":    r.cfg.Program.Platform.ArgoCD.Namespace,
-		"platc_workflows_namespace": r.cfg.Program.Platform.Workflows.Namespace,
+		"platc_argocd_namespace":    prog.Platform.ArgoCD.Namespace,
+		"platc_workflows_namespace": prog.Platform.Workflows.Namespace,
+		// deploy submits the deploy workflow itself once the bootstrap
+		// (or a reconcile) is done, for its own scope, with its trace id
+		// and only when an app needs it; one the gitops-handoff role
+		// submitted would deploy the whole platform alongside it.
+		"gitops_handoff_submit": false,
 	}
-	if r.cfg.SecretsDir != "" {
-		v["platc_secrets_dir"] = r.cfg.SecretsDir
+	if secretsDir != "" {
+		v["platc_secrets_dir"] = secretsDir
 	}
 	return v
 }

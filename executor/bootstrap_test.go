@@ -106,6 +106,22 @@ func TestGeneratedBootstrap(t *testing.T) {
 	if err := writeBootstrapDir(dir, files, []byte("apiVersion: v1\nkind: Config\n"), r.bootstrapVars(dir)); err != nil {
 		t.Fatal(err)
 	}
+	// deploy submits its own deploy workflow after the bootstrap, so it
+	// turns the gitops-handoff role's submission off, by a variable the
+	// role must declare: a misspelt name would leave it on, and two
+	// deploy workflows would run at once.
+	if v := r.bootstrapVars(dir)["gitops_handoff_submit"]; v != false {
+		t.Errorf("bootstrap passes gitops_handoff_submit=%v, want false", v)
+	}
+	declared := false
+	for _, f := range files {
+		if f.Path == "ansible/roles/gitops-handoff/defaults/main.yml" {
+			declared = bytes.Contains(f.Data, []byte("\ngitops_handoff_submit: true\n"))
+		}
+	}
+	if !declared {
+		t.Error("the gitops-handoff role's defaults do not declare gitops_handoff_submit: true")
+	}
 	args := append(bootstrapArgs("production"), "--syntax-check")
 	if err := r.ansible(context.Background(), filepath.Join(dir, "ansible"), filepath.Join(dir, "kubeconfig"), args); err != nil {
 		t.Fatalf("ansible-playbook --syntax-check on the generated tree: %v\n%s", err, logs.String())

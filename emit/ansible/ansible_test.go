@@ -146,8 +146,13 @@ func TestRoleStructure(t *testing.T) {
 					}
 				}
 				slices.Sort(keys)
-				if !slices.Equal(keys, []string{"always", "block", "name", "rescue"}) {
+				if keys = slices.DeleteFunc(keys, func(k string) bool { return k == "when" }); !slices.Equal(keys, []string{"always", "block", "name", "rescue"}) {
 					t.Fatalf("%s: unit %d block has keys %v", path, u/3, keys)
+				}
+				// A unit that may be skipped skips its reset too: a status
+				// reset to running by a skipped unit would stop the play.
+				if block["when"] != reset["when"] {
+					t.Errorf("%s: unit %d's block runs when %v but its reset when %v", path, u/3, block["when"], reset["when"])
 				}
 				last := 0
 				for _, x := range block["block"].([]any) {

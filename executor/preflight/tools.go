@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -283,18 +284,28 @@ func runTool(ctx context.Context, path string, args []string, opts ToolOptions) 
 }
 
 // ToolEnv is the environment the executor gives the tools it runs: the
-// search path, HOME, the locale, a temp dir and ANSIBLE_* settings. Above
-// all it leaves out KUBECONFIG_DATA and everything else the executor was
-// configured with.
+// search path, HOME, the locale, a temp dir, ANSIBLE_* settings, and the
+// host's proxy and CA settings (toolNetEnv), without which the bootstrap's
+// Helm cannot reach a chart repository from behind a proxy or a private
+// CA. Above all it leaves out KUBECONFIG_DATA and everything else the
+// executor was configured with.
 func ToolEnv(path string) []string {
 	env := []string{"PATH=" + path, "LC_ALL=C.UTF-8"}
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "HOME" || k == "TMPDIR" || strings.HasPrefix(k, "ANSIBLE_") {
+		if k == "HOME" || k == "TMPDIR" || strings.HasPrefix(k, "ANSIBLE_") || slices.Contains(toolNetEnv, k) {
 			env = append(env, kv)
 		}
 	}
 	return env
+}
+
+// toolNetEnv are the variables that say how the host reaches the
+// network: proxies (both spellings, as curl and Go read them) and the CA
+// bundle Go, Python and git trust.
+var toolNetEnv = []string{
+	"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy",
+	"SSL_CERT_FILE", "SSL_CERT_DIR", "REQUESTS_CA_BUNDLE",
 }
 
 // ToolsOK reports whether every tool and collection passed.

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -103,5 +104,27 @@ func TestRealTools(t *testing.T) {
 			t.Errorf("%s: the real tool's version was not recognised: %s", r.Name, r.Message)
 		}
 		t.Logf("%s: %s", r.Name, r.Message)
+	}
+}
+
+// The tools the executor runs get the host's proxy and CA settings (the
+// bootstrap's Helm fetches charts with them) and nothing the executor was
+// configured with.
+func TestToolEnv(t *testing.T) {
+	t.Setenv("HTTPS_PROXY", "http://proxy.example:3128")
+	t.Setenv("no_proxy", "10.0.0.0/8")
+	t.Setenv("SSL_CERT_FILE", "/etc/ssl/corp.pem")
+	t.Setenv("KUBECONFIG_DATA", "secret")
+	t.Setenv("ARGOCD_AUTH_TOKEN", "secret")
+	env := ToolEnv("/bin")
+	for _, want := range []string{"PATH=/bin", "HTTPS_PROXY=http://proxy.example:3128", "no_proxy=10.0.0.0/8", "SSL_CERT_FILE=/etc/ssl/corp.pem"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("ToolEnv lacks %s: %v", want, env)
+		}
+	}
+	for _, kv := range env {
+		if strings.Contains(kv, "secret") {
+			t.Errorf("ToolEnv passes %s", kv)
+		}
 	}
 }

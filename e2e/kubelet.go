@@ -1,0 +1,301 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/types"
+)
+
+// processKubelet is simulated: it plays the kubelet for the pods of the
+// stand-in charts (charts.go) whose containers are real processes here.
+// When such a pod appears (label platc.io/e2e-process names the process),
+// it starts the real binary, as a kubelet starts a container, with the
+// container's environment resolved as the kubelet resolves it (so
+// ARGOCD_SERVER_INSECURE comes from the argocd-cmd-params-cm the chart
+// wrote) and, for the workflow controller, the container's arguments;
+// then it releases the pod to kwok, which makes it Running and Ready.
+// Until then the pod stays Pending, so Helm's --wait and the roles'
+// readiness checks wait for the process, not for kwok.
+//
+// What a pod cannot give a process on loopback is added here: listening
+// addresses (free ports, which a ClusterPortForward maps the pod's
+// container port to, so port-forwards reach the process), the addresses
+// of the Services a component dials (Redis, the repo-server), and a
+// kubeconfig (the processes run outside the cluster as the admin). The
+// simulated network sends each Service that selects the pod, under all
+// its cluster names, to the process.
+//
+// One process per component and namespace: a pod that replaces another
+// (a rollout) is released at once. Processes are not restarted when the
+// configuration changes; Argo CD reads its ConfigMaps at run time anyway.
+type processKubelet struct {
+	e *Env
+
+	mu      sync.Mutex
+	running map[string]*podProcess // "namespace/process"
+	waiting map[string]string      // "namespace/process" → why it has not started, last logged
+}
+
+// podProcess is one running process and the pod port it plays.
+type podProcess struct {
+	name, ns string
+	port     int32  // the container port
+	addr     string // where the process listens for it
+	env      []string
+	proc     *proc
+}
+
+func (e *Env) startProcessKubelet(ctx context.Context) *processKubelet {
+	k := &processKubelet{e: e, running: map[string]*podProcess{}, waiting: map[string]string{}}
+	go func() {
+		t := time.NewTicker(250 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			k.sync(ctx)
+		}
+	}()
+	return k
+}
+
+// get returns the process of a component, or nil.
+func (k *processKubelet) get(ns, name string) *podProcess {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.running[ns+"/"+name]
+}
+
+func (k *processKubelet) sync(ctx context.Context) {
+	e := k.e
+	pods, err := e.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{LabelSelector: labelProcess})
+	if err != nil {
+		return
+	}
+	slices.SortFunc(pods.Items, func(a, b corev1.Pod) int { return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name) })
+	// A process whose pods are all gone (a release uninstalled, say)
+	// stops, as the kubelet stops the containers of a deleted pod.
+	have := map[string]bool{}
+	for _, pod := range pods.Items {
+		have[pod.Namespace+"/"+pod.Labels[labelProcess]] = true
+	}
+	k.mu.Lock()
+	var gone []*podProcess
+	for key, p := range k.running {
+		if !have[key] {
+			gone = append(gone, p)
+			delete(k.running, key)
+		}
+	}
+	k.mu.Unlock()
+	for _, p := range gone {
+		p.proc.stop(10 * time.Second)
+		e.logf("process kubelet: stopped %s in %s: its pods are gone", p.name, p.ns)
+	}
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		if pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodPending || pod.Spec.NodeName == "" || pod.Annotations["platc.io/e2e-start"] != "" {
+			continue
+		}
+		name := pod.Labels[labelProcess]
+		key := pod.Namespace + "/" + name
+		if k.get(pod.Namespace, name) == nil {
+			p, err := k.start(ctx, pod, name)
+			if err != nil {
+				k.mu.Lock()
+				if k.waiting[key] != err.Error() {
+					k.waiting[key] = err.Error()
+					e.logf("process kubelet: %s not started: %v", key, err)
+				}
+				k.mu.Unlock()
+				continue
+			}
+			k.mu.Lock()
+			k.running[key] = p
+			delete(k.waiting, key)
+			k.mu.Unlock()
+			if err := k.route(ctx, pod, p); err != nil {
+				e.logf("process kubelet: %s: %v", key, err)
+				continue
+			}
+			e.logf("process kubelet: started %s for pod %s at %s", name, pod.Name, p.addr)
+		}
+		patch := fmt.Sprintf(`{"metadata":{"annotations":{"platc.io/e2e-start":%q}}}`, time.Now().UTC().Format(time.RFC3339))
+		if _, err := e.Kube.CoreV1().Pods(pod.Namespace).Patch(ctx, pod.Name, types.MergePatchType, []byte(patch), metav1.PatchOptions{}); err != nil && !apierrors.IsNotFound(err) {
+			e.logf("process kubelet: release pod %s/%s: %v", pod.Namespace, pod.Name, err)
+		}
+	}
+}
+
+// start starts the process of pod's component name, once the components
+// it dials run.
+func (k *processKubelet) start(ctx context.Context, pod *corev1.Pod, name string) (*podProcess, error) {
+	e := k.e
+	if len(pod.Spec.Containers) == 0 || len(pod.Spec.Containers[0].Ports) == 0 {
+		return nil, fmt.Errorf("pod %s has no container port", pod.Name)
+	}
+	c := &pod.Spec.Containers[0]
+	env, msg := (&stepRunner{e: e}).env(ctx, pod, c, nil)
+	if msg != "" {
+		return nil, fmt.Errorf("CreateContainerConfigError: %s", msg)
+	}
+	p := &podProcess{name: name, ns: pod.Namespace, port: c.Ports[0].ContainerPort, env: env}
+	need := func(names ...string) ([]string, error) {
+		var addrs []string
+		for _, n := range names {
+			d := k.get(pod.Namespace, n)
+			if d == nil {
+				return nil, fmt.Errorf("waiting for %s, which it dials", n)
+			}
+			addrs = append(addrs, d.addr)
+		}
+		return addrs, nil
+	}
+	var err error
+	switch name {
+	case "argocd-redis":
+		p.addr, p.proc, err = e.startRedis(ctx)
+	case "argocd-repo-server":
+		var deps []string
+		if deps, err = need("argocd-redis"); err != nil {
+			return nil, err
+		}
+		var aenv []string
+		var state string
+		if aenv, state, err = e.argoCDEnv(pod.Namespace); err != nil {
+			return nil, err
+		}
+		p.addr, p.proc, err = e.startRepoServer(ctx, append(aenv, env...), state, deps[0])
+	case "argocd-application-controller":
+		var deps []string
+		if deps, err = need("argocd-redis", "argocd-repo-server"); err != nil {
+			return nil, err
+		}
+		var aenv []string
+		if aenv, _, err = e.argoCDEnv(pod.Namespace); err != nil {
+			return nil, err
+		}
+		_, metrics := ports()
+		p.addr = fmt.Sprintf("127.0.0.1:%d", metrics)
+		p.proc, err = e.procs.start("argocd-application-controller", e.bin("argocd-application-controller"), []string{
+			"--repo-server", deps[1], "--redis", deps[0], "--metrics-port", strconv.Itoa(metrics), "--loglevel", "info",
+		}, append(aenv, env...))
+	case "argocd-server":
+		var deps []string
+		if deps, err = need("argocd-redis", "argocd-repo-server"); err != nil {
+			return nil, err
+		}
+		var aenv []string
+		var state string
+		if aenv, state, err = e.argoCDEnv(pod.Namespace); err != nil {
+			return nil, err
+		}
+		p.addr, p.proc, err = e.startArgoCDServer(ctx, append(aenv, env...), state, deps[0], deps[1], slices.Contains(env, "ARGOCD_SERVER_INSECURE=true"))
+	case "workflow-controller":
+		p.addr, p.proc, err = e.startWorkflowController(ctx, pod.Namespace, c.Args, env)
+	default:
+		return nil, fmt.Errorf("no process plays %q here", name)
+	}
+	if err != nil {
+		// A container that never became ready is killed before the
+		// next attempt.
+		if p.proc != nil {
+			p.proc.stop(5 * time.Second)
+		}
+		return nil, err
+	}
+	return p, nil
+}
+
+// route sends port-forwards to pod's container port, and the Services
+// selecting pod, to the process.
+func (k *processKubelet) route(ctx context.Context, pod *corev1.Pod, p *podProcess) error {
+	e := k.e
+	k.mu.Lock()
+	var forwards []any
+	for _, key := range slices.Sorted(func(yield func(string) bool) {
+		for key := range k.running {
+			if !yield(key) {
+				return
+			}
+		}
+	}) {
+		q := k.running[key]
+		if q.ns != pod.Namespace {
+			continue
+		}
+		host, port, err := net.SplitHostPort(q.addr)
+		if err != nil {
+			k.mu.Unlock()
+			return err
+		}
+		n, _ := strconv.Atoi(port)
+		forwards = append(forwards, map[string]any{"ports": []any{q.port}, "target": map[string]any{"address": host, "port": n}})
+	}
+	k.mu.Unlock()
+	pf := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": "kwok.x-k8s.io/v1alpha1", "kind": "ClusterPortForward",
+		"metadata": map[string]any{"name": "e2e-processes-" + pod.Namespace},
+		"spec":     map[string]any{"selector": map[string]any{"matchNamespaces": []any{pod.Namespace}}, "forwards": forwards},
+	}}
+	ri := e.Dynamic.Resource(clusterPortForwardGVR)
+	if _, err := ri.Create(ctx, pf, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
+		cur, err := ri.Get(ctx, pf.GetName(), metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		pf.SetResourceVersion(cur.GetResourceVersion())
+		if _, err := ri.Update(ctx, pf, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	} else if err != nil {
+		return err
+	}
+	svcs, err := e.Kube.CoreV1().Services(pod.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, s := range svcs.Items {
+		if len(s.Spec.Selector) == 0 || !labels.SelectorFromSet(s.Spec.Selector).Matches(labels.Set(pod.Labels)) {
+			continue
+		}
+		for _, sp := range s.Spec.Ports {
+			for _, host := range []string{s.Name, s.Name + "." + s.Namespace, s.Name + "." + s.Namespace + ".svc", s.Name + "." + s.Namespace + ".svc.cluster.local"} {
+				e.net.service(net.JoinHostPort(host, strconv.Itoa(int(sp.Port))), p.addr)
+			}
+		}
+	}
+	return nil
+}
+
+// startWorkflowController starts the real workflow controller with the
+// container's arguments and environment, and a kubeconfig whose context
+// is its namespace; its health endpoint is fixed at :6060.
+func (e *Env) startWorkflowController(ctx context.Context, ns string, args, env []string) (string, *proc, error) {
+	kubeconfig, err := e.kubeconfigFile(ns)
+	if err != nil {
+		return "", nil, err
+	}
+	p, err := e.procs.start("workflow-controller", filepath.Join(e.opts.Bin, "workflow-controller"), append(slices.Clone(args), "--kubeconfig", kubeconfig), env)
+	if err != nil {
+		return "", nil, err
+	}
+	return "127.0.0.1:6060", p, waitFor(ctx, p, "workflow-controller", 90*time.Second, httpCheck(&http.Client{Timeout: 2 * time.Second}, "http://127.0.0.1:6060/healthz"))
+}

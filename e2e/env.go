@@ -242,8 +242,8 @@ func (e *Env) startAPIServer(ctx context.Context, etcd, saKey, tokens string) er
 		"--service-account-key-file=" + saKey, "--service-account-signing-key-file=" + saKey,
 		"--service-cluster-ip-range=10.96.0.0/16",
 		// Debian's etcd 3.4.23 is older than the 3.4.31 that WatchList
-		// needs: with it on, informers see changes only at relists
-		// (E2E-NOTES, "WatchList").
+		// needs (its progress notifications): with it on, informers see
+		// changes only at relists.
 		"--feature-gates=WatchList=false",
 		// kwok serves the fake nodes' kubelet API on loopback, with a
 		// certificate from the environment's CA.

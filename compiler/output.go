@@ -124,40 +124,43 @@ func EstimateOutput(p *ir.Program) OutputEstimate {
 // stringBytes adds up the lengths of every string in v, a struct of the
 // IR (through pointers, slices and nested structs).
 func stringBytes(v any) int64 {
-	var walk func(r reflect.Value) int64
-	walk = func(r reflect.Value) int64 {
+	n, _ := stringStats(v)
+	return n
+}
+
+// stringStats walks v as stringBytes does and returns the total length
+// of its strings and their count, where each struct counts as one more
+// (its own line).
+func stringStats(v any) (bytes, count int64) {
+	var walk func(r reflect.Value)
+	walk = func(r reflect.Value) {
 		switch r.Kind() {
 		case reflect.String:
-			return int64(r.Len())
+			bytes, count = add(bytes, int64(r.Len())), count+1
 		case reflect.Pointer, reflect.Interface:
-			if r.IsNil() {
-				return 0
+			if !r.IsNil() {
+				walk(r.Elem())
 			}
-			return walk(r.Elem())
 		case reflect.Struct:
-			var n int64
 			for i := range r.NumField() {
 				if r.Type().Field(i).IsExported() {
-					n += walk(r.Field(i))
+					walk(r.Field(i))
 				}
 			}
-			return n
+			count++
 		case reflect.Slice, reflect.Array:
-			var n int64
 			for i := range r.Len() {
-				n += walk(r.Index(i))
+				walk(r.Index(i))
 			}
-			return n
 		case reflect.Map:
-			var n int64
 			for it := r.MapRange(); it.Next(); {
-				n += walk(it.Key()) + walk(it.Value())
+				walk(it.Key())
+				walk(it.Value())
 			}
-			return n
 		}
-		return 0
 	}
-	return walk(reflect.ValueOf(v))
+	walk(reflect.ValueOf(v))
+	return bytes, count
 }
 
 // stringsSize bounds the YAML of the strings in vs, IR values of an
@@ -166,47 +169,10 @@ func stringBytes(v any) int64 {
 func stringsSize(vs ...any) int64 {
 	var n int64
 	for _, v := range vs {
-		n = add(n, 6*stringBytes(v)+64*stringCount(v))
+		b, c := stringStats(v)
+		n = add(n, 6*b+64*c)
 	}
 	return n
-}
-
-// stringCount counts the strings in v, as stringBytes walks it.
-func stringCount(v any) int64 {
-	var walk func(r reflect.Value) int64
-	walk = func(r reflect.Value) int64 {
-		switch r.Kind() {
-		case reflect.String:
-			return 1
-		case reflect.Pointer, reflect.Interface:
-			if r.IsNil() {
-				return 0
-			}
-			return walk(r.Elem())
-		case reflect.Struct:
-			var n int64
-			for i := range r.NumField() {
-				if r.Type().Field(i).IsExported() {
-					n += walk(r.Field(i))
-				}
-			}
-			return n + 1
-		case reflect.Slice, reflect.Array:
-			var n int64
-			for i := range r.Len() {
-				n += walk(r.Index(i))
-			}
-			return n
-		case reflect.Map:
-			var n int64
-			for it := r.MapRange(); it.Next(); {
-				n += walk(it.Key()) + walk(it.Value())
-			}
-			return n
-		}
-		return 0
-	}
-	return walk(reflect.ValueOf(v))
 }
 
 // valuesSize bounds the YAML of a values tree whose keys start at

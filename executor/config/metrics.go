@@ -32,25 +32,37 @@ func checkMetricsFile(v string, p *Problems) string {
 	return v
 }
 
-// checkPushgateway checks PUSHGATEWAY_URL: http or https, with a host,
-// and without credentials, which RFC 7.1 forbids in plain environment
-// variables (and which would otherwise reach the logs with the URL).
+// checkPushgateway checks PUSHGATEWAY_URL (serviceURL), and that it is a
+// base URL, to which the client appends the push path.
 func checkPushgateway(v string, p *Problems) string {
 	v = strings.TrimSpace(v)
 	if v == "" {
 		return ""
 	}
-	u, err := url.Parse(v)
-	switch {
-	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-		p.add("PUSHGATEWAY_URL is not an http or https URL with a host, such as http://pushgateway.monitoring:9091")
+	u, ok := serviceURL("PUSHGATEWAY_URL", v, "http://pushgateway.monitoring:9091", p)
+	if !ok {
 		return ""
-	case u.User != nil:
-		p.add("PUSHGATEWAY_URL carries credentials; RFC 7.1 forbids credentials in plain environment variables: reach the Pushgateway without them (a NetworkPolicy, a sidecar proxy)")
-		return ""
-	case u.RawQuery != "" || u.Fragment != "":
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
 		p.add("PUSHGATEWAY_URL has a query or fragment; give the Pushgateway's base URL only")
 		return ""
 	}
 	return strings.TrimSuffix(v, "/")
+}
+
+// serviceURL parses v, the URL of a service the executor sends to (named
+// by what, for messages): http or https, with a host, and without
+// credentials, which RFC 7.1 forbids in plain environment variables and
+// which would otherwise reach the logs with the URL. No message quotes v.
+func serviceURL(what, v, example string, p *Problems) (*url.URL, bool) {
+	u, err := url.Parse(v)
+	switch {
+	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		p.add("%s is not an http or https URL with a host, such as %s", what, example)
+		return nil, false
+	case u.User != nil:
+		p.add("%s carries credentials; RFC 7.1 forbids credentials in plain environment variables: reach it without them (a NetworkPolicy, a sidecar proxy)", what)
+		return nil, false
+	}
+	return u, true
 }

@@ -2,7 +2,6 @@ package config
 
 import (
 	"encoding/hex"
-	"net/url"
 	"strings"
 )
 
@@ -34,13 +33,7 @@ func checkTrace(cfg *Config, in Input, p *Problems) {
 		p.add("OTEL_EXPORTER_OTLP_PROTOCOL is %q, but platc exports traces over OTLP/HTTP with protobuf only: unset it or set http/protobuf", in.OTLPProtocol)
 	}
 	if e := strings.TrimSpace(in.OTLPEndpoint); e != "" {
-		u, err := url.Parse(e)
-		switch {
-		case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-			p.add("the OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is not an http or https URL with a host, such as http://otel-collector.observability:4318")
-		case u.User != nil:
-			p.add("the OTLP endpoint carries credentials; RFC 7.1 forbids credentials in plain environment variables")
-		default:
+		if _, ok := serviceURL("the OTLP endpoint (OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)", e, "http://otel-collector.observability:4318", p); ok {
 			cfg.OTLPEndpoint = e
 		}
 	}

@@ -33,9 +33,12 @@ type Result struct {
 // commands report the image's versions and refuse to run anything.
 const simulatedAnsiblePlaybook = `#!/bin/sh
 # Simulated by platc's e2e environment (e2e/executor.go): reports the
-# executor image's ansible-core for Phase 0 and runs nothing.
+# executor image's ansible-core for Phase 0 and runs nothing. Its Python
+# is this machine's real one, which runs the real bootstrap here: Phase 0
+# checks RFC 3.2.2's packages in it.
 if [ "$1" = --version ]; then
   echo 'ansible-playbook [core 2.17.14]'
+  echo '  python version = 3.11.2 (main) [GCC 12.2.0] (/usr/bin/python3)'
   exit 0
 fi
 echo "ansible-playbook is simulated in platc's e2e environment; the harness ran the bootstrap" >&2
@@ -61,9 +64,11 @@ exit 97
 // ansible-playbook (ansible-core 2.14), with kubernetes.core 2.4.0.
 const ansiblePlaybookVersion = `#!/bin/sh
 # Simulated by platc's e2e environment (e2e/executor.go): reports the
-# executor image's ansible-core for Phase 0; runs the real one otherwise.
+# executor image's ansible-core for Phase 0, with the real one's Python;
+# runs the real one otherwise.
 if [ "$1" = --version ]; then
   echo 'ansible-playbook [core 2.17.14]'
+  echo '  python version = 3.11.2 (main) [GCC 12.2.0] (/usr/bin/python3)'
   exit 0
 fi
 exec /usr/bin/ansible-playbook "$@"

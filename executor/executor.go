@@ -173,24 +173,27 @@ func (r *run) phase0(ctx context.Context, tools bool, opts preflight.ClusterOpti
 	if tools {
 		pf.Tools = preflight.CheckTools(ctx, preflight.ToolOptions{Path: r.env.ToolPath})
 		for _, t := range pf.Tools {
-			if t.Status == preflight.ToolOK {
+			switch t.Status {
+			case preflight.ToolOK:
 				r.log.Debugf(r.phase, t.Name, "%s", t.Message)
-			} else {
+			case preflight.ToolAbsentOptional:
+				r.log.Warnf(r.phase, t.Name, "%s", t.Message)
+			default:
 				r.log.Errorf(r.phase, t.Name, "%s", t.Message)
 			}
 		}
 		if !preflight.ToolsOK(pf.Tools) {
 			var bad []string
 			for _, t := range pf.Tools {
-				if t.Status != preflight.ToolOK {
+				if t.Status != preflight.ToolOK && t.Status != preflight.ToolAbsentOptional {
 					bad = append(bad, fmt.Sprintf("%s (%s)", t.Name, t.Status))
 				}
 			}
 			r.rep.Summary = fmt.Sprintf("required tools are missing or too old: %s", english.List(bad))
-			r.rep.recommend("Run platc from the executor image, which carries every tool of RFC 3.2.1 and the collections of RFC 3.2.3, or install them at the listed versions.")
+			r.rep.recommend("Run platc from the executor image, which carries every tool of RFC 3.2.1, the collections of RFC 3.2.3 and the Python packages of RFC 3.2.2, or install them at the listed versions.")
 			return nil, exitcode.Invalid
 		}
-		r.log.Infof(r.phase, "tools", "all %d required tools and %d Ansible collections present", len(preflight.Tools), len(preflight.Collections))
+		r.log.Infof(r.phase, "tools", "all %d required tools, %d Ansible collections and the Python packages of Ansible's interpreter present", len(preflight.Tools), len(preflight.Collections))
 	}
 	if err := r.connect(); err != nil {
 		r.rep.Summary = err.Error()

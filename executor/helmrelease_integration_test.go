@@ -194,7 +194,9 @@ func TestDeployReconcilesHelmReleases(t *testing.T) {
 	// the wrapper answers --version for the gate and runs the real
 	// ansible-playbook for everything else.
 	wrap := t.TempDir()
-	script := fmt.Sprintf("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'ansible-playbook [core 2.17.7]'; exit 0; fi\nexec %s \"$@\"\n", ansibleBin)
+	// Its Python line is the real one's: Phase 0 checks RFC 3.2.2's
+	// packages in the interpreter that then runs the bootstrap.
+	script := fmt.Sprintf("#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'ansible-playbook [core 2.17.7]'; %s --version | grep 'python version'; exit 0; fi\nexec %s \"$@\"\n", ansibleBin, ansibleBin)
 	if err := os.WriteFile(filepath.Join(wrap, "ansible-playbook"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +248,9 @@ func TestDeployReconcileThenRechecks(t *testing.T) {
 	}
 	standIn := func(action string) string {
 		dir := t.TempDir()
-		script := "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'ansible-playbook [core 2.17.7]'; exit 0; fi\n" +
+		tools := toolsDir(t, map[string]string{"ansible-playbook": ""})
+		python := filepath.Join(filepath.SplitList(tools)[0], "python3")
+		script := "#!/bin/sh\nif [ \"$1\" = --version ]; then echo 'ansible-playbook [core 2.17.7]'; echo '  python version = 3.12.8 (" + python + ")'; exit 0; fi\n" +
 			"test -f site.yml && test -f ../argocd/health.yaml && test -n \"$KUBECONFIG\" || { echo 'not run in the generated tree'; exit 9; }\n" +
 			// A reconcile must not have the handoff role submit the deploy
 			// workflow: platc does, for its scope, if an app needs it.
@@ -255,7 +259,7 @@ func TestDeployReconcileThenRechecks(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "ansible-playbook"), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		return dir + string(os.PathListSeparator) + toolsDir(t, map[string]string{"ansible-playbook": ""})
+		return dir + string(os.PathListSeparator) + tools
 	}
 
 	f.tools = standIn("exit 0")

@@ -39,7 +39,7 @@ func readImageTools(t *testing.T) []imageTool {
 		if len(f) == 0 || strings.HasPrefix(f[0], "#") {
 			continue
 		}
-		if len(f) < 4 || (f[0] != "tool" && f[0] != "collection") {
+		if len(f) < 4 || (f[0] != "tool" && f[0] != "collection" && f[0] != "python") {
 			t.Fatalf("image-tools.txt:%d: want kind, name, minimum, used by[, version command]: %q", i+1, line)
 		}
 		rows = append(rows, imageTool{kind: f[0], name: f[1], min: f[2], usedBy: strings.Split(f[3], ","), cmd: f[4:]})
@@ -172,6 +172,9 @@ func TestImageToolsList(t *testing.T) {
 	for _, c := range preflight.Collections {
 		phase0[c.Name] = c.Min
 	}
+	for _, p := range preflight.PythonPackages {
+		phase0[p.Name] = p.Min
+	}
 	for name, min := range phase0 {
 		r, ok := byName[name]
 		if !ok || !used(r, "phase0") {
@@ -220,6 +223,10 @@ func TestImageToolsList(t *testing.T) {
 	pkgs := strings.Fields(strings.TrimSuffix(strings.TrimSpace(aptLine[1]), "\\"))
 	fromDebian := map[string]string{"bash": "bash", "jq": "jq", "timeout": "coreutils", "sort": "coreutils", "sleep": "coreutils"}
 	for _, r := range rows {
+		// The venv is built in its own stage and copied into the final one.
+		if r.kind == "python" && !strings.Contains(string(df), `"`+r.name+`==`) {
+			t.Errorf("the final stage's Ansible venv does not install Python package %s", r.name)
+		}
 		if r.kind != "tool" {
 			continue
 		}
@@ -241,7 +248,10 @@ func TestImageToolsList(t *testing.T) {
 // versions use).
 var standIns = map[string]string{
 	"argocd":           "argocd: v3.2.6+65b0293",
-	"ansible-playbook": "ansible-playbook [core 2.17.14]\n  config file = None\n  python version = 3.11.2 (main, Apr 28 2025, 14:11:48) [GCC 12.2.0]",
+	"ansible-playbook": "ansible-playbook [core 2.17.14]\n  config file = None\n  python version = 3.11.2 (main, Apr 28 2025, 14:11:48) [GCC 12.2.0] (@DIR@/python3)",
+	// Ansible's venv interpreter answers the package probe (both the
+	// script's and Phase 0's) with the Dockerfile's pins.
+	"python3": `{"kubernetes": "33.1.0", "openshift": "0.13.2", "PyYAML": "6.0.2", "jsonpatch": "1.33"}`,
 	"kubectl":          "Client Version: v1.34.1\nKustomize Version: v5.7.1",
 	"helm":             "v3.19.0+g3d8990f",
 	"kubeseal":         "kubeseal version: 0.32.2",
@@ -269,7 +279,7 @@ func standInDir(t *testing.T, outputs map[string]string) string {
 		if strings.Contains(out, "'") {
 			t.Fatalf("stand-in output of %s holds a quote", name)
 		}
-		body := "#!/bin/sh\nprintf '%s\\n' '" + out + "'\n"
+		body := "#!/bin/sh\nprintf '%s\\n' '" + strings.ReplaceAll(out, "@DIR@", dir) + "'\n"
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -317,7 +327,8 @@ func TestCheckImageTools(t *testing.T) {
 	// The script and Phase 0 read the same version from the same output.
 	for _, r := range preflight.CheckTools(context.Background(), preflight.ToolOptions{Path: dir}) {
 		v, _ := preflight.ParseVersion(reported[r.Name])
-		if r.Status != preflight.ToolOK || v.String() != r.Version {
+		w, _ := preflight.ParseVersion(r.Version)
+		if r.Status != preflight.ToolOK || v != w {
 			t.Errorf("%s: the script read %q, Phase 0 %q (%s)", r.Name, reported[r.Name], r.Version, r.Message)
 		}
 	}
@@ -332,6 +343,10 @@ func TestCheckImageTools(t *testing.T) {
 		{"old argocd", "argocd", "argocd: v3.1.9+8665140", "too-old   argocd"},
 		{"collection", "ansible-galaxy", `{"/c": {"kubernetes.core": {"version": "3.3.1"}, "community.general": {"version": "11.4.1"}, "ansible.posix": {"version": "2.1.0"}, "ansible.utils": {"version": "6.0.0"}}}`, "too-old   kubernetes.core"},
 		{"no collection", "ansible-galaxy", `{"/c": {"kubernetes.core": {"version": "6.2.0"}, "ansible.posix": {"version": "2.1.0"}, "ansible.utils": {"version": "6.0.0"}}}`, "missing   community.general"},
+	
+		{"no jsonpatch", "python3", `{"kubernetes": "33.1.0", "openshift": "0.13.2", "PyYAML": "6.0.2", "jsonpatch": null}`, "missing   jsonpatch"},
+		{"old kubernetes", "python3", `{"kubernetes": "11.0.0", "openshift": "0.13.2", "PyYAML": "6.0.2", "jsonpatch": "1.33"}`, "too-old   kubernetes"},
+		{"no interpreter", "ansible-playbook", "ansible-playbook [core 2.17.14]", "unreadable PyYAML"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			outputs := map[string]string{}

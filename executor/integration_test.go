@@ -329,7 +329,10 @@ func contains(t *testing.T, what, s string, subs ...string) {
 func toolsDir(t *testing.T, versions map[string]string) string {
 	dir := t.TempDir()
 	out := map[string]string{
-		"ansible-playbook": "ansible-playbook [core 2.17.7]\n  config file = None\n  python version = 3.12.8",
+		"ansible-playbook": "ansible-playbook [core 2.17.7]\n  config file = None\n  python version = 3.12.8 (main, Dec  3 2024) [GCC 12.2.0] (" + filepath.Join(dir, "python3") + ")",
+		// Ansible's interpreter, answering Phase 0's package probe with
+		// the image's packages.
+		"python3": `{"kubernetes": "33.1.0", "openshift": "0.13.2", "PyYAML": "6.0.2", "jsonpatch": "1.33"}`,
 		"kubectl":          "Client Version: v1.34.1\nKustomize Version: v5.7.1",
 		"helm":             "v3.19.0+g3d8990f",
 		"kubeseal":         "kubeseal version: 0.32.2",

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# check-image-tools.sh [LIST]: checks that every tool and Ansible
-# collection in LIST (default: image-tools.txt beside this script) is on
-# PATH at its minimum version, prints one line for each, and exits 1 when
-# any is missing, too old or unreadable. The release workflow runs it
-# inside the published image; it needs only bash and, for collections,
-# ansible-galaxy and jq (both on the list).
+# check-image-tools.sh [LIST]: checks that every tool, Ansible collection
+# and Python package of Ansible's interpreter in LIST (default:
+# image-tools.txt beside this script) is present at its minimum version,
+# prints one line for each, and exits 1 when any is missing, too old or
+# unreadable. The release workflow runs it inside the published image; it
+# needs only bash and, for collections and packages, ansible-galaxy,
+# ansible-playbook and jq (all on the list).
 set -euo pipefail
 
 list=${1:-$(dirname "$0")/image-tools.txt}
@@ -93,6 +94,50 @@ check_collection() { # name minimum
   fi
 }
 
+# The interpreter ansible-playbook --version names (the bootstrap's
+# modules run on it), and each listed package's version in it as JSON
+# ({"name": "version" or null}), the probe Phase 0 runs.
+python=
+python_read=0
+probe='import importlib.metadata as m, json, sys
+out = {}
+for name in sys.argv[1:]:
+    try:
+        out[name] = m.version(name)
+    except m.PackageNotFoundError:
+        out[name] = None
+print(json.dumps(out))'
+
+check_python() { # name minimum
+  local name=$1 min=$2 out v
+  if ((python_read == 0)); then
+    python_read=1
+    local line re='^python version = .*\((/[^()]*)\)[[:space:]]*$'
+    out=$(ansible-playbook --version 2>/dev/null </dev/null) || true
+    while read -r line; do
+      if [[ $line =~ $re ]]; then python=${BASH_REMATCH[1]}; fi
+    done <<<"$out"
+  fi
+  if [[ -z $python ]]; then
+    report unreadable "$name" "ansible-playbook --version named no Python interpreter"
+    return
+  fi
+  out=$("$python" -c "$probe" "$name" 2>/dev/null </dev/null) || true
+  if ! v=$(jq -er --arg n "$name" '.[$n] // ""' <<<"$out" 2>/dev/null); then
+    report unreadable "$name" "$python could not list its packages"
+  elif [[ -z $v ]]; then
+    report missing "$name" "Python package not installed in $python"
+  elif [[ $min == - ]]; then
+    report ok "$name" "$v (any version)"
+  elif ! v=$(first_version "$v"); then
+    report unreadable "$name" "version $v is not N.N[.N]"
+  elif version_ge "$v" "$min"; then
+    report ok "$name" "$v (at least $min)"
+  else
+    report too-old "$name" "$v, older than the required $min"
+  fi
+}
+
 entries=0
 while read -r kind name min _used cmd; do
   case $kind in
@@ -102,6 +147,7 @@ while read -r kind name min _used cmd; do
     check_tool "$name" "$min" $cmd
     ;;
   collection) check_collection "$name" "$min" ;;
+  python) check_python "$name" "$min" ;;
   *)
     report unreadable "$name" "unknown kind $kind in $list"
     ;;

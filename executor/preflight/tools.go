@@ -56,6 +56,28 @@ var Collections = []Collection{
 	{"ansible.utils", Version{5, 0, 0}},
 }
 
+// PythonPackage is one Python package of RFC 3.2.2, as Ansible's
+// interpreter must have it: Name is its distribution name (as pip and
+// importlib.metadata know it), Min the oldest version kubernetes.core's
+// modules document.
+type PythonPackage struct {
+	Name string
+	Min  Version
+	// Optional, when set, says why a missing package is only reported:
+	// nothing platc generates imports it.
+	Optional string
+}
+
+// PythonPackages are the packages of RFC 3.2.2. openshift is optional:
+// kubernetes.core 2.0 and later no longer import it (only community.okd's
+// modules for OpenShift clusters do), and the bootstrap uses none of them.
+var PythonPackages = []PythonPackage{
+	{Name: "kubernetes", Min: Version{12, 0, 0}},
+	{Name: "openshift", Optional: "kubernetes.core 2.0 and later do not import it; only OpenShift's community.okd modules do, and the bootstrap uses none"},
+	{Name: "PyYAML", Min: Version{3, 11, 0}},
+	{Name: "jsonpatch"},
+}
+
 // Version is major.minor.patch.
 type Version [3]int
 
@@ -97,12 +119,15 @@ const (
 	ToolMissing    ToolStatus = "missing"
 	ToolTooOld     ToolStatus = "too-old"
 	ToolUnreadable ToolStatus = "unreadable"
+	// ToolAbsentOptional is an optional Python package that is not
+	// installed: reported as a warning, not a failure.
+	ToolAbsentOptional ToolStatus = "absent-optional"
 )
 
 // ToolResult is one tool or collection, as found.
 type ToolResult struct {
 	Name    string     `json:"name"`
-	Kind    string     `json:"kind"` // "tool" or "collection"
+	Kind    string     `json:"kind"` // "tool", "collection" or "python-package"
 	Path    string     `json:"path,omitempty"`
 	Version string     `json:"version,omitempty"`
 	Min     string     `json:"minimum"`
@@ -121,7 +146,8 @@ type ToolOptions struct {
 }
 
 // CheckTools runs every tool's verification command and checks the
-// collections. Results come in the order of Tools, then Collections.
+// collections and the Python packages of Ansible's interpreter. Results
+// come in the order of Tools, Collections, then PythonPackages.
 func CheckTools(ctx context.Context, opts ToolOptions) []ToolResult {
 	if opts.Path == "" {
 		opts.Path = os.Getenv("PATH")
@@ -130,12 +156,13 @@ func CheckTools(ctx context.Context, opts ToolOptions) []ToolResult {
 		opts.Timeout = 30 * time.Second
 	}
 	results := make([]ToolResult, len(Tools))
+	outputs := make([]string, len(Tools))
 	var wg sync.WaitGroup
 	for i, t := range Tools {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i] = checkTool(ctx, t, opts)
+			results[i], outputs[i] = checkTool(ctx, t, opts)
 		}()
 	}
 	var colls []ToolResult
@@ -145,16 +172,24 @@ func CheckTools(ctx context.Context, opts ToolOptions) []ToolResult {
 		colls = checkCollections(ctx, opts)
 	}()
 	wg.Wait()
-	return append(results, colls...)
+	var python []ToolResult
+	for i, t := range Tools {
+		if t.Name == "ansible-playbook" {
+			python = checkPython(ctx, results[i], outputs[i], opts)
+		}
+	}
+	return append(append(results, colls...), python...)
 }
 
-func checkTool(ctx context.Context, t Tool, opts ToolOptions) ToolResult {
+// checkTool runs one tool's verification command; it returns the result
+// and what the command printed.
+func checkTool(ctx context.Context, t Tool, opts ToolOptions) (ToolResult, string) {
 	r := ToolResult{Name: t.Name, Kind: "tool", Min: t.Min.String()}
 	path, err := LookPath(t.Name, opts.Path)
 	if err != nil {
 		r.Status = ToolMissing
 		r.Message = fmt.Sprintf("%s is not installed (not found on PATH); RFC 3.2.1 requires %s %s or later", t.Name, t.Name, t.Min)
-		return r
+		return r, ""
 	}
 	r.Path = path
 	out, err := runTool(ctx, path, t.Args, opts)
@@ -166,18 +201,116 @@ func checkTool(ctx context.Context, t Tool, opts ToolOptions) ToolResult {
 			r.Message += fmt.Sprintf(" (%v)", err)
 		}
 		r.Message += withHint(t.Hint)
-		return r
+		return r, out
 	}
 	v, _ := ParseVersion(m[1])
 	r.Version = v.String()
 	if v.Less(t.Min) {
 		r.Status = ToolTooOld
 		r.Message = fmt.Sprintf("%s %s is older than the required %s (RFC 3.2.1)%s", t.Name, v, t.Min, withHint(t.Hint))
-		return r
+		return r, out
 	}
 	r.Status = ToolOK
 	r.Message = fmt.Sprintf("%s %s (at least %s)", t.Name, v, t.Min)
-	return r
+	return r, out
+}
+
+// ansiblePython finds, in ansible-playbook --version's report, the
+// interpreter Ansible runs on: the bootstrap's inventory runs its modules
+// with that one (ansible_playbook_python), so RFC 3.2.2's packages must be
+// importable there.
+var ansiblePython = regexp.MustCompile(`(?m)^\s*python version = .*\((/[^()]+)\)\s*$`)
+
+// pythonProbe prints, as JSON, the installed version of each distribution
+// named in argv (null when absent). The names are platc's constants,
+// passed as arguments, never spliced into the program.
+const pythonProbe = `import importlib.metadata as m, json, sys
+out = {}
+for name in sys.argv[1:]:
+    try:
+        out[name] = m.version(name)
+    except m.PackageNotFoundError:
+        out[name] = None
+print(json.dumps(out))`
+
+// checkPython checks RFC 3.2.2's packages in Ansible's interpreter, found
+// from ansible-playbook's version report (ansible, its result and output).
+func checkPython(ctx context.Context, ansible ToolResult, out string, opts ToolOptions) []ToolResult {
+	results := make([]ToolResult, len(PythonPackages))
+	fail := func(status ToolStatus, msg string) []ToolResult {
+		for i, p := range PythonPackages {
+			results[i] = ToolResult{Name: p.Name, Kind: "python-package", Min: p.Min.String(), Status: status, Message: msg}
+		}
+		return results
+	}
+	if ansible.Status == ToolMissing {
+		return fail(ToolMissing, "ansible-playbook is not installed, so the Python packages of RFC 3.2.2 cannot be checked")
+	}
+	m := ansiblePython.FindStringSubmatch(out)
+	if m == nil {
+		return fail(ToolUnreadable, "ansible-playbook --version did not name its Python interpreter, so the Python packages of RFC 3.2.2 cannot be checked")
+	}
+	python := m[1]
+	// Not -I: Ansible runs its modules with this interpreter's own
+	// search path, user site included, so the probe must see the same.
+	args := append([]string{"-c", pythonProbe}, pythonNames()...)
+	res, err := runTool(ctx, python, args, opts)
+	var found map[string]*string
+	if jerr := json.Unmarshal([]byte(jsonPart(res)), &found); jerr != nil {
+		msg := fmt.Sprintf("Ansible's Python interpreter %s could not list its packages", python)
+		if err != nil {
+			msg += fmt.Sprintf(" (%v)", err)
+		}
+		return fail(ToolUnreadable, msg)
+	}
+	for i, p := range PythonPackages {
+		r := ToolResult{Name: p.Name, Kind: "python-package", Path: python, Min: p.Min.String()}
+		got := found[p.Name]
+		switch {
+		case got == nil && p.Optional != "":
+			r.Status = ToolAbsentOptional
+			r.Message = fmt.Sprintf("Python package %s is not installed in %s; RFC 3.2.2 lists it, but %s", p.Name, python, p.Optional)
+		case got == nil:
+			r.Status = ToolMissing
+			r.Message = fmt.Sprintf("Python package %s is not installed in Ansible's interpreter %s; RFC 3.2.2 requires it (%s -m pip install '%s')", p.Name, python, python, p.requirement())
+		default:
+			v, verr := ParseVersion(pythonRelease.FindString(*got))
+			r.Version = *got
+			switch {
+			case verr != nil && p.Min != (Version{}):
+				r.Status = ToolUnreadable
+				r.Message = fmt.Sprintf("Python package %s reports version %q, which is not major.minor.patch", p.Name, *got)
+			case verr == nil && v.Less(p.Min):
+				r.Status = ToolTooOld
+				r.Message = fmt.Sprintf("Python package %s %s in %s is older than the required %s (kubernetes.core's modules)", p.Name, v, python, p.Min)
+			default:
+				r.Status = ToolOK
+				r.Message = fmt.Sprintf("Python package %s %s in %s", p.Name, *got, python)
+			}
+		}
+		results[i] = r
+	}
+	return results
+}
+
+// pythonRelease is the numeric release at the start of a Python
+// package's version (PEP 440: 6.0.2, 1.33, 26.1.0rc1, 2.0.post1).
+var pythonRelease = regexp.MustCompile(`^\d+\.\d+(?:\.\d+)?`)
+
+// requirement is the package as pip is told to install it.
+func (p PythonPackage) requirement() string {
+	if p.Min == (Version{}) {
+		return p.Name
+	}
+	return p.Name + ">=" + p.Min.String()
+}
+
+func pythonNames() []string {
+	out := make([]string, len(PythonPackages))
+	for i, p := range PythonPackages {
+		out[i] = p.Name
+	}
+	return out
 }
 
 func withHint(h string) string {
@@ -311,7 +444,7 @@ var toolNetEnv = []string{
 // ToolsOK reports whether every tool and collection passed.
 func ToolsOK(rs []ToolResult) bool {
 	for _, r := range rs {
-		if r.Status != ToolOK {
+		if r.Status != ToolOK && r.Status != ToolAbsentOptional {
 			return false
 		}
 	}

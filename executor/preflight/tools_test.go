@@ -53,6 +53,12 @@ func TestCheckTools(t *testing.T) {
 	script(t, dir, "yq", "yq 3.1.0")
 	script(t, dir, "ansible-galaxy", `{"/c": {"kubernetes.core": {"version": "2.4.0"}, "community.general": {"version": "6.6.2"}, "ansible.posix": {"version": "1.5.4"}}}`)
 	script(t, dir, "helm", "garbage")
+	// Ansible's interpreter, as its version report names it: a script
+	// answering the probe as importlib.metadata would.
+	script(t, dir, "python", `{"kubernetes": "11.0.0", "openshift": null, "PyYAML": "6.0.2", "jsonpatch": null}`)
+	if err := os.WriteFile(filepath.Join(dir, "ansible-playbook"), []byte("#!/bin/sh\ncat <<EOF\nansible-playbook [core 2.14.18]\n  python version = 3.11.2 (main, Apr 28 2025) [GCC 12.2.0] ("+dir+"/python)\nEOF\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	res := CheckTools(context.Background(), ToolOptions{Path: dir + ":/bin:/usr/bin"})
 	got := map[string]ToolStatus{}
 	for _, r := range res {
@@ -61,6 +67,7 @@ func TestCheckTools(t *testing.T) {
 	want := map[string]ToolStatus{
 		"ansible-playbook": ToolTooOld, "kubectl": ToolOK, "helm": ToolUnreadable, "kubeseal": ToolOK, "jq": ToolOK, "yq": ToolTooOld,
 		"kubernetes.core": ToolTooOld, "community.general": ToolOK, "ansible.posix": ToolOK, "ansible.utils": ToolMissing,
+		"kubernetes": ToolTooOld, "openshift": ToolAbsentOptional, "PyYAML": ToolOK, "jsonpatch": ToolMissing,
 	}
 	for k, v := range want {
 		if got[k] != v {
@@ -71,9 +78,22 @@ func TestCheckTools(t *testing.T) {
 		if r.Name == "yq" && !strings.Contains(r.Message, "not the Python yq") {
 			t.Errorf("yq message lacks the hint: %s", r.Message)
 		}
+		if r.Name == "jsonpatch" && !strings.Contains(r.Message, dir+"/python -m pip install 'jsonpatch'") {
+			t.Errorf("jsonpatch message lacks the fix: %s", r.Message)
+		}
 	}
 	if ToolsOK(res) {
 		t.Error("ToolsOK with failures")
+	}
+	// An optional package that is absent is not a failure.
+	var ok []ToolResult
+	for _, r := range res {
+		if r.Status == ToolOK || r.Name == "openshift" {
+			ok = append(ok, r)
+		}
+	}
+	if !ToolsOK(ok) {
+		t.Error("an absent optional package failed ToolsOK")
 	}
 	res = CheckTools(context.Background(), ToolOptions{Path: t.TempDir()})
 	for _, r := range res {
@@ -100,7 +120,7 @@ func TestRealTools(t *testing.T) {
 		t.Skip("none of the tools is installed here")
 	}
 	for _, r := range CheckTools(context.Background(), ToolOptions{Path: dir + ":" + os.Getenv("PATH")}) {
-		if r.Kind == "tool" && r.Path != "" && r.Status == ToolUnreadable {
+		if (r.Kind == "tool" && r.Path != "" || r.Kind == "python-package" && r.Path != "") && r.Status == ToolUnreadable {
 			t.Errorf("%s: the real tool's version was not recognised: %s", r.Name, r.Message)
 		}
 		t.Logf("%s: %s", r.Name, r.Message)

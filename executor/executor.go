@@ -84,6 +84,10 @@ func Run(ctx context.Context, cfg *config.Config, env Env) int {
 		DryRun: cfg.DryRun, StartedAt: r.start.UTC().Truncate(time.Second), Components: []Component{}, Failures: []Failure{},
 		Metrics: map[string]int{"apps": len(cfg.ScopeApps)}, Recommend: []string{},
 	}
+	if d := cfg.DagFile; d != nil {
+		r.rep.Dag = dagInfo(d, cfg.ScopeApps)
+		r.log.Infof("start", "dag", "DAG customization %s (sha256 %s…) applies to this run only: %s", d.Path, d.Sum, english.List(r.rep.Dag.changes()))
+	}
 	r.log.Infof("start", "platc", "%s of platform %q, environment %q, scope %s, %d %s%s", cfg.Action, p.Platform.Name, p.Env.Name,
 		cfg.Scope, len(cfg.ScopeApps), english.Plural(len(cfg.ScopeApps), "app"), map[bool]string{true: " (dry run: nothing will be changed)"}[cfg.DryRun])
 	var code int

@@ -251,13 +251,13 @@ var standIns = map[string]string{
 	"ansible-playbook": "ansible-playbook [core 2.17.14]\n  config file = None\n  python version = 3.11.2 (main, Apr 28 2025, 14:11:48) [GCC 12.2.0] (@DIR@/python3)",
 	// Ansible's venv interpreter answers the package probe (both the
 	// script's and Phase 0's) with the Dockerfile's pins.
-	"python3": `{"kubernetes": "33.1.0", "openshift": "0.13.2", "PyYAML": "6.0.2", "jsonpatch": "1.33"}`,
-	"kubectl":          "Client Version: v1.34.1\nKustomize Version: v5.7.1",
-	"helm":             "v3.19.0+g3d8990f",
-	"kubeseal":         "kubeseal version: 0.32.2",
-	"yq":               "yq (https://github.com/mikefarah/yq/) version v4.47.2",
-	"ansible-galaxy":   "[WARNING]: No config file found; using defaults\n" + `{"/opt/ansible/collections/ansible_collections": {"kubernetes.core": {"version": "6.2.0"}, "community.general": {"version": "11.4.1"}, "ansible.posix": {"version": "2.1.0"}, "ansible.utils": {"version": "6.0.0"}}, "/usr/share/ansible/collections": {"kubernetes.core": {"version": "2.4.0"}}}`,
-	"sort":             "", "sleep": "", "sed": "", "awk": "",
+	"python3":        `{"kubernetes": "33.1.0", "openshift": "0.13.2", "PyYAML": "6.0.2", "jsonpatch": "1.33"}`,
+	"kubectl":        "Client Version: v1.34.1\nKustomize Version: v5.7.1",
+	"helm":           "v3.19.0+g3d8990f",
+	"kubeseal":       "kubeseal version: 0.32.2",
+	"yq":             "yq (https://github.com/mikefarah/yq/) version v4.47.2",
+	"ansible-galaxy": "[WARNING]: No config file found; using defaults\n" + `{"/opt/ansible/collections/ansible_collections": {"kubernetes.core": {"version": "6.2.0"}, "community.general": {"version": "11.4.1"}, "ansible.posix": {"version": "2.1.0"}, "ansible.utils": {"version": "6.0.0"}}, "/usr/share/ansible/collections": {"kubernetes.core": {"version": "2.4.0"}}}`,
+	"sort":           "", "sleep": "", "sed": "", "awk": "",
 }
 
 func standInDir(t *testing.T, outputs map[string]string) string {
@@ -343,7 +343,7 @@ func TestCheckImageTools(t *testing.T) {
 		{"old argocd", "argocd", "argocd: v3.1.9+8665140", "too-old   argocd"},
 		{"collection", "ansible-galaxy", `{"/c": {"kubernetes.core": {"version": "3.3.1"}, "community.general": {"version": "11.4.1"}, "ansible.posix": {"version": "2.1.0"}, "ansible.utils": {"version": "6.0.0"}}}`, "too-old   kubernetes.core"},
 		{"no collection", "ansible-galaxy", `{"/c": {"kubernetes.core": {"version": "6.2.0"}, "ansible.posix": {"version": "2.1.0"}, "ansible.utils": {"version": "6.0.0"}}}`, "missing   community.general"},
-	
+
 		{"no jsonpatch", "python3", `{"kubernetes": "33.1.0", "openshift": "0.13.2", "PyYAML": "6.0.2", "jsonpatch": null}`, "missing   jsonpatch"},
 		{"old kubernetes", "python3", `{"kubernetes": "11.0.0", "openshift": "0.13.2", "PyYAML": "6.0.2", "jsonpatch": "1.33"}`, "too-old   kubernetes"},
 		{"no interpreter", "ansible-playbook", "ansible-playbook [core 2.17.14]", "unreadable PyYAML"},

@@ -332,12 +332,12 @@ func toolsDir(t *testing.T, versions map[string]string) string {
 		"ansible-playbook": "ansible-playbook [core 2.17.7]\n  config file = None\n  python version = 3.12.8 (main, Dec  3 2024) [GCC 12.2.0] (" + filepath.Join(dir, "python3") + ")",
 		// Ansible's interpreter, answering Phase 0's package probe with
 		// the image's packages.
-		"python3": `{"kubernetes": "33.1.0", "openshift": "0.13.2", "PyYAML": "6.0.2", "jsonpatch": "1.33"}`,
-		"kubectl":          "Client Version: v1.34.1\nKustomize Version: v5.7.1",
-		"helm":             "v3.19.0+g3d8990f",
-		"kubeseal":         "kubeseal version: 0.32.2",
-		"jq":               "jq-1.7.1",
-		"yq":               "yq (https://github.com/mikefarah/yq/) version v4.47.2",
+		"python3":  `{"kubernetes": "33.1.0", "openshift": "0.13.2", "PyYAML": "6.0.2", "jsonpatch": "1.33"}`,
+		"kubectl":  "Client Version: v1.34.1\nKustomize Version: v5.7.1",
+		"helm":     "v3.19.0+g3d8990f",
+		"kubeseal": "kubeseal version: 0.32.2",
+		"jq":       "jq-1.7.1",
+		"yq":       "yq (https://github.com/mikefarah/yq/) version v4.47.2",
 		"ansible-galaxy": `{"/usr/share/ansible/collections/ansible_collections": {"kubernetes.core": {"version": "5.3.0"}, ` +
 			`"community.general": {"version": "10.7.0"}, "ansible.posix": {"version": "2.0.0"}, "ansible.utils": {"version": "6.0.0"}}}`,
 	}
@@ -859,4 +859,58 @@ func TestDeployBootstrapDrift(t *testing.T) {
 	r = f.run(t, config.Deploy, testenv.AdminToken, nil)
 	expect(t, r, exitcode.OK, "succeeded")
 	contains(t, "summary", fmt.Sprint(r.report["summary"]), "nothing changed; 1 difference (root) between what the bootstrap installed and what the platform compiles to (not reconciled: this Argo CD was not installed by platc's bootstrap)")
+}
+
+// TestDagCustomization (RFC 7.4): a dag.yaml run is compiled on the
+// spot like a scoped run: only its subset is deployed, the dependency it
+// adds and the timeout it sets are in the submitted workflow, the run
+// carries its own scope label (so a plain run never follows it), and the
+// report records the customization.
+func TestDagCustomization(t *testing.T) {
+	f := newFixture(t, "dag")
+	f.primitives(t)
+	dag := filepath.Join(f.dir, "dag.yaml")
+	if err := os.WriteFile(dag, []byte("subset: {apps: [cache, api]}\ndependencies:\n  add: [{app: cache, dependsOn: db}]\ntimeouts: {api: {health: 17m}}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DagFile = dag; in.Timeout = "4s" })
+	expect(t, r, exitcode.Timeout, "timeout") // no controller runs here
+	contains(t, "report", r.out, `"dag":{"path":"`+dag, `"subset":["cache","api"]`, `"dependencies_added":["cache → db"]`, `"timeouts":["api"]`)
+	contains(t, "logs", r.logs, "applies to this run only: 2 apps chosen, dependencies added: cache → db and timeouts of api")
+
+	_, dc := f.s.Clients(t)
+	l, err := dc.Resource(testenv.WorkflowGVR).Namespace(f.wf).List(context.Background(), metav1.ListOptions{})
+	if err != nil || len(l.Items) != 1 {
+		t.Fatalf("workflows: %v, %d", err, len(l.Items))
+	}
+	wf := l.Items[0]
+	if got := wf.GetLabels()[executor.LabelScope]; !strings.HasPrefix(got, "dag.") || len(got) != len("dag.")+12 {
+		t.Errorf("scope label %q, want dag.<sha256 prefix>", got)
+	}
+	if wf.Object["spec"].(map[string]any)["workflowTemplateRef"] != nil {
+		t.Error("a customized run references the committed template instead of being compiled")
+	}
+	b, _ := json.Marshal(wf.Object["spec"])
+	spec := string(b)
+	for _, want := range []string{
+		`"name":"cache","template":"sync-and-wait"`,
+		// 17m health timeout: 1020 s; api waits for cache.
+		`{"name":"health-timeout","value":"1020"}`, `"depends":"cache","name":"api","template":"sync-and-wait"`,
+		// db is outside the subset: checked Healthy, not deployed.
+		`"name":"db","template":"check-healthy"`,
+	} {
+		if !strings.Contains(spec, want) {
+			t.Errorf("the submitted workflow lacks %s:\n%s", want, spec)
+		}
+	}
+	if strings.Contains(spec, `"name":"db","template":"sync-and-wait"`) {
+		t.Errorf("db is outside the subset, yet the workflow deploys it:\n%s", spec)
+	}
+
+	// A plain run of the platform does not follow the customized one.
+	r = f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.Timeout = "4s"; in.DryRun = "true" })
+	contains(t, "report", r.out, `"scope":"platform"`)
+	if strings.Contains(r.out, `"attached":true`) {
+		t.Errorf("a plain run attached to the customized one:\n%s", r.out)
+	}
 }

@@ -9,23 +9,40 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/preflight"
+	"github.com/platc/platc/internal/english"
 )
+
+// DagInfo records the DAG customization a run was compiled with
+// (RFC 7.4): the file, its digest, and what it changed.
+type DagInfo struct {
+	Path     string   `json:"path"`
+	SHA256   string   `json:"sha256_prefix"`
+	Subset   []string `json:"subset,omitempty"` // the apps chosen, when it chose some
+	Added    []string `json:"dependencies_added,omitempty"`
+	Removed  []string `json:"dependencies_removed,omitempty"`
+	Timeouts []string `json:"timeouts,omitempty"` // the apps whose timeouts it set
+	Retries  []string `json:"retries,omitempty"`  // the apps whose retries it set
+}
 
 // Report is the final structured report of RFC 7.5: summary, components,
 // failures, metrics and recommendations, plus the Phase 0 validation
 // report and, for teardown, the removal and orphan reports.
 type Report struct {
-	Action      string    `json:"action"`
-	Platform    string    `json:"platform,omitempty"`
-	Environment string    `json:"environment,omitempty"`
-	Scope       string    `json:"scope,omitempty"`
-	DryRun      bool      `json:"dry_run,omitempty"`
-	Status      string    `json:"status"`
-	ExitCode    int       `json:"exit_code"`
-	Summary     string    `json:"summary"`
-	StartedAt   time.Time `json:"started_at"`
-	Duration    float64   `json:"duration_seconds"`
+	Action      string `json:"action"`
+	Platform    string `json:"platform,omitempty"`
+	Environment string `json:"environment,omitempty"`
+	Scope       string `json:"scope,omitempty"`
+	// Dag is the run's DAG customization (dag.yaml), when one applied.
+	Dag       *DagInfo  `json:"dag,omitempty"`
+	DryRun    bool      `json:"dry_run,omitempty"`
+	Status    string    `json:"status"`
+	ExitCode  int       `json:"exit_code"`
+	Summary   string    `json:"summary"`
+	StartedAt time.Time `json:"started_at"`
+	Duration  float64   `json:"duration_seconds"`
 
 	Workflow   *WorkflowInfo  `json:"workflow,omitempty"`
 	Preflight  *PreflightInfo `json:"preflight,omitempty"`
@@ -163,6 +180,9 @@ func (rep *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(tw, "  status\t%s (exit %d)\n", rep.Status, rep.ExitCode)
 	if rep.Platform != "" {
 		fmt.Fprintf(tw, "  platform\t%s, environment %s, scope %s\n", rep.Platform, rep.Environment, rep.Scope)
+	}
+	if d := rep.Dag; d != nil {
+		fmt.Fprintf(tw, "  dag\t%s (this run only): %s\n", d.Path, oneLine(strings.Join(d.changes(), "; ")))
 	}
 	fmt.Fprintf(tw, "  duration\t%s\n", human(time.Duration(rep.Duration*float64(time.Second))))
 	if wf := rep.Workflow; wf != nil {
@@ -387,4 +407,47 @@ func sanitize(v reflect.Value, clean func(string) string) {
 			v.SetMapIndex(k, c)
 		}
 	}
+}
+
+func dagInfo(d *config.DagFile, apps []*ir.App) *DagInfo {
+	info := &DagInfo{Path: d.Path, SHA256: d.Sum}
+	if d.HasSubset() {
+		for _, a := range apps {
+			info.Subset = append(info.Subset, a.Name)
+		}
+	}
+	for _, e := range d.Add {
+		info.Added = append(info.Added, e.App.Name+" → "+e.DependsOn.Name)
+	}
+	for _, e := range d.Remove {
+		info.Removed = append(info.Removed, e.App.Name+" → "+e.DependsOn.Name)
+	}
+	for _, t := range d.Timeouts {
+		info.Timeouts = append(info.Timeouts, t.App.Name)
+	}
+	for _, r := range d.Retries {
+		info.Retries = append(info.Retries, r.App.Name)
+	}
+	return info
+}
+
+// changes says what the customization does, for the log.
+func (d *DagInfo) changes() []string {
+	var out []string
+	if d.Subset != nil {
+		out = append(out, fmt.Sprintf("%d %s chosen", len(d.Subset), english.Plural(len(d.Subset), "app")))
+	}
+	add := func(list []string, what string) {
+		if len(list) > 0 {
+			out = append(out, what+" "+strings.Join(list, ", "))
+		}
+	}
+	add(d.Added, "dependencies added:")
+	add(d.Removed, "dependencies removed:")
+	add(d.Timeouts, "timeouts of")
+	add(d.Retries, "retries of")
+	if len(out) == 0 {
+		out = append(out, "it changes nothing")
+	}
+	return out
 }

@@ -51,6 +51,7 @@ func executorFlags(action config.Action) []envVarFlag {
 		stringEnvFlag("metrics-file", "METRICS_FILE", "write the run's Prometheus metrics to this *.prom file, for node_exporter's textfile collector"),
 		stringEnvFlag("pushgateway-url", "PUSHGATEWAY_URL", "push the run's Prometheus metrics to this Pushgateway (no credentials in the URL)"),
 		stringEnvFlag("environment-config", "ENVIRONMENT_CONFIG", "environment file of RFC 7.4 (default "+config.DefaultEnvFile+", optional)"),
+		stringEnvFlag("dag-config", "DAG_CONFIG", "DAG customization for this run (RFC 7.4): subset, dependencies, timeouts, retries (default "+config.DefaultDagFile+", optional)"),
 		stringEnvFlag("secrets-dir", "SECRETS_DIR", "directory of credential files (default "+config.DefaultSecretsDir+", optional)"),
 		stringEnvFlag("timeout", "ACTION_TIMEOUT", "longest the action may take, such as 2h (default: the workflow's own deadline plus 5m)"),
 	}
@@ -130,6 +131,7 @@ func input(cmd *cli.Command, action config.Action, efs []envVarFlag) config.Inpu
 		OTLPProtocol:    firstEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"),
 		PlatformPath:    get("platform"),
 		EnvFile:         get("environment-config"),
+		DagFile:         get("dag-config"),
 		SecretsDir:      get("secrets-dir"),
 		TeardownConfirm: get("confirm"),
 		PVPolicy:        get("pv-policy"),

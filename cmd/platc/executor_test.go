@@ -17,7 +17,7 @@ import (
 // machine's environment cannot leak in, then sets env.
 func executorEnv(t *testing.T, env map[string]string) {
 	for _, k := range []string{"KUBECONFIG_DATA", "KUBECONFIG_PATH", "KUBECONFIG", "ENVIRONMENT", "TARGET_SCOPE", "DRY_RUN", "PRUNE", "LOG_LEVEL", "LOG_FORMAT",
-		"TRACE_ID", "SPAN_ID", "PLATFORM_PATH", "ENVIRONMENT_CONFIG", "SECRETS_DIR", "TEARDOWN_CONFIRM", "PV_POLICY", "ACTION_TIMEOUT"} {
+		"TRACE_ID", "SPAN_ID", "PLATFORM_PATH", "ENVIRONMENT_CONFIG", "DAG_CONFIG", "SECRETS_DIR", "TEARDOWN_CONFIRM", "PV_POLICY", "ACTION_TIMEOUT"} {
 		t.Setenv(k, "")
 	}
 	for k, v := range env {

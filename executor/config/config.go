@@ -73,6 +73,7 @@ type Input struct {
 
 	PlatformPath string // --platform, PLATFORM_PATH
 	EnvFile      string // --environment-config, ENVIRONMENT_CONFIG
+	DagFile      string // DAG_CONFIG
 	SecretsDir   string // --secrets-dir, SECRETS_DIR
 
 	TeardownConfirm string // TEARDOWN_CONFIRM
@@ -114,7 +115,9 @@ type Config struct {
 
 	PlatformPath string
 	EnvFile      *EnvFile // nil when none is mounted
-	SecretsDir   string   // "" when the directory does not exist
+	// DagFile is the run's DAG customization; nil when none is mounted.
+	DagFile    *DagFile
+	SecretsDir string // "" when the directory does not exist
 
 	TeardownConfirm string
 	PVPolicy        ir.VolumePolicy
@@ -178,6 +181,13 @@ func Load(in Input) (*Config, *Problems) {
 	ef, probs := readEnvFile(or(in.EnvFile, DefaultEnvFile), in.EnvFile != "", cfg.Environment)
 	cfg.EnvFile = ef
 	p.Errors = append(p.Errors, probs...)
+	df, ddiags, probs := readDagFile(or(in.DagFile, DefaultDagFile), in.DagFile != "")
+	cfg.DagFile = df
+	p.Diags = append(p.Diags, ddiags...)
+	p.Errors = append(p.Errors, probs...)
+	if df != nil && cfg.Scope.Kind != ScopePlatform {
+		p.add("TARGET_SCOPE is %s, but a DAG customization (%s) is mounted: it applies to a whole-platform run and chooses its apps with subset. Unset TARGET_SCOPE and write the scope as subset.stacks or subset.apps, or remove the file", cfg.Scope, df.Path)
+	}
 	cfg.SecretsDir = checkSecretsDir(in.SecretsDir, p)
 
 	if in.Action == Teardown {
@@ -451,17 +461,33 @@ func loadPlatform(cfg *Config, gen ir.Generator, p *Problems) {
 	if cfg.EnvFile != nil && len(p.Errors) == 0 {
 		applyEnvFile(mod, cfg.Environment, cfg.EnvFile)
 	}
+	if cfg.DagFile != nil {
+		if dd := applyDagFile(mod, cfg.DagFile); dd.HasErrors() {
+			p.Diags = append(p.Diags, dd...)
+			return
+		}
+	}
 	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: cfg.Environment, Generator: gen})
-	p.Diags = diag.Sort(append(diags, cdiags...))
+	p.Diags = diag.Sort(append(append(p.Diags, diags...), cdiags...))
 	if prog == nil {
 		return
 	}
 	cfg.Program = prog
-	if err := cfg.Scope.Resolve(prog); err != nil {
-		p.add("%v", err)
-		return
+	if cfg.DagFile != nil && cfg.Scope.Kind == ScopePlatform {
+		apps, dd := dagApps(prog, cfg.DagFile, cfg.Action)
+		if dd.HasErrors() {
+			p.Diags = append(p.Diags, dd...)
+			return
+		}
+		cfg.Scope = Scope{Kind: ScopeDag, Name: cfg.DagFile.Sum}
+		cfg.ScopeApps = apps
+	} else {
+		if err := cfg.Scope.Resolve(prog); err != nil {
+			p.add("%v", err)
+			return
+		}
+		cfg.ScopeApps = cfg.Scope.Apps(prog)
 	}
-	cfg.ScopeApps = cfg.Scope.Apps(prog)
 	if cfg.Action == Teardown {
 		switch {
 		case cfg.TeardownConfirm == "":

@@ -17,6 +17,10 @@ const (
 	ScopePlatform ScopeKind = iota
 	ScopeStack
 	ScopeApp
+	// ScopeDag is a whole-platform run with a DAG customization
+	// (dag.yaml): compiled on the spot like a scoped run, for the apps its
+	// subset chooses (all without one). Name is the file's Sum.
+	ScopeDag
 )
 
 // Scope is a parsed TARGET_SCOPE: platform, stack:<name> or app:<name>.
@@ -32,6 +36,8 @@ func (s Scope) String() string {
 		return "stack:" + s.Name
 	case ScopeApp:
 		return "app:" + s.Name
+	case ScopeDag:
+		return "dag:" + s.Name
 	}
 	return "platform"
 }

@@ -121,7 +121,8 @@ func TestTeardownPartlyDeployed(t *testing.T) {
 
 // TARGET_SCOPE: a stack whose outside dependency is not Healthy is
 // refused before anything of it syncs; once the dependency is deployed,
-// the stack deploys alone. The platform here declares no snapshot
+// a dag.yaml subset deploys one app of the stack, then the stack deploys
+// the rest alone. The platform here declares no snapshot
 // policy, so a teardown asking for snapshots is refused before it starts
 // instead of failing at its first snapshot.
 func TestScopedRuns(t *testing.T) {
@@ -143,11 +144,34 @@ func TestScopedRuns(t *testing.T) {
 		s.settle()
 		wantSame(t, "apps synced for stack:base", s.started(s.pl.Timeline.Since(mark)), []string{"database", "network"})
 	})
+	t.Run("dag.yaml subset and overrides", func(t *testing.T) {
+		// RFC 7.4's DAG customization: api alone, with web's dependency on
+		// it removed and a timeout of its own, compiled for this run only.
+		dag := filepath.Join(t.TempDir(), "dag.yaml")
+		if err := os.WriteFile(dag, []byte("subset: {apps: [api]}\ndependencies:\n  remove: [{app: web, dependsOn: api}]\ntimeouts: {api: {health: 4m}}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mark := s.pl.Timeline.Mark()
+		r := s.run("deploy", ExitOK, "DAG_CONFIG="+dag)
+		s.settle()
+		wantSame(t, "apps synced for the dag.yaml subset", s.started(s.pl.Timeline.Since(mark)), []string{"api"})
+		wantIn(t, "report", string(r.Report), `"dag":{"path":"`+dag, `"subset":["api"]`, `"dependencies_removed":["web → api"]`, `"scope":"dag:`)
+		// A cycle an added edge would close is refused before anything runs.
+		if err := os.WriteFile(dag, []byte("dependencies:\n  add: [{app: network, dependsOn: web}]\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		before := s.workflows()
+		r = s.run("deploy", ExitInvalid, "DAG_CONFIG="+dag)
+		wantIn(t, "report", string(r.Report), "dag.yaml:2:")
+		if s.workflows() != before {
+			t.Error("a refused DAG customization submitted a Workflow")
+		}
+	})
 	t.Run("then the stack alone", func(t *testing.T) {
 		mark := s.pl.Timeline.Mark()
 		s.run("deploy", ExitOK, "TARGET_SCOPE=stack:services")
 		s.settle()
-		wantSame(t, "apps synced for stack:services", s.started(s.pl.Timeline.Since(mark)), []string{"api", "web"})
+		wantSame(t, "apps synced for stack:services", s.started(s.pl.Timeline.Since(mark)), []string{"web"})
 		s.wantConverged("network", "database", "api", "web")
 		wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, s.pl.Timeline.Events()))
 	})

@@ -72,7 +72,7 @@ func runFmt(_ context.Context, cmd *cli.Command) error {
 			src, err := safefile.Read(name, lang.MaxFileSize)
 			if err != nil {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read platform file",
-					Detail: fmt.Sprintf("Reading %s failed: %v.", name, unwrapPath(err))})
+					Detail: fmt.Sprintf("Reading %s failed: %v.", name, safefile.Unwrap(err))})
 				continue
 			}
 			out, ds := lang.Format(name, src)
@@ -99,7 +99,7 @@ func runFmt(_ context.Context, cmd *cli.Command) error {
 			}
 			if err := writeFileAtomic(name, out); err != nil {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot write platform file",
-					Detail: fmt.Sprintf("Writing %s failed: %v. The file was left as it was.", name, unwrapPath(err))})
+					Detail: fmt.Sprintf("Writing %s failed: %v. The file was left as it was.", name, safefile.Unwrap(err))})
 				continue
 			}
 			fmt.Fprintln(cmd.Root().Writer, name)
@@ -124,7 +124,7 @@ func hclFiles(path string) ([]string, hcl.Diagnostics) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Platform not found",
-			Detail: fmt.Sprintf("Cannot open %s: %v. Pass .hcl files or directories that hold them.", path, unwrapPath(err))}}
+			Detail: fmt.Sprintf("Cannot open %s: %v. Pass .hcl files or directories that hold them.", path, safefile.Unwrap(err))}}
 	}
 	if !info.IsDir() {
 		return []string{path}, nil
@@ -132,7 +132,7 @@ func hclFiles(path string) ([]string, hcl.Diagnostics) {
 	entries, err := os.ReadDir(path)
 	if err != nil {
 		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read platform directory",
-			Detail: fmt.Sprintf("Listing %s failed: %v.", path, unwrapPath(err))}}
+			Detail: fmt.Sprintf("Listing %s failed: %v.", path, safefile.Unwrap(err))}}
 	}
 	var names []string
 	for _, e := range entries {
@@ -142,13 +142,6 @@ func hclFiles(path string) ([]string, hcl.Diagnostics) {
 	}
 	slices.Sort(names)
 	return names, nil
-}
-
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // writeFileAtomic replaces name with data through a temporary file in the

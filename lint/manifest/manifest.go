@@ -85,7 +85,7 @@ func Load(dir string) (*Set, hcl.Diagnostics) {
 		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Scan directory not found",
-			Detail:   fmt.Sprintf("Cannot open %s: %s. Pass --scan the directory that holds your plain manifests.", dir, unwrap(err)),
+			Detail:   fmt.Sprintf("Cannot open %s: %s. Pass --scan the directory that holds your plain manifests.", dir, safefile.Unwrap(err)),
 		}}
 	}
 	if !info.IsDir() {
@@ -124,7 +124,7 @@ func (l *Loader) Dir(dir string, recurse bool) {
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagWarning,
 				Summary:  "Cannot read manifest directory",
-				Detail:   fmt.Sprintf("Listing %s failed: %s. Its manifests were not scanned.", path, unwrap(err)),
+				Detail:   fmt.Sprintf("Listing %s failed: %s. Its manifests were not scanned.", path, safefile.Unwrap(err)),
 			})
 			return nil
 		}
@@ -244,14 +244,6 @@ func exists(path string) bool {
 	return err == nil
 }
 
-func unwrap(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
-}
-
 // key identifies a file however it was reached, so a file found by the
 // walk and listed by a kustomization is read once.
 func key(path string) string {
@@ -292,7 +284,7 @@ func (l *loader) file(path, via, ns string, at *hcl.Range) {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagWarning,
 			Summary:  "Cannot read manifest",
-			Detail:   fmt.Sprintf("Reading %s failed: %s. It was not scanned.", path, unwrap(err)),
+			Detail:   fmt.Sprintf("Reading %s failed: %s. It was not scanned.", path, safefile.Unwrap(err)),
 			Subject:  at,
 		})
 		return
@@ -398,7 +390,7 @@ func (l *loader) kustomization(path, outerNS string, at *hcl.Range) {
 	b, err := l.read(path)
 	if err != nil {
 		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Cannot read kustomization",
-			Detail: fmt.Sprintf("Reading %s failed: %s. What it lists was not scanned.", path, unwrap(err)), Subject: at})
+			Detail: fmt.Sprintf("Reading %s failed: %s. What it lists was not scanned.", path, safefile.Unwrap(err)), Subject: at})
 		return
 	}
 	f := NewFile(path, b)

@@ -84,8 +84,12 @@ func Run(ctx context.Context, cfg *config.Config, env Env) int {
 		DryRun: cfg.DryRun, StartedAt: r.start.UTC().Truncate(time.Second), Components: []Component{}, Failures: []Failure{},
 		Metrics: map[string]int{"apps": len(cfg.ScopeApps)}, Recommend: []string{},
 	}
+	dry := ""
+	if cfg.DryRun {
+		dry = " (dry run: nothing will be changed)"
+	}
 	r.log.Infof("start", "platc", "%s of platform %q, environment %q, scope %s, %d %s%s", cfg.Action, p.Platform.Name, p.Env.Name,
-		cfg.Scope, len(cfg.ScopeApps), english.Plural(len(cfg.ScopeApps), "app"), map[bool]string{true: " (dry run: nothing will be changed)"}[cfg.DryRun])
+		cfg.Scope, len(cfg.ScopeApps), english.Plural(len(cfg.ScopeApps), "app"), dry)
 	var code int
 	switch cfg.Action {
 	case config.Deploy:

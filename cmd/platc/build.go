@@ -354,7 +354,7 @@ func check(stdout, stderr io.Writer, outs []output) error {
 	if foreign > 0 {
 		// A build keeps such files, so only the check can catch them.
 		fmt.Fprintf(stderr, "platc: the output holds %s that platc did not generate; Argo CD applies what is under argocd/ and Ansible loads what is under ansible/, so move %s out of the generated tree.\n",
-			english.Count(foreign, "file"), map[bool]string{true: "it", false: "them"}[foreign == 1])
+			english.Count(foreign, "file"), english.Agree(foreign, "it", "them"))
 	}
 	if len(all) > 0 || foreign > 0 {
 		return exitWith(exitcode.Failure)

@@ -141,11 +141,6 @@ var (
 		check: matcher(regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\[\]\\-]*$`), "is not a Helm value path"),
 		hint:  "Write the value's path as helm --set takes it, such as \"image.tag\" or \"nodes[0].zone\".",
 	}
-	gParamValue = &grammar{
-		what: "Helm parameter value", max: 1 << 16,
-		check: func(string) string { return "" },
-		hint:  "",
-	}
 	gAPIVersion = &grammar{
 		what: "API version", max: 253,
 		check: matcher(regexp.MustCompile(`^([a-z0-9]([-a-z0-9.]*[a-z0-9])?/)?v[0-9]+[a-z0-9]*(/[A-Z][A-Za-z0-9]*)?$`), "is not an API version"),

@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/gitroot"
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/internal/safeyaml"
 )
@@ -203,19 +204,9 @@ func FindKustomization(dir string) string {
 // or above it with a .git). Outside one (an exported tree), it is the
 // working directory when dir is inside it, else dir itself.
 func repoRoot(dir string) string {
-	start, err := filepath.Abs(dir)
-	if err != nil {
-		return dir
-	}
-	for d := start; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			break
-		}
-		d = up
+	start, ok := gitroot.Find(dir)
+	if ok {
+		return start
 	}
 	if wd, err := os.Getwd(); err == nil && safefile.Within(wd, start) {
 		return wd

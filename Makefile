@@ -33,11 +33,14 @@ bench:
 bench-rss:
 	@scripts/build-rss.sh
 
-# Static checks on the Go code, then platc's own lint (with the example's
-# manifests scanned) and fmt --check on the example.
+# Static checks on the Go code (gofmt, go vet, staticcheck: pinned and
+# built once by scripts/staticcheck.sh, configured in staticcheck.conf),
+# then platc's own lint (with the example's manifests scanned) and
+# fmt --check on the example.
 lint: build
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	scripts/staticcheck.sh ./...
 	./$(BIN) lint --scan examples/apps examples/platform.hcl
 	./$(BIN) fmt --check examples
 

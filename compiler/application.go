@@ -10,6 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/compiler/valid"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lang"
 )
@@ -56,24 +57,23 @@ var refusedAnnotations = map[string]string{
 
 // Grammars of the Application vocabulary.
 var (
-	qualifiedName = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`)
-	gMetaKey      = &grammar{
+	gMetaKey = &grammar{
 		what: "label or annotation key", max: 317,
 		check: func(s string) string {
 			prefix, name, ok := strings.Cut(s, "/")
 			switch {
-			case !qualifiedName.MatchString(s):
-				return "is not a Kubernetes label or annotation key"
+			case valid.QualifiedName(s):
+				return ""
 			case ok && len(prefix) > 253, ok && len(name) > 63, !ok && len(s) > 63:
 				return "is too long for a Kubernetes label or annotation key"
 			}
-			return ""
+			return "is not a Kubernetes label or annotation key"
 		},
 		hint: "A key is an optional DNS subdomain prefix and '/', then at most 63 letters, digits, '-', '_' and '.', such as \"team.example.com/owner\".",
 	}
 	gLabelValue = &grammar{
 		what: "label value", max: 63,
-		check: matcher(regexp.MustCompile(`^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$`), "is not a Kubernetes label value"),
+		check: is(valid.LabelValue, "is not a Kubernetes label value"),
 		hint:  "A label value is at most 63 letters, digits, '-', '_' and '.', starting and ending with a letter or digit, such as \"payments\".",
 	}
 	// gText is free text that goes into a field of the Application no
@@ -99,7 +99,7 @@ var (
 	gGroup = &grammar{
 		what: "API group", max: 253,
 		check: func(s string) string {
-			if s == "*" || dns1123Subdomain.MatchString(s) {
+			if s == "*" || valid.DNSSubdomain(s) {
 				return ""
 			}
 			return "is not an API group"
@@ -140,11 +140,6 @@ var (
 		what: "Helm parameter name", max: 253,
 		check: matcher(regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.\[\]\\-]*$`), "is not a Helm value path"),
 		hint:  "Write the value's path as helm --set takes it, such as \"image.tag\" or \"nodes[0].zone\".",
-	}
-	gParamValue = &grammar{
-		what: "Helm parameter value", max: 1 << 16,
-		check: func(string) string { return "" },
-		hint:  "",
 	}
 	gAPIVersion = &grammar{
 		what: "API version", max: 253,

@@ -12,6 +12,8 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/compiler/valid"
 )
 
 // Every string the compiler puts into the IR is typed here, by where it
@@ -82,6 +84,16 @@ func quoteShort(s string) string {
 	return strconv.Quote(s)
 }
 
+// is turns one of compiler/valid's questions into a check.
+func is(ok func(string) bool, why string) func(string) string {
+	return func(s string) string {
+		if ok(s) {
+			return ""
+		}
+		return why
+	}
+}
+
 func matcher(re *regexp.Regexp, why string) func(string) string {
 	return func(s string) string {
 		if re.MatchString(s) {
@@ -126,16 +138,11 @@ func plainYAML(check func(string) string) func(string) string {
 // yamlWords is what the hints of plainYAML's grammars add.
 const yamlWords = " A word or number YAML reads as something else (yes, no, on, off, true, null, 123, 0x1f, 1e5) is refused."
 
-var (
-	dns1123Label     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	dns1123Subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-)
-
 // Kubernetes names.
 var (
 	gNamespace = &grammar{
 		what: "namespace", max: 63,
-		check: matcher(dns1123Label, "is not a DNS-1123 label"),
+		check: is(valid.DNSLabel, "is not a DNS-1123 label"),
 		hint:  "A Kubernetes namespace is at most 63 lower-case letters, digits and '-', starting and ending with a letter or digit, such as \"rook-ceph\".",
 	}
 	// gArgoCDNamespace is the namespace Argo CD runs in, which the
@@ -147,14 +154,14 @@ var (
 	}
 	gObjectName = &grammar{
 		what: "name", max: 253,
-		check: matcher(dns1123Subdomain, "is not a DNS-1123 subdomain"),
+		check: is(valid.DNSSubdomain, "is not a DNS-1123 subdomain"),
 		hint:  "A Kubernetes object name is lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters.",
 	}
 	gServiceAccount = gObjectName.as("service account name")
 	gSecretName     = gObjectName.as("secret name")
 	gApplication    = &grammar{
 		what: "application name", max: 253,
-		check: matcher(dns1123Subdomain, "is not a valid Kubernetes object name"),
+		check: is(valid.DNSSubdomain, "is not a valid Kubernetes object name"),
 		hint:  "An Argo CD Application name is lower-case letters, digits, '-' and '.', starting and ending with a letter or digit.",
 	}
 	// gProject is an Argo CD AppProject name. It is also written into
@@ -163,12 +170,12 @@ var (
 	// creates it through the argocd-apps chart (plainYAML).
 	gProject = &grammar{
 		what: "Argo CD project", max: 253,
-		check: plainYAML(matcher(dns1123Subdomain, "is not a valid AppProject name")),
+		check: plainYAML(is(valid.DNSSubdomain, "is not a valid AppProject name")),
 		hint:  "An Argo CD project is a Kubernetes object name: lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, such as \"team-a\"." + yamlWords,
 	}
 	gReleaseName = &grammar{
 		what: "Helm release name", max: 53,
-		check: matcher(dns1123Subdomain, "is not a valid release name"),
+		check: is(valid.DNSSubdomain, "is not a valid release name"),
 		hint:  "Helm release names are at most 53 lower-case letters, digits, '-' and '.', starting and ending with a letter or digit.",
 	}
 	gSecretKey = &grammar{
@@ -190,7 +197,7 @@ var (
 	}
 	gSemver = &grammar{
 		what: "version", max: 128,
-		check: matcher(regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`), "is not a semantic version"),
+		check: is(valid.Semver, "is not a semantic version"),
 		hint:  "Write a version such as \"v3.5.1\".",
 	}
 )

@@ -11,15 +11,16 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/compiler/valid"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/health"
 	healthlib "github.com/platc/platc/health/builtin"
 	"github.com/platc/platc/lang"
 )
 
-// kindPattern is "group/Kind": a DNS subdomain group and a kind name
-// (Zalando's postgresql shows kinds need not be capitalised).
-var kindPattern = regexp.MustCompile(`^([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/[A-Za-z][A-Za-z0-9]*$`)
+// kindName is the Kind of "group/Kind" (Zalando's postgresql shows kinds
+// need not be capitalised); the group is a DNS subdomain.
+var kindName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*$`)
 
 // argoCDNative maps each custom resource kind for which Argo CD ships a
 // health check of its own (argo-cd's resource_customizations/ and its Go
@@ -100,7 +101,7 @@ func majorMinor(v string) (release, bool) {
 
 // checkKind reports a kind that is not written "group/Kind".
 func checkKind(kind string, r hcl.Range) *hcl.Diagnostic {
-	if kindPattern.MatchString(kind) {
+	if group, name, ok := strings.Cut(kind, "/"); ok && valid.DNSSubdomain(group) && kindName.MatchString(name) {
 		return nil
 	}
 	return diag.Error(r, "Invalid resource kind",

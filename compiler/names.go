@@ -2,18 +2,13 @@ package compiler
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/platc/platc/compiler/valid"
 	"github.com/platc/platc/diag"
 )
-
-// dnsLabel is a DNS-1123 label that also does not start with a digit: app
-// names become Application names and Argo task names, and Argo rejects
-// task names with a leading digit.
-var dnsLabel = regexp.MustCompile(`^[a-z]([-a-z0-9]*[a-z0-9])?$`)
 
 // checkName reports name if it is not a valid DNS-1123 label without a
 // leading digit.
@@ -33,7 +28,7 @@ func checkName(what, name string, r hcl.Range) *hcl.Diagnostic {
 // nameWhy returns "" when name is a valid block name, else why not.
 func nameWhy(name string) string {
 	switch {
-	case len(name) <= 63 && dnsLabel.MatchString(name):
+	case valid.AppName(name):
 		return ""
 	case len(name) > 63:
 		return fmt.Sprintf("is %d characters long; names are at most 63 characters", len(name))

@@ -14,12 +14,10 @@ import (
 	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/yaml"
 )
 
@@ -97,31 +95,6 @@ func (e *Env) applyCRDs(ctx context.Context, objs []map[string]any) error {
 		}
 	}
 	return nil
-}
-
-func (e *Env) ensureNamespace(ctx context.Context, ns string) error {
-	_, err := e.Kube.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		return nil
-	}
-	return err
-}
-
-// upsertConfigMap creates or replaces a ConfigMap.
-func (e *Env) upsertConfigMap(ctx context.Context, cm *corev1.ConfigMap) error {
-	_, err := e.Kube.CoreV1().ConfigMaps(cm.Namespace).Create(ctx, cm, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		_, err = e.Kube.CoreV1().ConfigMaps(cm.Namespace).Update(ctx, cm, metav1.UpdateOptions{})
-	}
-	return err
-}
-
-func (e *Env) upsertSecret(ctx context.Context, s *corev1.Secret) error {
-	_, err := e.Kube.CoreV1().Secrets(s.Namespace).Create(ctx, s, metav1.CreateOptions{})
-	if apierrors.IsAlreadyExists(err) {
-		_, err = e.Kube.CoreV1().Secrets(s.Namespace).Update(ctx, s, metav1.UpdateOptions{})
-	}
-	return err
 }
 
 // ArgoCD is the running Argo CD.
@@ -232,13 +205,6 @@ func (e *Env) bin(name string) string { return filepath.Join(e.opts.Bin, name) }
 // ports returns two free ports.
 func ports() (int, int) { a, _ := freePort(); b, _ := freePort(); return a, b }
 
-// portMap is a component's port in its pod and where the process that
-// plays it listens.
-type portMap struct {
-	port int32
-	addr string
-}
-
 var clusterPortForwardGVR = schema.GroupVersionResource{Group: "kwok.x-k8s.io", Version: "v1alpha1", Resource: "clusterportforwards"}
 
 // CLI runs the real argocd CLI as the admin against this Argo CD, the
@@ -300,10 +266,4 @@ func ParseWorkflowsValues(groupVars []byte, namespace string) (*WorkflowsConfig,
 		cfg.Env = append(cfg.Env, e.Name+"="+e.Value)
 	}
 	return cfg, nil
-}
-
-// patchJSON is a small helper for merge patches.
-func (e *Env) patchMerge(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, patch []byte, sub ...string) error {
-	_, err := e.Dynamic.Resource(gvr).Namespace(ns).Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}, sub...)
-	return err
 }

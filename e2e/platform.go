@@ -442,39 +442,6 @@ func (pl *Platform) waitDelivered(ctx context.Context) error {
 	})
 }
 
-// applyFile creates or updates every object in a YAML file, as the
-// admin.
-func (e *Env) applyFile(ctx context.Context, file string) error {
-	objs, err := readObjects(file)
-	if err != nil {
-		return err
-	}
-	for _, obj := range objs {
-		u := &unstructured.Unstructured{Object: obj}
-		m, err := e.resourceFor(u)
-		if err != nil {
-			return fmt.Errorf("%s: %w", file, err)
-		}
-		ri := e.Dynamic.Resource(m.GroupVersionResource).Namespace(u.GetNamespace())
-		if !m.namespaced {
-			ri = e.Dynamic.Resource(m.GroupVersionResource)
-		}
-		if _, err := ri.Create(ctx, u, metav1.CreateOptions{}); apierrors.IsAlreadyExists(err) {
-			cur, err := ri.Get(ctx, u.GetName(), metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			u.SetResourceVersion(cur.GetResourceVersion())
-			if _, err := ri.Update(ctx, u, metav1.UpdateOptions{}); err != nil {
-				return err
-			}
-		} else if err != nil {
-			return fmt.Errorf("%s: %s %s: %w", file, u.GetKind(), u.GetName(), err)
-		}
-	}
-	return nil
-}
-
 // Fix clears the failures of apps: their operators recover.
 func (pl *Platform) Fix(ctx context.Context, apps []string) error {
 	return pl.ops.Fix(ctx, apps)

@@ -113,9 +113,12 @@ func (r *run) deployApps(ctx context.Context) int {
 		return exitcode.Failure
 	}
 	r.reportRemoved(removed, removedLeft, nil)
+	hint := "; PRUNE=true deletes it"
+	if r.cfg.Prune {
+		hint = ""
+	}
 	for _, ra := range removed {
-		r.log.Warnf(r.phase, ra.Application, "Application of app %s, which is no longer in the platform%s", orText(ra.App, "unknown"),
-			map[bool]string{true: "", false: "; PRUNE=true deletes it"}[r.cfg.Prune])
+		r.log.Warnf(r.phase, ra.Application, "Application of app %s, which is no longer in the platform%s", orText(ra.App, "unknown"), hint)
 	}
 	if len(removed) > 0 && r.cfg.Prune {
 		switch {

@@ -88,8 +88,12 @@ func Run(ctx context.Context, cfg *config.Config, env Env) int {
 		r.rep.Dag = dagInfo(d, cfg.ScopeApps)
 		r.log.Infof("start", "dag", "DAG customization %s (sha256 %s…) applies to this run only: %s", d.Path, d.Sum, english.List(r.rep.Dag.changes()))
 	}
+	dry := ""
+	if cfg.DryRun {
+		dry = " (dry run: nothing will be changed)"
+	}
 	r.log.Infof("start", "platc", "%s of platform %q, environment %q, scope %s, %d %s%s", cfg.Action, p.Platform.Name, p.Env.Name,
-		cfg.Scope, len(cfg.ScopeApps), english.Plural(len(cfg.ScopeApps), "app"), map[bool]string{true: " (dry run: nothing will be changed)"}[cfg.DryRun])
+		cfg.Scope, len(cfg.ScopeApps), english.Plural(len(cfg.ScopeApps), "app"), dry)
 	var code int
 	switch cfg.Action {
 	case config.Deploy:

@@ -103,7 +103,7 @@ func (r *run) recommendStillDrifting(dc driftCheck) {
 	}
 	if len(rels) > 0 {
 		r.rep.recommend("The bootstrap ran again, but %s %s still %s from the platform; read the ansible-playbook output above (phase reconcile).",
-			english.Plural(len(rels), "Helm release"), english.List(rels), map[bool]string{true: "differs", false: "differ"}[len(rels) == 1])
+			english.Plural(len(rels), "Helm release"), english.List(rels), english.Agree(len(rels), "differs", "differ"))
 		return
 	}
 	if len(dc.Drift) > 0 {

@@ -445,7 +445,10 @@ func (c *checker) binary(x *hclsyntax.BinaryOpExpr, depth int) node {
 	switch x.Op {
 	case hclsyntax.OpLogicalAnd, hclsyntax.OpLogicalOr:
 		and := x.Op == hclsyntax.OpLogicalAnd
-		op := map[bool]string{true: "&&", false: "||"}[and]
+		op := "||"
+		if and {
+			op = "&&"
+		}
 		a, b := c.expr(x.LHS, depth+1), c.expr(x.RHS, depth+1)
 		c.wantBool(a, op)
 		c.wantBool(b, op)

@@ -1,7 +1,6 @@
 package health_test
 
 import (
-	"flag"
 	"fmt"
 	"strings"
 	"testing"
@@ -10,8 +9,6 @@ import (
 	"github.com/platc/platc/internal/golden"
 	"github.com/platc/platc/lang"
 )
-
-var update = flag.Bool("update", false, "rewrite the out/ sections of golden txtar files")
 
 // TestGolden pins the Lua emitted for the rules in testdata/golden: each
 // case is rule.hcl (and optionally env.json, the env.* values), and out/
@@ -49,7 +46,7 @@ func TestGolden(t *testing.T) {
 				fmt.Fprintf(&summary, "%s useOpenLibs=%v\n", r.Kind, r.UseOpenLibs)
 			}
 			got["summary.txt"] = summary.String()
-			c.Check(t, got, *update)
+			c.Check(t, got, golden.Update())
 		})
 	}
 }

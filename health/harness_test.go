@@ -2,7 +2,6 @@ package health
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -158,13 +157,4 @@ func checkRuleAgrees(t testing.TB, r *Rule, objJSON []byte) Result {
 		t.Fatalf("%s: Go gives %s, Lua gives %s %q on %s\n%s", r.Kind, got, lres.Status, lres.Message, objJSON, r.Lua)
 	}
 	return got
-}
-
-func mustJSON(t testing.TB, v any) []byte {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

@@ -16,6 +16,7 @@ import (
 	sigsyaml "sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/valid"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/safeyaml"
 	"github.com/platc/platc/lang"
@@ -102,10 +103,6 @@ func (im *importer) build() {
 
 var nonLabel = regexp.MustCompile(`[^a-z0-9-]+`)
 
-// k8sName is a DNS-1123 subdomain, what Argo CD requires of Application
-// names.
-var k8sName = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-
 // platcApplications are the Applications platc generates for itself.
 var platcApplications = []string{"platc-root", "platc-workflows", "platc-events"}
 
@@ -117,7 +114,7 @@ func (im *importer) importable(a *application) bool {
 			fmt.Sprintf("Application %q is platc's own output (generated/<env>/argocd), not part of the platform to import; it was skipped. Import the repository's Argo CD Applications, or keep the platform's .hcl files if it already has them.", a.name)))
 		return false
 	}
-	if len(a.name) > 253 || !k8sName.MatchString(a.name) {
+	if !valid.DNSSubdomain(a.name) { // what Argo CD requires of Application names
 		im.diags = append(im.diags, diag.Error(im.nameRange(a), "Invalid Application name",
 			fmt.Sprintf("%q is not a valid Kubernetes object name, so Argo CD would refuse this Application; it was not imported. Use lower-case letters, digits, '-' and '.'.", a.name)))
 		return false
@@ -379,7 +376,7 @@ func (c *conversion) destination(dest *yaml.Node) {
 	o.namespace = manifest.Str(manifest.Lookup(dest, "namespace"))
 	if o.namespace == "" {
 		c.adopt("it has no destination namespace, which platc needs to generate an Application")
-	} else if len(o.namespace) > 63 || !k8sLabel.MatchString(o.namespace) {
+	} else if !valid.DNSLabel(o.namespace) {
 		c.adopt(fmt.Sprintf("its destination namespace %q is not a valid namespace name", o.namespace))
 	}
 }
@@ -587,8 +584,6 @@ func shorten(s string) string {
 	}
 	return s
 }
-
-var k8sLabel = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
 
 // convertHelm reads a source's helm. values and valuesObject become the
 // source's values (valuesObject wins, as in Argo CD), parameters become

@@ -1,7 +1,6 @@
 package importer
 
 import (
-	"flag"
 	"maps"
 	"path/filepath"
 	"slices"
@@ -13,8 +12,6 @@ import (
 	"github.com/platc/platc/internal/golden"
 	"github.com/platc/platc/report"
 )
-
-var update = flag.Bool("update", false, "rewrite the out/ sections of testdata/*.txtar and testdata/cases/*.txtar")
 
 // outputs is everything an import produces, as the golden files hold it.
 func outputs(t *testing.T, paths []string, opts Options, withJSON bool) map[string]string {
@@ -72,7 +69,7 @@ func TestGoldenFixtures(t *testing.T) {
 			if again := outputs(t, []string{"testdata/" + name}, Options{OutDir: "testdata/imported"}, true); !maps.Equal(got, again) {
 				t.Error("two imports of the same tree differ")
 			}
-			c.Check(t, got, *update)
+			c.Check(t, got, golden.Update())
 		})
 	}
 }
@@ -89,7 +86,7 @@ func TestGoldenCases(t *testing.T) {
 			c.Path = abs
 			dir := c.WriteInputs(t, t.TempDir())
 			t.Chdir(dir)
-			c.Check(t, outputs(t, []string{"repo"}, Options{OutDir: "imported"}, false), *update)
+			c.Check(t, outputs(t, []string{"repo"}, Options{OutDir: "imported"}, false), golden.Update())
 		})
 	}
 }

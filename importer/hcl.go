@@ -10,6 +10,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/valid"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint/detect"
 )
@@ -64,7 +65,7 @@ func (im *importer) writeApp(b *strings.Builder, a *appOut, ind string) {
 	if a.name != a.app.name {
 		b.WriteString(in + "application = " + str(a.app.name) + "\n")
 	}
-	if a.namespace != "" && (!a.adopted || k8sLabel.MatchString(a.namespace)) {
+	if a.namespace != "" && (!a.adopted || valid.DNSLabel(a.namespace)) {
 		b.WriteString(in + "namespace = " + str(a.namespace) + "\n")
 	}
 	if a.project != "default" && !a.adopted {

@@ -56,7 +56,7 @@ func (im *importer) renderApp(a *application, dir string) ([]*manifest.Object, b
 			continue
 		case err != nil:
 			im.diags = append(im.diags, diag.Warning(im.loc(a.obj.File.Range(f)), "Values file not found",
-				fmt.Sprintf("Reading %s failed: %s. The chart was rendered without it; Argo CD would refuse to.", filepath.Join(dir, p), unwrap(err))))
+				fmt.Sprintf("Reading %s failed: %s. The chart was rendered without it; Argo CD would refuse to.", filepath.Join(dir, p), safefile.Unwrap(err))))
 			continue
 		}
 		v, err := yamlValue(b)

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/lint/detect"
 	"github.com/platc/platc/lint/manifest"
 )
@@ -38,7 +39,7 @@ func (im *importer) load(paths []string) {
 			im.diags = append(im.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Import path not found",
-				Detail:   fmt.Sprintf("Cannot open %s: %s. Pass the directory of the repository that holds your Argo CD Applications, or one of its files.", p, unwrap(err)),
+				Detail:   fmt.Sprintf("Cannot open %s: %s. Pass the directory of the repository that holds your Argo CD Applications, or one of its files.", p, safefile.Unwrap(err)),
 			})
 			continue
 		}
@@ -52,7 +53,7 @@ func (im *importer) load(paths []string) {
 			im.diags = append(im.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagError,
 				Summary:  "Import path not found",
-				Detail:   fmt.Sprintf("Cannot resolve %s: %s. Pass the directory of the repository that holds your Argo CD Applications, or one of its files.", root, unwrap(err)),
+				Detail:   fmt.Sprintf("Cannot resolve %s: %s. Pass the directory of the repository that holds your Argo CD Applications, or one of its files.", root, safefile.Unwrap(err)),
 			})
 			continue
 		}
@@ -402,11 +403,4 @@ func (im *importer) srcRange(a *application, field string) hcl.Range {
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-func unwrap(err error) error {
-	if pe, ok := err.(*fs.PathError); ok {
-		return pe.Err
-	}
-	return err
 }

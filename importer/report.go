@@ -6,6 +6,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/platc/platc/internal/english"
 	"github.com/platc/platc/report"
 )
 
@@ -250,7 +251,7 @@ func (r *Report) textSummary(t *textReport) {
 	t.p("platc import: %s in %s from %s (%s)\n", n(c.Apps, "app"), n(c.Stacks, "stack"), n(c.Applications, "Application"), strings.Join(r.Roots, ", "))
 	t.p("  %s inferred: %d to review (waves only), %d commented out to break cycles, %d already implied by others\n",
 		n(c.Edges, "dependency"), c.Review, c.Disabled, c.Implied)
-	t.p("  %s to delete or trim, %s to remove, %s adopted as %s\n", n(c.HooksDelete, "hook or Job"), n(c.Waves, "sync wave"), n(c.Adopted, "app"), map[bool]string{true: "it is", false: "they are"}[c.Adopted == 1])
+	t.p("  %s to delete or trim, %s to remove, %s adopted as %s\n", n(c.HooksDelete, "hook or Job"), n(c.Waves, "sync wave"), n(c.Adopted, "app"), english.Agree(c.Adopted, "it is", "they are"))
 }
 
 // textStructure writes the stacks, the app-of-apps replaced and the

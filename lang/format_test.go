@@ -1,7 +1,6 @@
 package lang
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,9 +9,9 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/rogpeppe/go-internal/diff"
-)
 
-var updateFmt = flag.Bool("update", false, "rewrite the golden.hcl sections of testdata/fmt/*.txtar")
+	"github.com/platc/platc/internal/golden"
+)
 
 // TestFormatGolden formats in.hcl and compares it with golden.hcl, then
 // formats golden.hcl and requires it to come out unchanged, as gofmt's
@@ -36,7 +35,7 @@ func TestFormatGolden(t *testing.T) {
 			if diags.HasErrors() {
 				t.Fatalf("in.hcl does not parse: %s", diags.Error())
 			}
-			if *updateFmt {
+			if golden.Update() {
 				for i := range ar.Files {
 					if ar.Files[i].Name == "golden.hcl" {
 						ar.Files[i].Data = got

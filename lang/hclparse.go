@@ -2,12 +2,11 @@ package lang
 
 import (
 	"bytes"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
+
+	"github.com/platc/platc/internal/parallel"
 )
 
 // Parsing a large platform is mostly HCL's lexer, and a large part of that
@@ -95,10 +94,13 @@ func parseFiles(srcs []SourceFile) ([]*hcl.File, []hcl.Diagnostics) {
 			tasks = append(tasks, task{k, i})
 		}
 	}
-	run(len(tasks), func(i int) {
+	// parallel.Do raises a panic in HCL's parser (on a hostile file) again
+	// here, on the caller's goroutine, where the command's recover makes it
+	// an internal error; on the pool's goroutine it would kill platc.
+	parallel.Do(len(tasks), func(i int) {
 		t := tasks[i]
 		p := pieces[t.file][t.piece]
-		parsed[t.file][t.piece], pieceDiags[t.file][t.piece] = parseChecked(p.src, srcs[t.file].Name, p.start)
+		parsed[t.file][t.piece], pieceDiags[t.file][t.piece] = parsePiece(p.src, srcs[t.file].Name, p.start)
 	})
 	var again []int
 	for k, s := range srcs {
@@ -116,9 +118,9 @@ func parseFiles(srcs []SourceFile) ([]*hcl.File, []hcl.Diagnostics) {
 		}
 		again = append(again, k)
 	}
-	run(len(again), func(i int) {
+	parallel.Do(len(again), func(i int) {
 		k := again[i]
-		files[k], diags[k] = parseChecked(srcs[k].Bytes, srcs[k].Name, hcl.InitialPos)
+		files[k], diags[k] = parsePiece(srcs[k].Bytes, srcs[k].Name, hcl.InitialPos)
 	})
 	for k, s := range srcs {
 		if j := first[s.Name]; j != k {
@@ -127,6 +129,9 @@ func parseFiles(srcs []SourceFile) ([]*hcl.File, []hcl.Diagnostics) {
 	}
 	return files, diags
 }
+
+// parsePiece is parseChecked; a test replaces it with one that panics.
+var parsePiece = parseChecked
 
 // parseChecked is hclsyntax.ParseConfig for a source that passed
 // CheckSource; one that did not is never given to HCL's parser, and
@@ -165,18 +170,4 @@ func join(src []byte, files []*hcl.File, diags []hcl.Diagnostics) *hcl.File {
 	f := files[0]
 	f.Bytes = src
 	return f
-}
-
-// run calls f(0), …, f(n-1) on one goroutine per CPU.
-func run(n int, f func(i int)) {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(n, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-				f(i)
-			}
-		})
-	}
-	wg.Wait()
 }

@@ -30,7 +30,7 @@ type SourceFile struct {
 // and refused otherwise; it is never skipped, since a platform that
 // silently lost a file would build without its apps.
 func Parse(path string) (*Module, hcl.Diagnostics) {
-	names, diags := platformFiles(path)
+	names, diags := PlatformFiles(path)
 	if diags.HasErrors() {
 		return nil, diags
 	}
@@ -95,8 +95,11 @@ func platformDir(path string) string {
 	return filepath.Dir(path)
 }
 
-// platformFiles lists the files that make up the platform at path.
-func platformFiles(path string) ([]string, hcl.Diagnostics) {
+// PlatformFiles lists the files that make up the platform at path, in
+// the order Parse reads them, with warnings for the files of the
+// directory it skips. platc fmt formats the same files, so a file build
+// reads is never one fmt passes over.
+func PlatformFiles(path string) ([]string, hcl.Diagnostics) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, hcl.Diagnostics{{

@@ -43,7 +43,7 @@ var (
 	// An attribute table starts with a header whose first column is
 	// "name" (or "block", at the top level); its rows name one
 	// attribute or block each, in backquotes.
-	tableHeader = regexp.MustCompile("^\\| (name|block) \\|")
+	tableHeader = regexp.MustCompile(`^\| (name|block) \|`)
 	tableRow    = regexp.MustCompile("^\\| `([a-z_]+)` \\|")
 )
 

@@ -22,6 +22,7 @@ import (
 	"github.com/platc/platc/emit/write"
 	"github.com/platc/platc/internal/english"
 	"github.com/platc/platc/internal/exitcode"
+	"github.com/platc/platc/internal/gitroot"
 	"github.com/platc/platc/internal/parallel"
 	"github.com/platc/platc/lang"
 )
@@ -184,30 +185,8 @@ func outDir(flag, platformPath string, p *ir.Program) (string, error) {
 // .git (a directory, or a file in a linked work tree), or the platform's
 // own directory when there is none.
 func repoRoot(platformPath string) string {
-	root, _ := gitRoot(platformPath)
+	root, _ := gitroot.Find(platformPath)
 	return relToCwd(root)
-}
-
-// gitRoot is the absolute path of the Git work tree that holds the
-// platform, and true; or the platform's own directory and false.
-func gitRoot(platformPath string) (string, bool) {
-	start, err := filepath.Abs(platformPath)
-	if err != nil {
-		return filepath.Dir(platformPath), false
-	}
-	if info, err := os.Stat(start); err == nil && !info.IsDir() {
-		start = filepath.Dir(start)
-	}
-	for dir := start; ; {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir, true
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return start, false
-		}
-		dir = up
-	}
 }
 
 // outPathDiags warns when --out writes into the platform's Git work tree
@@ -224,7 +203,7 @@ func outPathDiags(flag, platformPath string, mod *lang.Module, progs []*ir.Progr
 	if flag == "" || len(progs) == 0 || mod == nil || mod.Platform == nil {
 		return nil
 	}
-	root, ok := gitRoot(platformPath)
+	root, ok := gitroot.Find(platformPath)
 	if !ok {
 		return nil
 	}
@@ -354,7 +333,7 @@ func check(stdout, stderr io.Writer, outs []output) error {
 	if foreign > 0 {
 		// A build keeps such files, so only the check can catch them.
 		fmt.Fprintf(stderr, "platc: the output holds %s that platc did not generate; Argo CD applies what is under argocd/ and Ansible loads what is under ansible/, so move %s out of the generated tree.\n",
-			english.Count(foreign, "file"), map[bool]string{true: "it", false: "them"}[foreign == 1])
+			english.Count(foreign, "file"), english.Agree(foreign, "it", "them"))
 	}
 	if len(all) > 0 || foreign > 0 {
 		return exitWith(exitcode.Failure)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -15,8 +14,6 @@ import (
 	"github.com/platc/platc/internal/golden"
 	"github.com/platc/platc/report"
 )
-
-var update = flag.Bool("update", false, "rewrite the out/ sections of golden txtar files")
 
 // diagHeader and diagLocation find the start of each rendered diagnostic
 // and its "on FILE:LINE:COL" line.
@@ -87,7 +84,7 @@ func TestBadInputCorpus(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.Name, func(t *testing.T) {
 			dir := c.WriteInputs(t, t.TempDir())
-			c.Check(t, map[string]string{"stdout": lintBad(t, dir)}, *update)
+			c.Check(t, map[string]string{"stdout": lintBad(t, dir)}, golden.Update())
 		})
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/platc/platc/internal/golden"
 )
 
 // TestDocScripts follows the README and docs/language.md as a newcomer
@@ -26,7 +28,7 @@ func TestDocScripts(t *testing.T) {
 	gocache, gomodcache := goEnv(t, "GOCACHE"), goEnv(t, "GOMODCACHE")
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/docs",
-		UpdateScripts:       *update,
+		UpdateScripts:       golden.Update(),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Condition:           toolCondition,

@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/platc/platc/internal/golden"
 )
 
 var (
@@ -83,7 +85,7 @@ func TestRuleDocExamples(t *testing.T) {
 			if !strings.Contains(got, "\nRule "+name+" (") {
 				t.Errorf("%s: the example shows no %s finding:\n%s", page, name, got)
 			}
-			if *update {
+			if golden.Update() {
 				doc = doc[:want[0]] + got + doc[want[1]:]
 				if err := os.WriteFile(abs, []byte(doc), 0o644); err != nil {
 					t.Fatal(err)

@@ -7,8 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/rogpeppe/go-internal/diff"
@@ -26,8 +24,9 @@ func fmtCommand() *cli.Command {
 		Name:      "fmt",
 		Usage:     "rewrite platform files in the canonical HCL layout",
 		ArgsUsage: "[PATH...]",
-		Description: "Each PATH is a .hcl file or a directory whose *.hcl files are formatted (not\n" +
-			"recursively); the default is the current directory, and - reads standard input\n" +
+		Description: "Each PATH is a .hcl file or a directory whose *.hcl files are formatted: the\n" +
+			"files build reads (not recursively; a symbolic link is followed inside the\n" +
+			"directory). The default is the current directory, and - reads standard input\n" +
 			"and writes the result to standard output. Files that were rewritten are listed.\n" +
 			"--check and --diff write nothing. A file with syntax errors is reported and left\n" +
 			"alone (exit 3).",
@@ -66,13 +65,19 @@ func runFmt(_ context.Context, cmd *cli.Command) error {
 			}
 			continue
 		}
-		names, ds := hclFiles(arg)
-		diags = append(diags, ds...)
+		names, ds := lang.PlatformFiles(arg)
+		for _, d := range ds {
+			// The notes on files the platform skips are build's and
+			// lint's to give; fmt only formats.
+			if d.Severity == hcl.DiagError {
+				diags = append(diags, d)
+			}
+		}
 		for _, name := range names {
 			src, err := safefile.Read(name, lang.MaxFileSize)
 			if err != nil {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot read platform file",
-					Detail: fmt.Sprintf("Reading %s failed: %v.", name, unwrapPath(err))})
+					Detail: fmt.Sprintf("Reading %s failed: %v.", name, safefile.Unwrap(err))})
 				continue
 			}
 			out, ds := lang.Format(name, src)
@@ -99,7 +104,7 @@ func runFmt(_ context.Context, cmd *cli.Command) error {
 			}
 			if err := writeFileAtomic(name, out); err != nil {
 				diags = append(diags, &hcl.Diagnostic{Severity: hcl.DiagError, Summary: "Cannot write platform file",
-					Detail: fmt.Sprintf("Writing %s failed: %v. The file was left as it was.", name, unwrapPath(err))})
+					Detail: fmt.Sprintf("Writing %s failed: %v. The file was left as it was.", name, safefile.Unwrap(err))})
 				continue
 			}
 			fmt.Fprintln(cmd.Root().Writer, name)
@@ -116,39 +121,6 @@ func runFmt(_ context.Context, cmd *cli.Command) error {
 		return exitWith(exitcode.Failure)
 	}
 	return nil
-}
-
-// hclFiles lists what one fmt argument names: the file itself, or the
-// *.hcl files of a directory, sorted.
-func hclFiles(path string) ([]string, hcl.Diagnostics) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Platform not found",
-			Detail: fmt.Sprintf("Cannot open %s: %v. Pass .hcl files or directories that hold them.", path, unwrapPath(err))}}
-	}
-	if !info.IsDir() {
-		return []string{path}, nil
-	}
-	entries, err := os.ReadDir(path)
-	if err != nil {
-		return nil, hcl.Diagnostics{{Severity: hcl.DiagError, Summary: "Cannot read platform directory",
-			Detail: fmt.Sprintf("Listing %s failed: %v.", path, unwrapPath(err))}}
-	}
-	var names []string
-	for _, e := range entries {
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".hcl") && !strings.HasPrefix(e.Name(), ".") {
-			names = append(names, filepath.Join(path, e.Name()))
-		}
-	}
-	slices.Sort(names)
-	return names, nil
-}
-
-func unwrapPath(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 // writeFileAtomic replaces name with data through a temporary file in the

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/platc/platc/internal/exitcode"
+	"github.com/platc/platc/internal/golden"
 )
 
 // requireTool finds a program the test needs. Without it the test
@@ -82,7 +83,7 @@ func TestGraphPictures(t *testing.T) {
 				t.Errorf("the picture is only %d x %d pixels", cfg.Width, cfg.Height)
 			}
 			base := filepath.Join("../../docs/img", pic.name)
-			if *update {
+			if golden.Update() {
 				for name, data := range map[string][]byte{base + ".dot": src.Bytes(), base + ".png": img} {
 					if err := os.WriteFile(name, data, 0o644); err != nil {
 						t.Fatal(err)

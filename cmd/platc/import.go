@@ -16,6 +16,7 @@ import (
 
 	"github.com/platc/platc/importer"
 	"github.com/platc/platc/internal/exitcode"
+	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/report"
 )
 
@@ -150,7 +151,7 @@ func checkOutDir(dir string) error {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
-		return fmt.Errorf("cannot use --out %s: %v", dir, unwrapPath(err))
+		return fmt.Errorf("cannot use --out %s: %v", dir, safefile.Unwrap(err))
 	case len(entries) > 0:
 		return fmt.Errorf("--out %s is not empty; platc import writes only into a new or empty directory, so it never overwrites a platform you have edited. Choose another directory, or empty this one", dir)
 	}

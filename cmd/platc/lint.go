@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/exitcode"
+	"github.com/platc/platc/internal/gitroot"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
 	"github.com/platc/platc/lint/manifest"
@@ -266,11 +266,8 @@ func sarifRoot() string {
 	if err != nil {
 		return ""
 	}
-	out, err := exec.Command("git", "-C", wd, "rev-parse", "--show-toplevel").Output()
-	if root := strings.TrimSpace(string(out)); err == nil && root != "" {
-		return root
-	}
-	return wd
+	root, _ := gitroot.Find(wd)
+	return root
 }
 
 // sarifRules describes every rule, and the compiler, for SARIF.

@@ -40,7 +40,7 @@ func TestLintGolden(t *testing.T) {
 				"stdout": stdout.String(),
 				"stderr": stderr.String(),
 				"exit":   fmt.Sprint(code),
-			}, *update)
+			}, golden.Update())
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/platc/platc/internal/exitcode"
+	"github.com/platc/platc/internal/golden"
 )
 
 // The scripts run platc as a release, v1.2.3, as the linker would stamp
@@ -33,7 +34,7 @@ func TestMain(m *testing.M) {
 func TestScript(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
-		UpdateScripts:       *update,
+		UpdateScripts:       golden.Update(),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Condition:           toolCondition,

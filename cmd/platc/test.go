@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/hashicorp/hcl/v2"
@@ -101,7 +100,7 @@ func testCases(mod *lang.Module, prog *ir.Program, withBuiltin bool) ([]testCase
 			}
 			if err != nil {
 				diags = append(diags, diag.Error(t.Block.Object.Expr.Range(), "Invalid test object",
-					fmt.Sprintf("Test %q cannot use %s: %v. object is a YAML or JSON file holding one Kubernetes object, relative to the file that declares the test.", t.Name, t.Object, unwrapPathErr(err))))
+					fmt.Sprintf("Test %q cannot use %s: %v. object is a YAML or JSON file holding one Kubernetes object, relative to the file that declares the test.", t.Name, t.Object, safefile.Unwrap(err))))
 				continue
 			}
 			if prog == nil {
@@ -169,11 +168,4 @@ func runTests(w io.Writer, cases []testCase) int {
 	}
 	fmt.Fprintf(w, "%d passed, %d failed\n", len(cases)-failed, failed)
 	return failed
-}
-
-func unwrapPathErr(err error) error {
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+
+	"github.com/platc/platc/compiler/valid"
 )
 
 // Argo's validation (workflow/validate, what argo lint runs) does not
@@ -16,12 +18,9 @@ import (
 // package builds, so a violation is reported as a platc bug at build time
 // instead of by a cluster.
 
-var (
-	dns1123Subdomain = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
-	dns1123Label     = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	// Argo's task and template names; depends needs a leading letter.
-	taskName = regexp.MustCompile(`^[a-zA-Z][-a-zA-Z0-9]*$`)
-)
+// taskName is Argo's task and template names; depends needs a leading
+// letter.
+var taskName = regexp.MustCompile(`^[a-zA-Z][-a-zA-Z0-9]*$`)
 
 // checkName checks an object name (or, with generate, a generateName
 // prefix, to which the API server appends 5 characters).
@@ -31,14 +30,14 @@ func checkName(kind, name string, maxLen int, generate bool) error {
 		check = strings.TrimSuffix(name, "-")
 		maxLen -= 5
 	}
-	if len(name) == 0 || len(name) > maxLen || !dns1123Subdomain.MatchString(check) {
+	if len(name) == 0 || len(name) > maxLen || !valid.DNSSubdomain(check) {
 		return fmt.Errorf("%s name %q is not an RFC 1123 name of at most %d characters", kind, name, maxLen)
 	}
 	return nil
 }
 
 func checkNamespace(ns string) error {
-	if len(ns) > 63 || !dns1123Label.MatchString(ns) {
+	if !valid.DNSLabel(ns) {
 		return fmt.Errorf("namespace %q is not an RFC 1123 label", ns)
 	}
 	return nil

@@ -1,7 +1,6 @@
 package argo
 
 import (
-	"flag"
 	"path/filepath"
 	"testing"
 
@@ -9,8 +8,6 @@ import (
 	"github.com/platc/platc/internal/golden"
 	"github.com/platc/platc/lang"
 )
-
-var update = flag.Bool("update", false, "rewrite the out/ sections of testdata/golden/*.txtar")
 
 // TestGolden pins the complete workflows output of small platforms, so a
 // change to any emitted byte shows in review as a diff of YAML.
@@ -34,7 +31,7 @@ func TestGolden(t *testing.T) {
 			for _, f := range files {
 				got[f.Path] = string(f.Data)
 			}
-			c.Check(t, got, *update)
+			c.Check(t, got, golden.Update())
 		})
 	}
 }

@@ -2,7 +2,6 @@ package argocd_test
 
 import (
 	"bytes"
-	"flag"
 	"slices"
 	"strings"
 	"testing"
@@ -21,19 +20,6 @@ import (
 	"github.com/platc/platc/internal/golden"
 	"github.com/platc/platc/lang"
 )
-
-// The -update flag may already be registered by a test helper this
-// package imports; register it only if not, and read it by name.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the out/ sections of golden txtar files")
-	}
-}
-
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
 
 func compileFile(t *testing.T, path string, env string) *ir.Program {
 	t.Helper()
@@ -67,7 +53,7 @@ func TestHealthGolden(t *testing.T) {
 		t.Run(c.Name, func(t *testing.T) {
 			dir := c.WriteInputs(t, t.TempDir())
 			p := compileFile(t, dir+"/platform.hcl", "")
-			c.Check(t, map[string]string{"argocd/health.yaml": string(emitHealth(t, p))}, updating())
+			c.Check(t, map[string]string{"argocd/health.yaml": string(emitHealth(t, p))}, golden.Update())
 		})
 	}
 }

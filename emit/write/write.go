@@ -11,10 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 
 	"github.com/platc/platc/emit"
+	"github.com/platc/platc/internal/parallel"
 )
 
 // Kind is what happens to one file.
@@ -99,7 +98,7 @@ func scan(dir string) ([]entry, error) {
 	if err != nil {
 		return nil, err
 	}
-	err = parallel(len(out), func(i int) error {
+	err = parallel.Errors(ioWorkers, len(out), func(i int) error {
 		if !out[i].mode.IsRegular() {
 			return nil
 		}
@@ -179,7 +178,7 @@ func plan(dir string, files []emit.File) ([]Change, []entry, error) {
 		}
 	}
 	same := make([]bool, len(compare))
-	err = parallel(len(compare), func(i int) error {
+	err = parallel.Errors(ioWorkers, len(compare), func(i int) error {
 		f := files[compare[i]]
 		var err error
 		same[i], err = sameContent(filepath.Join(dir, filepath.FromSlash(f.Path)), f.Data)
@@ -558,7 +557,7 @@ func writeFile(p string, data []byte) error {
 // tree, so that the swap never exposes entries that a crash could still
 // lose. It is the portable way; Linux does it in one call (durable).
 func syncFiles(root string, written []string) error {
-	err := parallel(len(written), func(i int) error {
+	err := parallel.Errors(ioWorkers, len(written), func(i int) error {
 		f, err := os.OpenFile(written[i], os.O_WRONLY, 0)
 		if err != nil {
 			return err
@@ -592,33 +591,3 @@ func syncFiles(root string, written []string) error {
 // waiting for the kernel and the disk, so more than the CPUs. (Files are
 // created one at a time; see fill.)
 const ioWorkers = 8
-
-// parallel runs f(0), …, f(n-1) on up to ioWorkers goroutines and returns
-// the error of the lowest index that failed, so the error reported does
-// not depend on scheduling.
-func parallel(n int, f func(i int) error) error {
-	if n == 0 {
-		return nil
-	}
-	errs := make([]error, n)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(n, ioWorkers) {
-		wg.Go(func() {
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				errs[i] = f(i)
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}

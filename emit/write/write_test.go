@@ -601,22 +601,3 @@ func TestChangeOrder(t *testing.T) {
 		t.Errorf("changes not sorted: %v", paths)
 	}
 }
-
-// parallel reports the error of the first failing index whatever the
-// order the goroutines ran in.
-func TestParallelFirstError(t *testing.T) {
-	for range 20 {
-		err := parallel(1000, func(i int) error {
-			if i%97 == 13 {
-				return errors.New(itoa(uint64(i)))
-			}
-			return nil
-		})
-		if err == nil || err.Error() != "13" {
-			t.Fatalf("error %v, want 13", err)
-		}
-	}
-	if err := parallel(0, func(int) error { return errors.New("called") }); err != nil {
-		t.Errorf("no work: %v", err)
-	}
-}

@@ -285,7 +285,7 @@ func loadKubeconfig(cfg *Config, in Input, p *Problems) {
 		// FIFO here exhausted memory or hung (issue 13).
 		b, err := safefile.Read(path, MaxKubeconfigSize)
 		if err != nil {
-			p.add("KUBECONFIG_PATH %s: %v", path, unwrapPath(err))
+			p.add("KUBECONFIG_PATH %s: %v", path, safefile.Unwrap(err))
 			return
 		}
 		raw, err = clientcmd.Load(b)
@@ -341,7 +341,7 @@ func kubeconfigList(cfg *Config, list string, p *Problems) *clientcmdapi.Config 
 			continue
 		}
 		if err != nil {
-			p.add("KUBECONFIG %s: %v", path, unwrapPath(err))
+			p.add("KUBECONFIG %s: %v", path, safefile.Unwrap(err))
 			return nil
 		}
 		one, err := clientcmd.Load(b)
@@ -422,7 +422,7 @@ func checkSecretsDir(dir string, p *Problems) string {
 	case errors.Is(err, fs.ErrNotExist) && !explicit:
 		return ""
 	case err != nil:
-		p.add("SECRETS_DIR %s: %v", dir, unwrapPath(err))
+		p.add("SECRETS_DIR %s: %v", dir, safefile.Unwrap(err))
 		return ""
 	case !st.IsDir():
 		p.add("SECRETS_DIR %s is not a directory; mount the credentials as a directory of files", dir)
@@ -436,7 +436,7 @@ func checkSecretsDir(dir string, p *Problems) string {
 // the teardown confirmation against it.
 func loadPlatform(cfg *Config, gen ir.Generator, p *Problems) {
 	if _, err := os.Stat(cfg.PlatformPath); err != nil {
-		p.add("platform source %s: %v; mount the platform checkout at /platform or set PLATFORM_PATH", cfg.PlatformPath, unwrapPath(err))
+		p.add("platform source %s: %v; mount the platform checkout at /platform or set PLATFORM_PATH", cfg.PlatformPath, safefile.Unwrap(err))
 		return
 	}
 	mod, diags := lang.Parse(cfg.PlatformPath)

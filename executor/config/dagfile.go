@@ -103,7 +103,7 @@ func readDagFile(path string, explicit bool) (*DagFile, hcl.Diagnostics, []strin
 		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, nil, []string{fmt.Sprintf("DAG customization %s: %v", path, unwrapPath(err))}
+		return nil, nil, []string{fmt.Sprintf("DAG customization %s: %v", path, safefile.Unwrap(err))}
 	}
 	sum := sha256.Sum256(data)
 	d := &DagFile{Path: path, Sum: hex.EncodeToString(sum[:])[:12]}

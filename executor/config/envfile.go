@@ -58,7 +58,7 @@ func readEnvFile(path string, explicit bool, environment string) (*EnvFile, []st
 		return nil, nil
 	}
 	if err != nil {
-		return nil, []string{fmt.Sprintf("environment config %s: %v", path, unwrapPath(err))}
+		return nil, []string{fmt.Sprintf("environment config %s: %v", path, safefile.Unwrap(err))}
 	}
 	var ef EnvFile
 	// sigs.k8s.io/yaml expands aliases as it decodes: bound them first.
@@ -105,12 +105,4 @@ func readEnvFile(path string, explicit bool, environment string) (*EnvFile, []st
 		ef.parsed.backoff = dur("retries.backoff", r.Backoff)
 	}
 	return &ef, probs
-}
-
-func unwrapPath(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -1,7 +1,6 @@
 package builtin_test
 
 import (
-	"flag"
 	"fmt"
 	"strings"
 	"testing"
@@ -36,8 +35,6 @@ func TestLibraryTests(t *testing.T) {
 	}
 }
 
-var update = flag.Bool("update", false, "rewrite the out/ sections of golden txtar files")
-
 // TestScripts pins the Lua of every built-in rule, compiled for an
 // environment that sets nothing, as platc emits it into argocd-cm.
 func TestScripts(t *testing.T) {
@@ -57,6 +54,6 @@ func TestScripts(t *testing.T) {
 			fmt.Fprintf(&summary, "%s useOpenLibs=%v tests=%d\n", r.Kind, r.UseOpenLibs, len(h.Tests))
 		}
 		got["summary.txt"] = summary.String()
-		c.Check(t, got, *update)
+		c.Check(t, got, golden.Update())
 	}
 }

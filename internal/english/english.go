@@ -22,6 +22,15 @@ func Plural(n int, noun string) string {
 // Count is n with its noun: "1 app", "3 apps".
 func Count(n int, noun string) string { return strconv.Itoa(n) + " " + Plural(n, noun) }
 
+// Agree returns one when n is 1 and many otherwise: the word that agrees
+// with a count ("it"/"them", "differs"/"differ").
+func Agree(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // List joins items as "a, b and c".
 func List(items []string) string {
 	switch len(items) {

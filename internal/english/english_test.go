@@ -32,3 +32,11 @@ func TestList(t *testing.T) {
 		}
 	}
 }
+
+func TestAgree(t *testing.T) {
+	for n, want := range map[int]string{0: "them", 1: "it", 2: "them"} {
+		if got := Agree(n, "it", "them"); got != want {
+			t.Errorf("Agree(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -7,6 +7,7 @@
 package golden
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +17,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/txtar"
 )
+
+// update is the -update flag of every golden test in platc, declared
+// once here: a test binary that registered it twice would panic.
+var update = flag.Bool("update", false, "rewrite the expected outputs of golden tests (out/ sections of testdata txtar files) instead of comparing them")
+
+// Update reports whether the test run was given -update.
+func Update() bool { return *update }
 
 // OutPrefix marks the sections a test produces rather than reads.
 const OutPrefix = "out/"

@@ -136,7 +136,11 @@ spec:
 	}
 	status := map[string]any{}
 	if health != "" {
-		status["health"] = map[string]any{"status": health, "message": map[bool]string{true: "", false: name + " is " + health}[health == "Healthy"]}
+		msg := ""
+		if health != "Healthy" {
+			msg = name + " is " + health
+		}
+		status["health"] = map[string]any{"status": health, "message": msg}
 	}
 	if sync != "" {
 		src, _, _ := unstructured.NestedMap(u.Object, "spec", "source")

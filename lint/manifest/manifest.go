@@ -14,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/gitroot"
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/internal/safeyaml"
 )
@@ -85,7 +86,7 @@ func Load(dir string) (*Set, hcl.Diagnostics) {
 		return nil, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Scan directory not found",
-			Detail:   fmt.Sprintf("Cannot open %s: %s. Pass --scan the directory that holds your plain manifests.", dir, unwrap(err)),
+			Detail:   fmt.Sprintf("Cannot open %s: %s. Pass --scan the directory that holds your plain manifests.", dir, safefile.Unwrap(err)),
 		}}
 	}
 	if !info.IsDir() {
@@ -124,7 +125,7 @@ func (l *Loader) Dir(dir string, recurse bool) {
 			l.diags = append(l.diags, &hcl.Diagnostic{
 				Severity: hcl.DiagWarning,
 				Summary:  "Cannot read manifest directory",
-				Detail:   fmt.Sprintf("Listing %s failed: %s. Its manifests were not scanned.", path, unwrap(err)),
+				Detail:   fmt.Sprintf("Listing %s failed: %s. Its manifests were not scanned.", path, safefile.Unwrap(err)),
 			})
 			return nil
 		}
@@ -203,19 +204,9 @@ func FindKustomization(dir string) string {
 // or above it with a .git). Outside one (an exported tree), it is the
 // working directory when dir is inside it, else dir itself.
 func repoRoot(dir string) string {
-	start, err := filepath.Abs(dir)
-	if err != nil {
-		return dir
-	}
-	for d := start; ; {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return d
-		}
-		up := filepath.Dir(d)
-		if up == d {
-			break
-		}
-		d = up
+	start, ok := gitroot.Find(dir)
+	if ok {
+		return start
 	}
 	if wd, err := os.Getwd(); err == nil && safefile.Within(wd, start) {
 		return wd
@@ -242,14 +233,6 @@ func isYAML(name string) bool {
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-func unwrap(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }
 
 // key identifies a file however it was reached, so a file found by the
@@ -292,7 +275,7 @@ func (l *loader) file(path, via, ns string, at *hcl.Range) {
 		l.diags = append(l.diags, &hcl.Diagnostic{
 			Severity: hcl.DiagWarning,
 			Summary:  "Cannot read manifest",
-			Detail:   fmt.Sprintf("Reading %s failed: %s. It was not scanned.", path, unwrap(err)),
+			Detail:   fmt.Sprintf("Reading %s failed: %s. It was not scanned.", path, safefile.Unwrap(err)),
 			Subject:  at,
 		})
 		return
@@ -398,7 +381,7 @@ func (l *loader) kustomization(path, outerNS string, at *hcl.Range) {
 	b, err := l.read(path)
 	if err != nil {
 		l.diags = append(l.diags, &hcl.Diagnostic{Severity: hcl.DiagWarning, Summary: "Cannot read kustomization",
-			Detail: fmt.Sprintf("Reading %s failed: %s. What it lists was not scanned.", path, unwrap(err)), Subject: at})
+			Detail: fmt.Sprintf("Reading %s failed: %s. What it lists was not scanned.", path, safefile.Unwrap(err)), Subject: at})
 		return
 	}
 	f := NewFile(path, b)

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
 
+	"github.com/platc/platc/compiler/valid"
 	"github.com/platc/platc/lint"
 )
 
@@ -199,7 +200,6 @@ var (
 	nonAlnum    = regexp.MustCompile(`[^a-z0-9]`)
 	wordBreak   = regexp.MustCompile(`[^A-Za-z0-9]+|([a-z0-9])([A-Z])`)
 	envVarName  = regexp.MustCompile(`^[A-Z][A-Z0-9]*(_[A-Z0-9]+)+$`)
-	k8sObjName  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$`)
 	resolverRef = regexp.MustCompile(`^(<path:|ref\+|vault:|op://|secretref\+|awssm:|gcpsm:|sops:)`)
 	// placeholder is a value that stands for a credential filled in
 	// elsewhere: <password>, ${DB_PASSWORD}, $(TOKEN), {{ .Values.x }},
@@ -284,7 +284,7 @@ func checkTemplate(p *lint.Pass, t *hclsyntax.TemplateExpr, key, path string) {
 	switch {
 	case level == 0, len(v) < 6, envVarName.MatchString(v), resolverRef.MatchString(v), placeholder.MatchString(strings.TrimSpace(v)):
 		return
-	case level == 1 && k8sObjName.MatchString(v) && !looksRandom(v):
+	case level == 1 && valid.DNSSubdomain(v) && !looksRandom(v):
 		return // names a Secret object, which is how it should be done
 	}
 	report(p, t.Range(), fmt.Sprintf("%q holds a literal credential", path))

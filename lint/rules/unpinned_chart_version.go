@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/platc/platc/compiler/valid"
 	"github.com/platc/platc/lint"
 )
 
@@ -62,10 +63,6 @@ sources and to the bootstrap charts of the platform block.`,
 	},
 }
 
-// exactVersion is one semantic version: major.minor.patch, an optional
-// leading "v", pre-release and build metadata.
-var exactVersion = regexp.MustCompile(`^v?\d+\.\d+\.\d+(-[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$`)
-
 // partialVersion is "1" or "1.2", which Helm's constraint parser treats
 // like "~1.2".
 var partialVersion = regexp.MustCompile(`^v?\d+(\.\d+)?$`)
@@ -73,7 +70,7 @@ var partialVersion = regexp.MustCompile(`^v?\d+(\.\d+)?$`)
 // whyUnpinned says why a chart version is not pinned, or "" if it is.
 func whyUnpinned(v string) string {
 	switch lower := strings.ToLower(strings.TrimSpace(v)); {
-	case exactVersion.MatchString(v):
+	case valid.Semver(v):
 		return ""
 	case lower == "latest" || lower == "stable" || lower == "*" || lower == "x":
 		return "follows the newest release"

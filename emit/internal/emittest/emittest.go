@@ -2,7 +2,6 @@ package emittest
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,8 +12,6 @@ import (
 	"github.com/platc/platc/internal/golden"
 	"github.com/platc/platc/lang"
 )
-
-var update = flag.Bool("update", false, "rewrite the out/ sections of testdata/golden/*.txtar")
 
 // Compile compiles one HCL file's source for env ("" for the first).
 func Compile(t testing.TB, name string, src []byte, env string) *ir.Program {
@@ -104,7 +101,7 @@ func Golden(t *testing.T, build func(t *testing.T, p *ir.Program) map[string][]b
 					got[path] = string(data)
 				}
 			}
-			c.Check(t, got, *update)
+			c.Check(t, got, golden.Update())
 		})
 	}
 }

@@ -43,13 +43,11 @@ import (
 //
 // The pods whose containers are real processes here (Argo CD's server,
 // repo-server, application controller and Redis, the workflow
-// controller) carry the label platc.io/e2e-process naming the process:
-// kwok leaves them Pending until the process kubelet (kubelet.go) has
-// started that process and released them. Argo Events' controller and
+// controller) carry the upstream labels app.kubernetes.io/part-of and
+// app.kubernetes.io/component, by which the process kubelet (kubelet.go)
+// knows them, stand-in or upstream alike: kwok leaves them Pending until
+// it has started that process and released them. Argo Events' controller and
 // Sealed Secrets' controller have no process here; kwok runs their pods.
-
-// labelProcess names the process a stand-in chart's pod stands for.
-const labelProcess = "platc.io/e2e-process"
 
 // standInChart is one chart the bootstrap installs, as the generated
 // group_vars name it.
@@ -344,15 +342,14 @@ spec:
   template:
     metadata:
       labels: {{- include "labels" (dict "root" $ "name" "%[1]s") | nindent 8 }}
-        %[2]s: %[1]s
     spec:
       serviceAccountName: %[1]s
       containers:
-      - name: %[3]s
+      - name: %[2]s
         image: quay.io/argoproj/argocd:{{ .Chart.AppVersion }}
         ports:
-        - {containerPort: %[4]d, protocol: TCP}
-`, c.name, labelProcess, strings.TrimPrefix(c.name, "argocd-"), c.port)
+        - {containerPort: %[3]d, protocol: TCP}
+`, c.name, strings.TrimPrefix(c.name, "argocd-"), c.port)
 		if len(c.env) > 0 {
 			b.WriteString("        env:\n")
 			for _, k := range slices.Sorted(maps.Keys(c.env)) {
@@ -448,7 +445,6 @@ spec:
   template:
     metadata:
       labels: {{- include "labels" . | nindent 8 }}
-        ` + labelProcess + `: workflow-controller
     spec:
       serviceAccountName: {{ .Release.Name }}-workflow-controller
       containers:

@@ -23,13 +23,14 @@ import (
 )
 
 // processKubelet is simulated: it plays the kubelet for the pods of the
-// stand-in charts (charts.go) whose containers are real processes here.
-// When such a pod appears (label platc.io/e2e-process names the process),
-// it starts the real binary, as a kubelet starts a container, with the
-// container's environment resolved as the kubelet resolves it (so
+// charts, stand-in (charts.go) or upstream (upstream.go), whose
+// containers are real processes here. When such a pod appears (known by
+// its upstream labels, processOf), it starts the real binary, as a
+// kubelet starts a container, with the container's arguments and its
+// environment resolved as the kubelet resolves it (so
 // ARGOCD_SERVER_INSECURE comes from the argocd-cmd-params-cm the chart
-// wrote) and, for the workflow controller, the container's arguments;
-// then it releases the pod to kwok, which makes it Running and Ready.
+// wrote, REDIS_PASSWORD from the argocd-redis Secret); then it releases
+// the pod to kwok, which makes it Running and Ready.
 // Until then the pod stays Pending, so Helm's --wait and the roles'
 // readiness checks wait for the process, not for kwok.
 //

@@ -119,6 +119,13 @@ func (pl *Platform) publishUpstream(groupVars []byte) error {
 			return fmt.Errorf("upstream chart %s: %w", c.name, err)
 		}
 		e.logf("serving the upstream chart %s %s (appVersion %s) at %s", c.name, c.version, c.appVersion, c.repoURL)
+		// The workflow controller here is the one built (.ci/e2e), not
+		// the chart's image; a cluster would run the chart's appVersion.
+		// Argo CD's role checks its appVersion itself; nothing checks
+		// this one, so the run says it.
+		if c.prefix == "argo_workflows" && c.appVersion != workflowsVersion {
+			pl.Notes = append(pl.Notes, fmt.Sprintf("the argo-workflows chart %s installs Argo Workflows %s; the environment runs the controller %s with that chart's CRDs, configuration, arguments and environment", c.version, c.appVersion, workflowsVersion))
+		}
 	}
 	return nil
 }

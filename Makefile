@@ -78,12 +78,15 @@ e2e: build
 #   make e2e-run PLATFORM=examples OUT=/tmp/run [ENV=production] [FAIL=app,...]
 # PLATFORM=dir1,dir2,... deploys each later directory as a day-2 change of
 # the first on the same environment (deploy-2, deploy-3, ...); PRUNE=true
-# passes PRUNE=true to every deploy.
+# passes PRUNE=true to every deploy. CHARTS=dir installs the upstream
+# charts of dir (<chart>-<version>.tgz) in place of the stand-ins; build
+# it with scripts/e2e-charts.sh from local checkouts of their repositories.
 PLATFORM ?= examples
 OUT      ?= bin/e2e-run
 e2e-run: build
 	PLATC_E2E_BIN="$(E2E_BIN)" $(GO) run ./e2e/cmd/e2e-run -platform "$(PLATFORM)" -out "$(OUT)" \
-		$(if $(ENV),-env "$(ENV)") $(if $(FAIL),-fail "$(FAIL)") $(if $(filter true,$(PRUNE)),-prune) -platc $(BIN)
+		$(if $(ENV),-env "$(ENV)") $(if $(FAIL),-fail "$(FAIL)") $(if $(filter true,$(PRUNE)),-prune) \
+		$(if $(CHARTS),-charts "$(CHARTS)") -platc $(BIN)
 
 # Deploy a 1,000-app synthetic platform (internal/synth) and report wall
 # time, the critical path of simulated durations, the orchestration

@@ -135,16 +135,21 @@ func (e *Env) argoCDEnv(ns string) (env []string, state string, err error) {
 	return env, state, nil
 }
 
-// startRedis starts Debian's redis-server for Argo CD and returns its
-// address.
-func (e *Env) startRedis(ctx context.Context) (string, *proc, error) {
+// startRedis starts Debian's redis-server for Argo CD with the
+// container's arguments (the upstream chart's --save, --appendonly and
+// --requirepass; none from the stand-in, which then gets the same
+// defaults without a password) and returns its address.
+func (e *Env) startRedis(ctx context.Context, args []string) (string, *proc, error) {
 	redisPort, _ := freePort()
 	redisBin, err := exec.LookPath("redis-server")
 	if err != nil {
 		return "", nil, err
 	}
-	p, err := e.procs.start("redis", redisBin, []string{"--port", strconv.Itoa(redisPort), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--protected-mode", "no"}, nil)
+	if len(args) == 0 {
+		args = []string{"--save", "", "--appendonly", "no"}
+	}
+	p, err := e.procs.start("redis", redisBin, append(slices.Clone(args), "--port", strconv.Itoa(redisPort), "--bind", "127.0.0.1",
+		"--protected-mode", "no"), nil)
 	if err != nil {
 		return "", nil, err
 	}
@@ -154,7 +159,7 @@ func (e *Env) startRedis(ctx context.Context) (string, *proc, error) {
 
 // startRepoServer starts the repo-server, which reaches the simulated
 // internet through the proxy, and returns its address.
-func (e *Env) startRepoServer(ctx context.Context, env []string, state, redis string) (string, *proc, error) {
+func (e *Env) startRepoServer(ctx context.Context, args, env []string, state, redis string) (string, *proc, error) {
 	rp, rm := ports()
 	repoEnv := append(slices.Clone(env),
 		// The repo-server fetches charts and Git repositories through the
@@ -166,10 +171,10 @@ func (e *Env) startRepoServer(ctx context.Context, env []string, state, redis st
 		"HOME="+filepath.Join(state, "tmp"),
 		// v3.2's repo-server verifies nothing without GPG; no wrapper needed.
 	)
-	p, err := e.procs.start("argocd-repo-server", e.bin("argocd-repo-server"), []string{
+	p, err := e.procs.start("argocd-repo-server", e.bin("argocd-repo-server"), append(slices.Clone(args),
 		"--port", strconv.Itoa(rp), "--metrics-port", strconv.Itoa(rm), "--address", "127.0.0.1",
 		"--redis", redis, "--loglevel", "info",
-	}, repoEnv)
+	), repoEnv)
 	if err != nil {
 		return "", nil, err
 	}
@@ -180,10 +185,10 @@ func (e *Env) startRepoServer(ctx context.Context, env []string, state, redis st
 // startArgoCDServer starts argocd-server and waits until it serves;
 // insecure says it serves plain HTTP (ARGOCD_SERVER_INSECURE in env,
 // from server.insecure of argocd-cmd-params-cm).
-func (e *Env) startArgoCDServer(ctx context.Context, env []string, state, redis, repo string, insecure bool) (string, *proc, error) {
+func (e *Env) startArgoCDServer(ctx context.Context, chartArgs, env []string, state, redis, repo string, insecure bool) (string, *proc, error) {
 	sp, sm := ports()
-	args := []string{"--port", strconv.Itoa(sp), "--metrics-port", strconv.Itoa(sm), "--address", "127.0.0.1",
-		"--redis", redis, "--repo-server", repo, "--staticassets", filepath.Join(state, "static"), "--loglevel", "info"}
+	args := append(slices.Clone(chartArgs), "--port", strconv.Itoa(sp), "--metrics-port", strconv.Itoa(sm), "--address", "127.0.0.1",
+		"--redis", redis, "--repo-server", repo, "--staticassets", filepath.Join(state, "static"), "--loglevel", "info")
 	p, err := e.procs.start("argocd-server", e.bin("argocd-server"), args, env)
 	if err != nil {
 		return "", nil, err

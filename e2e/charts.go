@@ -32,24 +32,25 @@ import (
 // directory, which Helm installs first and never deletes: what crds.keep
 // asks of the upstream charts), ServiceAccounts and RBAC, Services, and
 // the workloads with the upstream labels (app.kubernetes.io/instance is
-// the release, which the roles wait on). argocd-apps renders the
-// AppProjects and Applications of its values as the upstream templates
-// do, fields printed unquoted where upstream prints them unquoted.
+// the release, which the roles wait on), and Redis's password as the
+// argo-cd chart makes it (a pre-install hook Job running argocd admin
+// redis-initial-password, the argocd-redis Secret every component reads).
+// argocd-apps renders the AppProjects and Applications of its values as
+// the upstream templates do, fields printed unquoted where upstream
+// prints them unquoted.
 //
 // What the stand-ins leave out: the upstream defaults platc does not set
-// (the chart's own configs.cm entries, the Redis password Secret and its
-// init Job, Dex, notifications, the ApplicationSet controller, the Argo
-// Workflows server, PodDisruptionBudgets, NetworkPolicies).
+// (the chart's own configs.cm entries, say), Dex, notifications, the
+// ApplicationSet controller, the Argo Workflows server,
+// PodDisruptionBudgets, NetworkPolicies.
 //
 // The pods whose containers are real processes here (Argo CD's server,
 // repo-server, application controller and Redis, the workflow
-// controller) carry the label platc.io/e2e-process naming the process:
-// kwok leaves them Pending until the process kubelet (kubelet.go) has
-// started that process and released them. Argo Events' controller and
+// controller) carry the upstream labels app.kubernetes.io/part-of and
+// app.kubernetes.io/component, by which the process kubelet (kubelet.go)
+// knows them, stand-in or upstream alike: kwok leaves them Pending until
+// it has started that process and released them. Argo Events' controller and
 // Sealed Secrets' controller have no process here; kwok runs their pods.
-
-// labelProcess names the process a stand-in chart's pod stands for.
-const labelProcess = "platc.io/e2e-process"
 
 // standInChart is one chart the bootstrap installs, as the generated
 // group_vars name it.
@@ -266,6 +267,58 @@ metadata:
   namespace: {{ .Release.Namespace }}
   labels: {{- include "labels" (dict "root" $ "name" "argocd-secret") | nindent 4 }}
 {{- end }}
+{{- /* The Redis password, as upstream: a pre-install hook Job runs
+  argocd admin redis-initial-password, which creates the argocd-redis
+  Secret; the process kubelet runs that command. */}}
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: argocd-redis-secret-init
+  namespace: {{ .Release.Namespace }}
+  annotations: {"helm.sh/hook": "pre-install,pre-upgrade", "helm.sh/hook-delete-policy": "before-hook-creation"}
+  labels: {{- include "labels" (dict "root" $ "name" "argocd-redis-secret-init") | nindent 4 }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: argocd-redis-secret-init
+  namespace: {{ .Release.Namespace }}
+  annotations: {"helm.sh/hook": "pre-install,pre-upgrade", "helm.sh/hook-delete-policy": "before-hook-creation"}
+  labels: {{- include "labels" (dict "root" $ "name" "argocd-redis-secret-init") | nindent 4 }}
+rules:
+- {apiGroups: [""], resources: [secrets], resourceNames: [argocd-redis], verbs: [get]}
+- {apiGroups: [""], resources: [secrets], verbs: [create]}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: argocd-redis-secret-init
+  namespace: {{ .Release.Namespace }}
+  annotations: {"helm.sh/hook": "pre-install,pre-upgrade", "helm.sh/hook-delete-policy": "before-hook-creation"}
+  labels: {{- include "labels" (dict "root" $ "name" "argocd-redis-secret-init") | nindent 4 }}
+roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: argocd-redis-secret-init}
+subjects:
+- {kind: ServiceAccount, name: argocd-redis-secret-init, namespace: {{ .Release.Namespace }}}
+---
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: argocd-redis-secret-init
+  namespace: {{ .Release.Namespace }}
+  annotations: {"helm.sh/hook": "pre-install,pre-upgrade", "helm.sh/hook-delete-policy": "before-hook-creation"}
+  labels: {{- include "labels" (dict "root" $ "name" "argocd-redis-secret-init") | nindent 4 }}
+spec:
+  template:
+    metadata:
+      labels: {{- include "labels" (dict "root" $ "name" "argocd-redis-secret-init") | nindent 8 }}
+    spec:
+      serviceAccountName: argocd-redis-secret-init
+      restartPolicy: OnFailure
+      containers:
+      - name: secret-init
+        image: quay.io/argoproj/argocd:{{ .Chart.AppVersion }}
+        command: [argocd, admin, redis-initial-password]
 ` + argoCDWorkloads()
 
 // argoCDWorkloads is the template of every Argo CD component: its
@@ -344,23 +397,32 @@ spec:
   template:
     metadata:
       labels: {{- include "labels" (dict "root" $ "name" "%[1]s") | nindent 8 }}
-        %[2]s: %[1]s
     spec:
       serviceAccountName: %[1]s
       containers:
-      - name: %[3]s
+      - name: %[2]s
         image: quay.io/argoproj/argocd:{{ .Chart.AppVersion }}
         ports:
-        - {containerPort: %[4]d, protocol: TCP}
-`, c.name, labelProcess, strings.TrimPrefix(c.name, "argocd-"), c.port)
-		if len(c.env) > 0 {
-			b.WriteString("        env:\n")
-			for _, k := range slices.Sorted(maps.Keys(c.env)) {
-				fmt.Fprintf(&b, `        - name: %s
+        - {containerPort: %[3]d, protocol: TCP}
+`, c.name, strings.TrimPrefix(c.name, "argocd-"), c.port)
+		if c.name == "argocd-redis" {
+			// As upstream: the password the init Job generated.
+			b.WriteString(`        args: ["--save", "", "--appendonly", "no", "--requirepass $(REDIS_PASSWORD)"]
+`)
+		}
+		// Every component reads the Redis password from the Secret the
+		// redis-secret-init Job creates, not optional, as upstream: no
+		// Secret, no container.
+		b.WriteString(`        env:
+        - name: REDIS_PASSWORD
+          valueFrom:
+            secretKeyRef: {name: argocd-redis, key: auth}
+`)
+		for _, k := range slices.Sorted(maps.Keys(c.env)) {
+			fmt.Fprintf(&b, `        - name: %s
           valueFrom:
             configMapKeyRef: {name: argocd-cmd-params-cm, key: %s, optional: true}
 `, k, c.env[k])
-			}
 		}
 	}
 	return b.String()
@@ -448,7 +510,6 @@ spec:
   template:
     metadata:
       labels: {{- include "labels" . | nindent 8 }}
-        ` + labelProcess + `: workflow-controller
     spec:
       serviceAccountName: {{ .Release.Name }}-workflow-controller
       containers:

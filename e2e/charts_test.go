@@ -132,7 +132,7 @@ func TestStandInCharts(t *testing.T) {
 		if got := data("argocd-cmd-params-cm")["server.insecure"]; got != "true" {
 			t.Errorf("argocd-cmd-params-cm server.insecure = %v, want \"true\"", got)
 		}
-		for _, w := range []string{"Deployment/argocd-server", "Deployment/argocd-repo-server", "Deployment/argocd-redis", "StatefulSet/argocd-application-controller", "Service/argocd-server", "Secret/argocd-secret"} {
+		for _, w := range []string{"Deployment/argocd-server", "Deployment/argocd-repo-server", "Deployment/argocd-redis", "StatefulSet/argocd-application-controller", "Service/argocd-server", "Secret/argocd-secret", "Job/argocd-redis-secret-init", "Role/argocd-redis-secret-init"} {
 			if objs[w] == nil {
 				t.Errorf("no %s", w)
 			}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -21,13 +23,14 @@ import (
 )
 
 // processKubelet is simulated: it plays the kubelet for the pods of the
-// stand-in charts (charts.go) whose containers are real processes here.
-// When such a pod appears (label platc.io/e2e-process names the process),
-// it starts the real binary, as a kubelet starts a container, with the
-// container's environment resolved as the kubelet resolves it (so
+// charts, stand-in (charts.go) or upstream (upstream.go), whose
+// containers are real processes here. When such a pod appears (known by
+// its upstream labels, processOf), it starts the real binary, as a
+// kubelet starts a container, with the container's arguments and its
+// environment resolved as the kubelet resolves it (so
 // ARGOCD_SERVER_INSECURE comes from the argocd-cmd-params-cm the chart
-// wrote) and, for the workflow controller, the container's arguments;
-// then it releases the pod to kwok, which makes it Running and Ready.
+// wrote, REDIS_PASSWORD from the argocd-redis Secret); then it releases
+// the pod to kwok, which makes it Running and Ready.
 // Until then the pod stays Pending, so Helm's --wait and the roles'
 // readiness checks wait for the process, not for kwok.
 //
@@ -42,6 +45,36 @@ import (
 // One process per component and namespace: a pod that replaces another
 // (a rollout) is released at once. Processes are not restarted when the
 // configuration changes; Argo CD reads its ConfigMaps at run time anyway.
+// The pods a process plays, by the labels the upstream charts give them
+// (app.kubernetes.io/part-of and app.kubernetes.io/component), which the
+// stand-ins (charts.go) give them too: one rule for both. Every other pod
+// of the charts (Dex, notifications, the ApplicationSet controller, the
+// Argo Server, the Argo Events and Sealed Secrets controllers) runs under
+// kwok with no process. processKey and processValues are the same rule for
+// kwok's stages (kwok.go); TestProcessLabels holds them together.
+var processes = map[string]string{
+	"argocd/redis":                       "argocd-redis",
+	"argocd/redis-secret-init":           "argocd-redis-secret-init",
+	"argocd/repo-server":                 "argocd-repo-server",
+	"argocd/application-controller":      "argocd-application-controller",
+	"argocd/server":                      "argocd-server",
+	"argo-workflows/workflow-controller": "workflow-controller",
+}
+
+const (
+	labelPartOf    = "app.kubernetes.io/part-of"
+	labelComponent = "app.kubernetes.io/component"
+	processKey     = `'((.metadata.labels["app.kubernetes.io/part-of"] // "") + "/" + (.metadata.labels["app.kubernetes.io/component"] // ""))'`
+	processValues  = `['argocd/redis', 'argocd/redis-secret-init', 'argocd/repo-server', 'argocd/application-controller', 'argocd/server', 'argo-workflows/workflow-controller']`
+	// processSelector narrows the kubelet's list; processOf decides.
+	processSelector = labelComponent + " in (redis,redis-secret-init,repo-server,application-controller,server,workflow-controller)"
+)
+
+// processOf names the process that plays pod, or "".
+func processOf(pod *corev1.Pod) string {
+	return processes[pod.Labels[labelPartOf]+"/"+pod.Labels[labelComponent]]
+}
+
 type processKubelet struct {
 	e *Env
 
@@ -85,16 +118,22 @@ func (k *processKubelet) get(ns, name string) *podProcess {
 
 func (k *processKubelet) sync(ctx context.Context) {
 	e := k.e
-	pods, err := e.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{LabelSelector: labelProcess})
+	list, err := e.Kube.CoreV1().Pods("").List(ctx, metav1.ListOptions{LabelSelector: processSelector})
 	if err != nil {
 		return
+	}
+	pods := &corev1.PodList{}
+	for _, pod := range list.Items {
+		if processOf(&pod) != "" {
+			pods.Items = append(pods.Items, pod)
+		}
 	}
 	slices.SortFunc(pods.Items, func(a, b corev1.Pod) int { return strings.Compare(a.Namespace+"/"+a.Name, b.Namespace+"/"+b.Name) })
 	// A process whose pods are all gone (a release uninstalled, say)
 	// stops, as the kubelet stops the containers of a deleted pod.
 	have := map[string]bool{}
 	for _, pod := range pods.Items {
-		have[pod.Namespace+"/"+pod.Labels[labelProcess]] = true
+		have[pod.Namespace+"/"+processOf(&pod)] = true
 	}
 	k.mu.Lock()
 	var gone []*podProcess
@@ -114,9 +153,22 @@ func (k *processKubelet) sync(ctx context.Context) {
 		if pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodPending || pod.Spec.NodeName == "" || pod.Annotations["platc.io/e2e-start"] != "" {
 			continue
 		}
-		name := pod.Labels[labelProcess]
+		name := processOf(pod)
 		key := pod.Namespace + "/" + name
-		if k.get(pod.Namespace, name) == nil {
+		if name == "argocd-redis-secret-init" {
+			// A Job's pod: its command runs to the end before the pod is
+			// released, and kwok then completes it.
+			if err := k.runRedisSecretInit(ctx, pod); err != nil {
+				k.mu.Lock()
+				if k.waiting[key] != err.Error() {
+					k.waiting[key] = err.Error()
+					e.logf("process kubelet: %s: %v", key, err)
+				}
+				k.mu.Unlock()
+				continue
+			}
+			e.logf("process kubelet: ran argocd admin redis-initial-password for pod %s", pod.Name)
+		} else if k.get(pod.Namespace, name) == nil {
 			p, err := k.start(ctx, pod, name)
 			if err != nil {
 				k.mu.Lock()
@@ -152,10 +204,26 @@ func (k *processKubelet) start(ctx context.Context, pod *corev1.Pod, name string
 		return nil, fmt.Errorf("pod %s has no container port", pod.Name)
 	}
 	c := &pod.Spec.Containers[0]
-	env, msg := (&stepRunner{e: e}).env(ctx, pod, c, nil)
+	// The pod's volumes are directories of its own, so the paths the
+	// chart puts into the environment (HELM_CACHE_HOME=/helm-working-dir,
+	// KUBECACHEDIR=/tmp/kubecache) land there and not on this machine's
+	// root.
+	ms, err := podMounts(pod, c, filepath.Join(e.opts.Dir, "pods", pod.Namespace, name))
+	if err != nil {
+		return nil, err
+	}
+	env, msg := (&stepRunner{e: e}).env(ctx, pod, c, ms)
 	if msg != "" {
 		return nil, fmt.Errorf("CreateContainerConfigError: %s", msg)
 	}
+	// The container's own arguments, as the chart wrote them (the
+	// binary's path, which the upstream charts put first, dropped); the
+	// harness's addressing flags follow and so win.
+	argv := append(slices.Clone(c.Command), c.Args...)
+	if len(argv) > 0 && filepath.Base(argv[0]) == name {
+		argv = argv[1:]
+	}
+	argv = expandArgs(argv, env)
 	p := &podProcess{name: name, ns: pod.Namespace, port: c.Ports[0].ContainerPort, env: env}
 	need := func(names ...string) ([]string, error) {
 		var addrs []string
@@ -168,10 +236,9 @@ func (k *processKubelet) start(ctx context.Context, pod *corev1.Pod, name string
 		}
 		return addrs, nil
 	}
-	var err error
 	switch name {
 	case "argocd-redis":
-		p.addr, p.proc, err = e.startRedis(ctx)
+		p.addr, p.proc, err = e.startRedis(ctx, argv)
 	case "argocd-repo-server":
 		var deps []string
 		if deps, err = need("argocd-redis"); err != nil {
@@ -182,7 +249,7 @@ func (k *processKubelet) start(ctx context.Context, pod *corev1.Pod, name string
 		if aenv, state, err = e.argoCDEnv(pod.Namespace); err != nil {
 			return nil, err
 		}
-		p.addr, p.proc, err = e.startRepoServer(ctx, append(aenv, env...), state, deps[0])
+		p.addr, p.proc, err = e.startRepoServer(ctx, argv, append(aenv, env...), state, deps[0])
 	case "argocd-application-controller":
 		var deps []string
 		if deps, err = need("argocd-redis", "argocd-repo-server"); err != nil {
@@ -194,9 +261,9 @@ func (k *processKubelet) start(ctx context.Context, pod *corev1.Pod, name string
 		}
 		_, metrics := ports()
 		p.addr = fmt.Sprintf("127.0.0.1:%d", metrics)
-		p.proc, err = e.procs.start("argocd-application-controller", e.bin("argocd-application-controller"), []string{
+		p.proc, err = e.procs.start("argocd-application-controller", e.bin("argocd-application-controller"), append(argv,
 			"--repo-server", deps[1], "--redis", deps[0], "--metrics-port", strconv.Itoa(metrics), "--loglevel", "info",
-		}, append(aenv, env...))
+		), append(aenv, env...))
 	case "argocd-server":
 		var deps []string
 		if deps, err = need("argocd-redis", "argocd-repo-server"); err != nil {
@@ -207,9 +274,9 @@ func (k *processKubelet) start(ctx context.Context, pod *corev1.Pod, name string
 		if aenv, state, err = e.argoCDEnv(pod.Namespace); err != nil {
 			return nil, err
 		}
-		p.addr, p.proc, err = e.startArgoCDServer(ctx, append(aenv, env...), state, deps[0], deps[1], slices.Contains(env, "ARGOCD_SERVER_INSECURE=true"))
+		p.addr, p.proc, err = e.startArgoCDServer(ctx, argv, append(aenv, env...), state, deps[0], deps[1], slices.Contains(env, "ARGOCD_SERVER_INSECURE=true"))
 	case "workflow-controller":
-		p.addr, p.proc, err = e.startWorkflowController(ctx, pod.Namespace, c.Args, env)
+		p.addr, p.proc, err = e.startWorkflowController(ctx, pod.Namespace, argv, env)
 	default:
 		return nil, fmt.Errorf("no process plays %q here", name)
 	}
@@ -298,4 +365,78 @@ func (e *Env) startWorkflowController(ctx context.Context, ns string, args, env 
 		return "", nil, err
 	}
 	return "127.0.0.1:6060", p, waitFor(ctx, p, "workflow-controller", 90*time.Second, httpCheck(&http.Client{Timeout: 2 * time.Second}, "http://127.0.0.1:6060/healthz"))
+}
+
+// expandArgs expands $(VAR) in args from env, as the kubelet does
+// (an unknown variable stays as written; $$ is a literal $).
+func expandArgs(args, env []string) []string {
+	vars := map[string]string{}
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		vars[k] = v
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		var b strings.Builder
+		for j := 0; j < len(a); j++ {
+			switch {
+			case strings.HasPrefix(a[j:], "$$"):
+				b.WriteByte('$')
+				j++
+			case strings.HasPrefix(a[j:], "$("):
+				if end := strings.IndexByte(a[j:], ')'); end > 0 {
+					if v, ok := vars[a[j+2:j+end]]; ok {
+						b.WriteString(v)
+						j += end
+						continue
+					}
+				}
+				b.WriteByte(a[j])
+			default:
+				b.WriteByte(a[j])
+			}
+		}
+		out[i] = b.String()
+	}
+	return out
+}
+
+// runRedisSecretInit does what the argo-cd chart's redis-secret-init
+// Job does, with the real CLI of the multi-call binary: argocd admin
+// redis-initial-password, as the pod's ServiceAccount (impersonated by
+// the admin, so the chart's Role is what it may do), in the pod's
+// namespace. It creates the argocd-redis Secret the other pods read their
+// REDIS_PASSWORD from.
+func (k *processKubelet) runRedisSecretInit(ctx context.Context, pod *corev1.Pod) error {
+	e := k.e
+	c := &pod.Spec.Containers[0]
+	argv := append(slices.Clone(c.Command), c.Args...)
+	if len(argv) == 0 || filepath.Base(argv[0]) != "argocd" {
+		return fmt.Errorf("pod %s runs %q, not the argocd CLI", pod.Name, argv)
+	}
+	sa := pod.Spec.ServiceAccountName
+	if sa == "" {
+		sa = "default"
+	}
+	dir := filepath.Join(e.opts.Dir, "pods", pod.Namespace, "argocd-redis-secret-init")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	cfg := strings.Replace(string(e.kubeconfig(pod.Namespace)), "    token: ", fmt.Sprintf("    as: system:serviceaccount:%s:%s\n    token: ", pod.Namespace, sa), 1)
+	if err := os.WriteFile(kubeconfig, []byte(cfg), 0o600); err != nil {
+		return err
+	}
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(cctx, e.bin("argocd"), append(argv[1:], "--kubeconfig", kubeconfig, "--namespace", pod.Namespace)...)
+	cmd.Env = []string{"HOME=" + dir, "PATH=" + e.ToolPath()}
+	out, err := cmd.CombinedOutput()
+	if err := os.WriteFile(filepath.Join(e.opts.Dir, "logs", "argocd-redis-secret-init.log"), out, 0o644); err != nil {
+		e.logf("process kubelet: %v", err)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %v: %s", strings.Join(argv, " "), err, strings.TrimSpace(string(out)))
+	}
+	return nil
 }

@@ -7,7 +7,8 @@ package e2e
 //     becomes Ready once. No heartbeats follow, so the environment runs
 //     kube-controller-manager without the node lifecycle controller.
 //   - pod-start: a pod bound to a fake node becomes Running and Ready,
-//     unless it belongs to a simulated app (label platc.io/e2e-app). The
+//     unless it belongs to a simulated app (label platc.io/e2e-app) or
+//     a process plays it (process-pod-start). The
 //     workflow step pods start this way; what runs "in" them is the step
 //     runner's business (steps.go).
 //   - app-pod-start: a simulated app's pod becomes Running and Ready once
@@ -15,8 +16,8 @@ package e2e
 //     after the delay in platc.io/e2e-ready-after (the app's expected
 //     duration, scaled). An app told to fail is never released, so its
 //     Deployment misses its progress deadline and turns Degraded.
-//   - process-pod-start: a pod of a stand-in chart whose container is a
-//     real process here (label platc.io/e2e-process) becomes Running and
+//   - process-pod-start: a pod of the charts whose container is a real
+//     process here (by its upstream labels, processOf) becomes Running and
 //     Ready once the process kubelet (kubelet.go) has started the process
 //     and released the pod (annotation platc.io/e2e-start), as a kubelet
 //     reports a container ready once it runs.
@@ -106,8 +107,9 @@ spec:
       values: ['Pending']
     - key: '.metadata.labels["platc.io/e2e-app"]'
       operator: DoesNotExist
-    - key: '.metadata.labels["platc.io/e2e-process"]'
-      operator: DoesNotExist
+    - key: ` + processKey + `
+      operator: NotIn
+      values: ` + processValues + `
   delay:
     durationMilliseconds: 100
   next:
@@ -128,8 +130,9 @@ spec:
     - key: '.status.phase'
       operator: In
       values: ['Pending']
-    - key: '.metadata.labels["platc.io/e2e-process"]'
-      operator: Exists
+    - key: ` + processKey + `
+      operator: In
+      values: ` + processValues + `
     - key: '.metadata.annotations["platc.io/e2e-start"]'
       operator: Exists
   delay:

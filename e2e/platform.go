@@ -43,6 +43,10 @@ type PlatformOptions struct {
 	// cluster without Argo CD and Argo Workflows: Deploy stops before it,
 	// and Platc lets the executor run the real ansible-playbook.
 	DeployBootstraps bool
+	// Charts is a directory of the upstream charts' archives,
+	// <chart>-<version>.tgz, served in place of the stand-ins (upstream.go);
+	// empty means the stand-ins.
+	Charts string
 }
 
 // Platform is a platform built, published and bootstrapped in an
@@ -250,7 +254,12 @@ func (pl *Platform) bootstrap(ctx context.Context) error {
 	if pl.Handoff, err = ParseHandoff(groupVars); err != nil {
 		return err
 	}
-	if pl.standIns, err = standInCharts(groupVars, e.opts.Src); err != nil {
+	if pl.Opts.Charts != "" {
+		// The upstream charts (upstream.go), in place of the stand-ins.
+		if err := pl.publishUpstream(groupVars); err != nil {
+			return err
+		}
+	} else if pl.standIns, err = standInCharts(groupVars, e.opts.Src); err != nil {
 		return err
 	}
 	for _, c := range pl.standIns {

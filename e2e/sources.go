@@ -214,6 +214,21 @@ func (s *sources) publishChartFiles(repoURL, name, version, appVersion string, f
 	if err != nil {
 		return err
 	}
+	return s.addChart(u.Hostname(), repoURL, chartVersion{name: name, version: version, appVersion: appVersion, files: files, archive: archive})
+}
+
+// publishChartArchive adds a chart archive as it is (an upstream chart,
+// packaged by Helm) to the chart repository at repoURL.
+func (s *sources) publishChartArchive(repoURL, name, version, appVersion string, archive []byte) error {
+	u, err := url.Parse(normalURL(repoURL))
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return fmt.Errorf("chart repository %q: only http(s) repositories can be served here", repoURL)
+	}
+	return s.addChart(u.Hostname(), repoURL, chartVersion{name: name, version: version, appVersion: appVersion, archive: archive})
+}
+
+func (s *sources) addChart(host, repoURL string, c chartVersion) error {
+	name, version := c.name, c.version
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := normalURL(repoURL)
@@ -222,8 +237,8 @@ func (s *sources) publishChartFiles(repoURL, name, version, appVersion string, f
 	}
 	vs := s.charts[key][name]
 	vs = slices.DeleteFunc(vs, func(c chartVersion) bool { return c.version == version })
-	s.charts[key][name] = append(vs, chartVersion{name: name, version: version, appVersion: appVersion, files: files, archive: archive})
-	s.hosts[u.Hostname()] = true
+	s.charts[key][name] = append(vs, c)
+	s.hosts[host] = true
 	return nil
 }
 

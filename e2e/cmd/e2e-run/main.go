@@ -34,10 +34,11 @@ func run() int {
 		scale    = flag.Float64("scale", 1.0/60, "simulated time per real time of expected durations (1/60: a minute is a second)")
 		dir      = flag.String("dir", "", "directory for the environment's state and logs (default: OUT/env)")
 		hold     = flag.Bool("hold", false, "stop after the bootstrap and keep the environment up until interrupted")
+		charts   = flag.String("charts", "", "a directory of the upstream charts' archives (<chart>-<version>.tgz, scripts/e2e-charts.sh) to install in place of the stand-ins")
 	)
 	flag.Parse()
 	if *platform == "" || *out == "" {
-		fmt.Fprintln(os.Stderr, "usage: e2e-run -platform DIR[,DIR2,...] -out DIR [-env NAME] [-fail app,...] [-prune]")
+		fmt.Fprintln(os.Stderr, "usage: e2e-run -platform DIR[,DIR2,...] -out DIR [-env NAME] [-fail app,...] [-prune] [-charts DIR]")
 		return 3
 	}
 	bin := os.Getenv("PLATC_E2E_BIN")
@@ -84,7 +85,7 @@ func run() int {
 		Hold:            holdFn,
 		Failed:          failFn,
 		Options:         e2e.Options{Bin: bin, Src: src, Dir: *dir, Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "e2e: "+f+"\n", a...) }},
-		PlatformOptions: e2e.PlatformOptions{Path: versions[0], Env: *env, Platc: absPlatc, Scale: *scale, Fail: failing},
+		PlatformOptions: e2e.PlatformOptions{Path: versions[0], Env: *env, Platc: absPlatc, Scale: *scale, Fail: failing, Charts: *charts},
 		Out:             *out,
 		Later:           versions[1:],
 		Prune:           *prune,

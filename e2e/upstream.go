@@ -1,0 +1,131 @@
+package e2e
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+)
+
+// The upstream charts. With PlatformOptions.Charts (make e2e-run
+// CHARTS=<dir>) the environment serves the real argo-cd, argo-workflows,
+// argo-events, sealed-secrets and argocd-apps archives of <dir> in place of
+// the stand-ins (charts.go), under the same repository URLs, byte for
+// byte as given: nothing of them is rewritten. The process kubelet
+// (kubelet.go) recognises their pods by the upstream labels, as it does
+// the stand-ins' pods, and every other pod of theirs (Dex, notifications,
+// the ApplicationSet controller, the Argo Server, the Argo Events and
+// Sealed Secrets controllers) runs under kwok with no process.
+// scripts/e2e-charts.sh builds <dir> from local checkouts of the charts'
+// repositories.
+
+// upstreamChart is one archive of the CHARTS directory.
+type upstreamChart struct {
+	prefix, name, repoURL, version, appVersion string
+	archive                                    []byte
+}
+
+// upstreamCharts reads, for every chart the generated group_vars name,
+// <dir>/<chart>-<version>.tgz, and checks that it is that chart at that
+// version.
+func upstreamCharts(groupVars []byte, dir string) ([]upstreamChart, error) {
+	var v bootstrapVars
+	if err := yaml.Unmarshal(unsafeTags(groupVars), &v); err != nil {
+		return nil, fmt.Errorf("group_vars: %w", err)
+	}
+	var out []upstreamChart
+	for _, prefix := range []string{"argocd", "argo_workflows", "argo_events", "sealed_secrets", "gitops_handoff"} {
+		c := upstreamChart{prefix: prefix, name: v.str(prefix + "_chart"), repoURL: v.str(prefix + "_chart_repo_url"), version: v.str(prefix + "_chart_version")}
+		if c.name == "" || c.repoURL == "" || c.version == "" {
+			return nil, fmt.Errorf("group_vars: %s_chart, %s_chart_repo_url and %s_chart_version must be set (a chart from a local path is not served here)", prefix, prefix, prefix)
+		}
+		file := filepath.Join(dir, c.name+"-"+c.version+".tgz")
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("CHARTS: the bootstrap installs %s %s: %w (scripts/e2e-charts.sh builds the directory from the charts' repositories)", c.name, c.version, err)
+		}
+		meta, err := archiveChartYAML(b)
+		if err != nil {
+			return nil, fmt.Errorf("CHARTS: %s: %w", file, err)
+		}
+		if meta.Name != c.name || meta.Version != c.version {
+			return nil, fmt.Errorf("CHARTS: %s holds chart %s %s, not %s %s", file, meta.Name, meta.Version, c.name, c.version)
+		}
+		c.appVersion, c.archive = meta.AppVersion, b
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+type chartMeta struct {
+	Name       string `json:"name"`
+	Version    string `json:"version"`
+	AppVersion string `json:"appVersion"`
+}
+
+// archiveChartYAML reads <chart>/Chart.yaml of a chart archive.
+func archiveChartYAML(archive []byte) (*chartMeta, error) {
+	gz, err := gzip.NewReader(bytes.NewReader(archive))
+	if err != nil {
+		return nil, fmt.Errorf("not a chart archive: %w", err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		hdr, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil, fmt.Errorf("not a chart archive: no <chart>/Chart.yaml")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("not a chart archive: %w", err)
+		}
+		dir, file, ok := strings.Cut(hdr.Name, "/")
+		if !ok || dir == "" || file != "Chart.yaml" {
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(tr, 1<<20))
+		if err != nil {
+			return nil, err
+		}
+		var m chartMeta
+		if err := yaml.Unmarshal(b, &m); err != nil {
+			return nil, fmt.Errorf("%s: %w", hdr.Name, err)
+		}
+		return &m, nil
+	}
+}
+
+// publishUpstream serves the upstream charts where the roles fetch them.
+func (pl *Platform) publishUpstream(groupVars []byte) error {
+	e := pl.Env
+	charts, err := upstreamCharts(groupVars, pl.Opts.Charts)
+	if err != nil {
+		return err
+	}
+	for _, c := range charts {
+		if _, ok := e.src.chartFilesAt(c.repoURL, c.name, c.version); ok {
+			// An app of the platform deploys this very chart (the
+			// example's sealed-secrets): it gets the real one too, so
+			// its Application renders what a cluster would.
+			e.logf("the upstream chart %s %s replaces the simulated content of the app that deploys it", c.name, c.version)
+		}
+		if err := e.src.publishChartArchive(c.repoURL, c.name, c.version, c.appVersion, c.archive); err != nil {
+			return fmt.Errorf("upstream chart %s: %w", c.name, err)
+		}
+		e.logf("serving the upstream chart %s %s (appVersion %s) at %s", c.name, c.version, c.appVersion, c.repoURL)
+		// The workflow controller here is the one built (.ci/e2e), not
+		// the chart's image; a cluster would run the chart's appVersion.
+		// Argo CD's role checks its appVersion itself; nothing checks
+		// this one, so the run says it.
+		if c.prefix == "argo_workflows" && c.appVersion != workflowsVersion {
+			pl.Notes = append(pl.Notes, fmt.Sprintf("the argo-workflows chart %s installs Argo Workflows %s; the environment runs the controller %s with that chart's CRDs, configuration, arguments and environment", c.version, c.appVersion, workflowsVersion))
+		}
+	}
+	return nil
+}

@@ -106,12 +106,12 @@ func benchDeploy(b *testing.B, apps int) {
 	bin := os.Getenv("PLATC_E2E_BIN")
 	ctx, cancel := context.WithTimeout(context.Background(), 110*time.Minute)
 	defer cancel()
-	env, err := Start(ctx, Options{Bin: bin, Src: filepath.Join(bin, "..", "src"), Dir: filepath.Join(dir, "env"), Log: b.Logf})
+	platc := platcBinary(b)
+	env, err := Start(ctx, Options{Bin: bin, Src: filepath.Join(bin, "..", "src"), Dir: filepath.Join(dir, "env"), Platc: platc, Log: b.Logf})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer env.Close()
-	platc := platcBinary(b)
 	pl, err := env.Deploy(ctx, PlatformOptions{Path: path, Platc: platc})
 	if err != nil {
 		b.Fatal(err)

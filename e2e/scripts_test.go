@@ -65,9 +65,12 @@ func (s *scenario) step(name string, env map[string]string) stepResult {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		s.t.Fatal(err)
 	}
-	c := tmpl.Container
-	argv := append(append([]string{}, c.Command...), c.Args...)
-	if tmpl.Script != nil {
+	var c *corev1.Container
+	var argv []string
+	if tmpl.Container != nil {
+		c = tmpl.Container
+		argv = append(append(argv, c.Command...), c.Args...)
+	} else {
 		c = &tmpl.Script.Container
 		script := filepath.Join(s.env.node, "pods", filepath.Base(dir)+".script")
 		if err := os.WriteFile(script, []byte(tmpl.Script.Source), 0o644); err != nil {

@@ -3,7 +3,7 @@
 # The platc executor image (RFC-DEPLOY-0001 section 7.1): platc and every
 # tool of RFC 3.2.1 and 3.2.3, so `platc deploy|validate|teardown` needs no
 # network at run time beyond the Kubernetes API. The generated workflow
-# steps run in this image too (bash, argocd, jq, coreutils timeout):
+# steps run in this image too (platc step, bash, argocd, jq, coreutils timeout):
 # scripts/image-tools.txt lists every tool, and the release workflow
 # (.github/workflows/release.yml) checks the published image against it.
 #

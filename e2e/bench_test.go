@@ -2,8 +2,12 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,9 +27,71 @@ import (
 //   - the peak RSS of the workflow controller and of Argo CD's
 //     application controller, repo-server and server.
 //
+// It also reports CPU-seconds per app over platc deploy's window: of
+// each component process (from /proc/PID/stat), of the step processes
+// and platc (the test process's waited-for children), and busy
+// machine-wide (/proc/stat, which counts every process on the machine,
+// other users' too).
+//
+// PLATC_BENCH_APPS (make e2e-bench APPS=N) deploys N apps instead; the
+// benchmark keeps its name.
+//
 // It is a benchmark, not a test: run it with make e2e-bench.
 func BenchmarkDeploy1000(b *testing.B) {
-	benchDeploy(b, 1000)
+	apps := 1000
+	if v := os.Getenv("PLATC_BENCH_APPS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("PLATC_BENCH_APPS=%q: want a number of apps, at least 1", v)
+		}
+		apps = n
+	}
+	benchDeploy(b, apps)
+}
+
+// cpuSample is the CPU time used so far, by component, by the test
+// process's waited-for children (the step processes and platc), and by
+// the whole machine.
+type cpuSample struct {
+	procs       map[string]time.Duration
+	steps, busy time.Duration
+}
+
+func sampleCPU(b *testing.B, env *Env) cpuSample {
+	s := cpuSample{procs: env.CPUTimes()}
+	var err error
+	if s.steps, err = procCPU("/proc/self/stat", true); err != nil {
+		b.Fatal(err)
+	}
+	if s.busy, err = machineBusy(); err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// reportCPU reports CPU-seconds per app between two samples.
+func reportCPU(b *testing.B, before, after cpuSample, apps int) {
+	per := func(d time.Duration) float64 { return d.Seconds() / float64(apps) }
+	names := make([]string, 0, len(after.procs))
+	for n := range after.procs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var lines []string
+	var comp time.Duration
+	for _, n := range names {
+		d := after.procs[n] - before.procs[n]
+		comp += d
+		lines = append(lines, fmt.Sprintf("%s %.3f", n, per(d)))
+		b.ReportMetric(per(d), n+"-cpu-s/app")
+	}
+	steps := after.steps - before.steps
+	busy := after.busy - before.busy
+	b.ReportMetric(per(steps), "steps-cpu-s/app")
+	b.ReportMetric(per(comp+steps), "env-cpu-s/app")
+	b.ReportMetric(per(busy), "busy-cpu-s/app")
+	b.Logf("CPU-s per app: %s; steps and platc %.3f; environment total %.3f; machine busy %.3f (every process on the machine)",
+		strings.Join(lines, ", "), per(steps), per(comp+steps), per(busy))
 }
 
 func benchDeploy(b *testing.B, apps int) {
@@ -40,22 +106,24 @@ func benchDeploy(b *testing.B, apps int) {
 	bin := os.Getenv("PLATC_E2E_BIN")
 	ctx, cancel := context.WithTimeout(context.Background(), 110*time.Minute)
 	defer cancel()
-	env, err := Start(ctx, Options{Bin: bin, Src: filepath.Join(bin, "..", "src"), Dir: filepath.Join(dir, "env"), Log: b.Logf})
+	platc := platcBinary(b)
+	env, err := Start(ctx, Options{Bin: bin, Src: filepath.Join(bin, "..", "src"), Dir: filepath.Join(dir, "env"), Platc: platc, Log: b.Logf})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer env.Close()
-	platc := platcBinary(b)
 	pl, err := env.Deploy(ctx, PlatformOptions{Path: path, Platc: platc})
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		before := sampleCPU(b, env)
 		r, err := pl.Platc(ctx, "deploy")
 		if err != nil {
 			b.Fatal(err)
 		}
+		reportCPU(b, before, sampleCPU(b, env), apps)
 		if r.ExitCode != 0 {
 			b.Fatalf("deploy exited %d:\n%s\n%s", r.ExitCode, r.Report, r.LastLog(20))
 		}

@@ -93,7 +93,7 @@ func startWith(t *testing.T, opts PlatformOptions) *scenario {
 	if src == "" {
 		src = filepath.Join(bin, "..", "src")
 	}
-	env, err := Start(ctx, Options{Bin: bin, Src: src, Dir: dir, Log: t.Logf})
+	env, err := Start(ctx, Options{Bin: bin, Src: src, Dir: dir, Platc: platc, Log: t.Logf})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -38,6 +38,10 @@ type Options struct {
 	Src string
 	// Dir holds the environment's state and logs; it is created.
 	Dir string
+	// Platc is the platc binary the step image holds (the Dockerfile's
+	// final stage copies the one it built), for the steps that run
+	// `platc step`: the build under test, not a release.
+	Platc string
 	// Nodes is the number of kwok's fake nodes (default 3).
 	Nodes int
 	// Log receives progress lines; nil discards them.
@@ -506,7 +510,7 @@ func (e *Env) stepNode() error {
 		return err
 	}
 	e.imageBin = filepath.Join(e.node, "image", "bin")
-	absent, err := e.image.build(e.imageBin, e.opts.Bin)
+	absent, err := e.image.build(e.imageBin, e.opts.Bin, e.opts.Platc)
 	if err != nil {
 		return fmt.Errorf("step image: %w", err)
 	}

@@ -195,9 +195,10 @@ func packageBinaries(pkgs []string) (bins map[string]string, missing []string, e
 // build fills dir with the image's binaries: Debian's as symlinks (their
 // paths are readable by any user), the environment's builds from bin as
 // copies (bin may sit under a home directory the step's user cannot
-// enter). What the image has but this machine cannot provide is returned
-// in absent.
-func (img *stepImage) build(dir, bin string) (absent []string, err error) {
+// enter), and platc from the platc binary under test, as the Dockerfile
+// copies the platc its own stage built. What the image has but this
+// machine cannot provide is returned in absent.
+func (img *stepImage) build(dir, bin, platc string) (absent []string, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -219,6 +220,13 @@ func (img *stepImage) build(dir, bin string) (absent []string, err error) {
 	}
 	for _, name := range img.Installed {
 		src := filepath.Join(bin, name)
+		if name == "platc" {
+			if platc == "" {
+				// The steps that run platc could not run at all.
+				return nil, errors.New("the step image holds platc, but the environment was given no platc binary (Options.Platc)")
+			}
+			src = platc
+		}
 		if _, err := os.Stat(src); err != nil {
 			absent = append(absent, name)
 			continue

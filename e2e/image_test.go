@@ -50,19 +50,30 @@ func TestStepImageFromDockerfile(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(bin, "argocd"), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// platc comes from the build under test, not from bin.
+	platc := filepath.Join(t.TempDir(), "platc-under-test")
+	if err := os.WriteFile(platc, []byte("#!/bin/sh\necho under-test\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	build := func(df string) string {
 		img, err := readStepImage(df)
 		if err != nil {
 			t.Fatal(err)
 		}
 		dir := filepath.Join(t.TempDir(), "bin")
-		if _, err := img.build(dir, bin); err != nil {
+		if _, err := img.build(dir, bin, platc); err != nil {
 			t.Fatal(err)
 		}
 		return dir
 	}
 	dir := build(df)
-	for _, tool := range []string{"bash", "jq", "timeout", "awk", "grep", "sed", "argocd"} {
+	if b, err := os.ReadFile(filepath.Join(dir, "platc")); err != nil || !strings.Contains(string(b), "under-test") {
+		t.Errorf("the step image's platc is not the build under test: %q %v", b, err)
+	}
+	if _, err := img.build(filepath.Join(t.TempDir(), "bin"), bin, ""); err == nil {
+		t.Error("a step image without its platc was built")
+	}
+	for _, tool := range []string{"bash", "jq", "timeout", "awk", "grep", "sed", "argocd", "platc"} {
 		if _, err := lookPathIn(tool, dir); err != nil {
 			t.Errorf("%s is not in the step image: %v", tool, err)
 		}

@@ -14,10 +14,11 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 )
 
-// stepResult is one step script's run outside a workflow.
+// stepResult is one step's run outside a workflow.
 type stepResult struct {
 	code    int
 	out     string
@@ -25,11 +26,12 @@ type stepResult struct {
 	outputs map[string]string
 }
 
-// step runs the script of template name, taken from the
-// ClusterWorkflowTemplate platc generated, with bash, the real argocd
-// CLI and the automation account's token against the real Argo CD: what
-// a step pod runs, without the workflow around it. env holds the
-// template's inputs as the pod's environment would.
+// step runs template name, taken from the ClusterWorkflowTemplate platc
+// generated, from the step image (bash and the real argocd CLI for a
+// script, platc step for sync-and-wait) with the automation account's
+// token against the real Argo CD: what a step pod runs, without the
+// workflow around it. env holds the template's inputs as the pod's
+// environment would.
 func (s *scenario) step(name string, env map[string]string) stepResult {
 	s.t.Helper()
 	b, err := os.ReadFile(filepath.Join(s.pl.Generated, "workflows", "templates.yaml"))
@@ -46,8 +48,8 @@ func (s *scenario) step(name string, env map[string]string) stepResult {
 			tmpl = &cwt.Spec.Templates[i]
 		}
 	}
-	if tmpl == nil || tmpl.Script == nil {
-		s.t.Fatalf("no script template %q in the generated templates", name)
+	if tmpl == nil || tmpl.Script == nil && tmpl.Container == nil {
+		s.t.Fatalf("no script or container template %q in the generated templates", name)
 	}
 	ref := s.pl.Handoff
 	secret, err := s.env.Kube.CoreV1().Secrets(ref.Namespace).Get(s.ctx, ref.SecretName, metav1.GetOptions{})
@@ -63,25 +65,34 @@ func (s *scenario) step(name string, env map[string]string) stepResult {
 	if err := os.Chmod(dir, 0o777); err != nil {
 		s.t.Fatal(err)
 	}
-	script := filepath.Join(s.env.node, "pods", filepath.Base(dir)+".script")
-	if err := os.WriteFile(script, []byte(tmpl.Script.Source), 0o644); err != nil {
-		s.t.Fatal(err)
+	var c *corev1.Container
+	var argv []string
+	if tmpl.Container != nil {
+		c = tmpl.Container
+		argv = append(append(argv, c.Command...), c.Args...)
+	} else {
+		c = &tmpl.Script.Container
+		script := filepath.Join(s.env.node, "pods", filepath.Base(dir)+".script")
+		if err := os.WriteFile(script, []byte(tmpl.Script.Source), 0o644); err != nil {
+			s.t.Fatal(err)
+		}
+		argv = []string{c.Command[0], script}
 	}
-	cred, cfgErr := s.env.podUser(&corev1.Pod{}, &corev1.Container{SecurityContext: tmpl.Script.SecurityContext})
+	cred, cfgErr := s.env.podUser(&corev1.Pod{}, &corev1.Container{SecurityContext: c.SecurityContext})
 	if cfgErr != "" {
 		s.t.Fatal(cfgErr)
 	}
-	bash, err := lookPathIn(tmpl.Script.Command[0], s.env.imageBin)
+	bin, err := lookPathIn(argv[0], s.env.imageBin)
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	cmd := exec.CommandContext(s.ctx, bash, script)
+	cmd := exec.CommandContext(s.ctx, bin, argv[1:]...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: cred}
 	cmd.Dir = dir
 	cmd.Env = []string{"PATH=" + s.env.imageBin, "HOME=" + dir, "PLATC_STEP_DIR=" + dir,
 		"ALL_PROXY=" + s.env.net.SOCKSURL(),
 		"ARGOCD_AUTH_TOKEN=" + string(secret.Data[ref.Key])}
-	for _, e := range tmpl.Script.Env {
+	for _, e := range c.Env {
 		if e.ValueFrom == nil && !strings.Contains(e.Value, "{{") {
 			cmd.Env = append(cmd.Env, e.Name+"="+e.Value) // ARGOCD_SERVER, ARGOCD_OPTS
 		}
@@ -123,8 +134,9 @@ func (r stepResult) want(t *testing.T, code int, contains ...string) {
 	}
 }
 
-// The step scripts against the real argocd CLI and Argo CD server, one
-// situation each, on the shop platform. Each case names what it guards.
+// The steps (scripts with the real argocd CLI, and platc step) against
+// the real Argo CD server, one situation each, on the shop platform. Each
+// case names what it guards.
 func TestStepScripts(t *testing.T) {
 	s := start(t, shop)
 	p := s.pl.Program
@@ -166,24 +178,46 @@ func TestStepScripts(t *testing.T) {
 		}
 	})
 
-	t.Run("enable-auto-sync only where the HCL asks", func(t *testing.T) {
-		// web asks for automated sync: the account may update it.
-		s.step("enable-auto-sync", with(app("web"), "SELF_HEAL", "true", "PRUNE", "false")).want(t, 0)
-		// network does not: least privilege refuses the same call.
-		r := s.step("enable-auto-sync", with(app("network"), "SELF_HEAL", "true", "PRUNE", "false"))
-		if r.code == 0 || !strings.Contains(r.out, "permission denied") {
+	t.Run("sync-and-wait switches automated sync on only where the HCL asks", func(t *testing.T) {
+		// network does not ask: least privilege refuses the update, and
+		// the step fails (retried) rather than pass without it.
+		r := s.step("sync-and-wait", with(app("network"), "SYNC_TIMEOUT", "60", "HEALTH_TIMEOUT", "60", "EXPECT_REVISION", "1.0.0",
+			"AUTO_SYNC", "true", "SELF_HEAL", "true", "PRUNE", "false"))
+		if r.code != 1 || !strings.Contains(r.out, "permission denied") {
 			t.Errorf("automated sync switched on for an app whose HCL does not ask for it: exit %d\n%s", r.code, r.out)
+		}
+		// web asks: converge what it depends on, then web, which is
+		// switched on as it converges.
+		for _, dep := range []string{"database", "api"} {
+			s.step("sync-and-wait", with(app(dep), "SYNC_TIMEOUT", "60", "HEALTH_TIMEOUT", "120")).want(t, 0, "Synced and Healthy")
+		}
+		auto := with(app("web"), "SYNC_TIMEOUT", "60", "HEALTH_TIMEOUT", "120", "AUTO_SYNC", "true", "SELF_HEAL", "true", "PRUNE", "false")
+		s.step("sync-and-wait", auto).want(t, 0, "syncing", "Synced and Healthy", "turning on automated sync (self-heal true, prune false)")
+		u, err := s.env.Dynamic.Resource(applicationGVR).Namespace(p.Platform.ArgoCD.Namespace).Get(s.ctx, p.App("web").Application, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		selfHeal, _, _ := unstructured.NestedBool(u.Object, "spec", "syncPolicy", "automated", "selfHeal")
+		prune, _, _ := unstructured.NestedBool(u.Object, "spec", "syncPolicy", "automated", "prune")
+		if !selfHeal || prune {
+			t.Errorf("web's automated sync: selfHeal %t, prune %t", selfHeal, prune)
+		}
+		// Once on, a step changes nothing more.
+		r = s.step("sync-and-wait", auto)
+		r.want(t, 0, "nothing to do")
+		if strings.Contains(r.out, "turning on") {
+			t.Errorf("switched on twice:\n%s", r.out)
 		}
 	})
 
 	t.Run("sync-and-wait only waits under automated sync", func(t *testing.T) {
-		env := with(app("web"), "SYNC_TIMEOUT", "60", "HEALTH_TIMEOUT", "60")
-		// web depends on api, which is not deployed: the wait times out,
-		// but no sync was started by the script.
-		r := s.step("sync-and-wait", env)
-		if !strings.Contains(r.out, "automated sync is on; waiting") {
-			t.Errorf("output:\n%s", r.out)
-		}
+		// web is not at the revision asked for, and automated sync is on:
+		// the step must not start a sync of its own.
+		env := with(app("web"), "SYNC_TIMEOUT", "60", "HEALTH_TIMEOUT", "60", "EXPECT_REVISION", "0.0.0-not-this")
+		mark := s.pl.Timeline.Mark()
+		s.step("sync-and-wait", env).want(t, 0, "automated sync is on; waiting")
+		s.settle()
+		wantNone(t, "sync operations started by a step under automated sync", s.started(s.pl.Timeline.Since(mark)))
 	})
 
 	t.Run("inspect-volumes on an app without claims", func(t *testing.T) {
@@ -252,6 +286,12 @@ func TestStepScripts(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(r.dir, f)); err == nil {
 				t.Errorf("%s was created: a value ran as code", f)
 			}
+		}
+		// platc step puts the name in a URL path: it takes only what
+		// Kubernetes allows in a name, so no value names another path.
+		r = s.step("sync-and-wait", map[string]string{"APP": evil + "/../web", "SYNC_TIMEOUT": "10", "HEALTH_TIMEOUT": "10"})
+		if r.code != 10 || !strings.Contains(r.out, "not a valid Application name") {
+			t.Errorf("sync-and-wait of an Application that does not exist: exit %d\n%s", r.code, r.out)
 		}
 	})
 }

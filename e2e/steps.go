@@ -270,10 +270,12 @@ func (r *stepRunner) run(ctx context.Context, pod *corev1.Pod) {
 	switch {
 	case tmpl.Script != nil:
 		o = r.runScript(ctx, pod, tmpl, dir)
+	case tmpl.Container != nil:
+		o = r.runContainer(ctx, pod, tmpl, dir)
 	case tmpl.Resource != nil:
 		o = r.runResource(ctx, pod, tmpl)
 	default:
-		msg := fmt.Sprintf("template %q is neither a script nor a resource template; the e2e runtime runs only those (all platc emits)", tmpl.Name)
+		msg := fmt.Sprintf("template %q is neither a script, a container nor a resource template; the e2e runtime runs only those (all platc emits)", tmpl.Name)
 		r.problem("pod %s: %s", pod.Name, msg)
 		o = outcome{exitCode: 64, reason: "Error", message: msg}
 	}
@@ -437,7 +439,40 @@ func fieldValue(pod *corev1.Pod, path string) string {
 	return ""
 }
 
+// runScript runs a script template's main container: argoexec stages
+// the source as a file, which the command reads.
 func (r *stepRunner) runScript(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.Template, logDir string) outcome {
+	return r.runMain(ctx, pod, tmpl, logDir, func(dir string) ([]string, error) {
+		script := filepath.Join(dir, "staging", "script")
+		if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(script, []byte(tmpl.Script.Source), 0o644); err != nil {
+			return nil, err
+		}
+		command := tmpl.Script.Command
+		if len(command) == 0 {
+			command = []string{"sh"}
+		}
+		return append(append(append([]string{}, command...), tmpl.Script.Args...), script), nil
+	})
+}
+
+// runContainer runs a container template's main container: its command
+// and args, from the image (the controller requires a command here:
+// there is no image ENTRYPOINT to fall back on in this runtime).
+func (r *stepRunner) runContainer(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.Template, logDir string) outcome {
+	return r.runMain(ctx, pod, tmpl, logDir, func(string) ([]string, error) {
+		if len(tmpl.Container.Command) == 0 {
+			return nil, fmt.Errorf("template %q has no command; the e2e runtime does not read image entrypoints", tmpl.Name)
+		}
+		return append(append([]string{}, tmpl.Container.Command...), tmpl.Container.Args...), nil
+	})
+}
+
+// runMain runs the pod's main container as argv (its first element looked
+// up in the image) with the pod's user, environment and mounts.
+func (r *stepRunner) runMain(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.Template, logDir string, argv func(dir string) ([]string, error)) outcome {
 	main := container(pod, "main")
 	if main == nil {
 		return outcome{exitCode: 64, reason: "Error", message: "no main container"}
@@ -457,24 +492,15 @@ func (r *stepRunner) runScript(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.
 	if cfgErr != "" {
 		return outcome{configErr: cfgErr}
 	}
-	// argoexec stages the source as a file the main container reads.
-	script := filepath.Join(dir, "staging", "script")
-	if err := os.MkdirAll(filepath.Dir(script), 0o755); err != nil {
+	command, err := argv(dir)
+	if err != nil {
 		return outcome{exitCode: 64, reason: "Error", message: err.Error()}
 	}
-	if err := os.WriteFile(script, []byte(tmpl.Script.Source), 0o644); err != nil {
-		return outcome{exitCode: 64, reason: "Error", message: err.Error()}
-	}
-	command := tmpl.Script.Command
-	if len(command) == 0 {
-		command = []string{"sh"}
-	}
-	args := append(append(append([]string{}, command[1:]...), tmpl.Script.Args...), script)
 	bin, err := lookPathIn(command[0], r.e.imageBin)
 	if err != nil {
 		return outcome{exitCode: 127, reason: "Error", message: err.Error()}
 	}
-	cmd := exec.Command(bin, args...)
+	cmd := exec.Command(bin, command[1:]...)
 	wd := main.WorkingDir
 	if wd == "" {
 		wd = r.e.image.Workdir

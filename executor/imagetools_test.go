@@ -48,7 +48,8 @@ func readImageTools(t *testing.T) []imageTool {
 }
 
 // stepCommands are the programs the steps run: the interpreter of every
-// script template the example's workflows hold, and, found by parsing
+// script template the example's workflows hold, the command of every
+// container template (platc, for sync-and-wait), and, found by parsing
 // the scripts, every command word that is not a builtin or a script's
 // own function, and the command timeout runs.
 func stepCommands(t *testing.T) []string {
@@ -74,6 +75,10 @@ func stepCommands(t *testing.T) []string {
 	for _, tpl := range templates {
 		if tpl.Script != nil && len(tpl.Script.Command) > 0 {
 			seen[tpl.Script.Command[0]] = true
+		}
+		// sync-and-wait runs platc step.
+		if tpl.Container != nil && len(tpl.Container.Command) > 0 {
+			seen[tpl.Container.Command[0]] = true
 		}
 	}
 	paths, err := filepath.Glob("../emit/argo/scripts/*.sh")
@@ -257,6 +262,7 @@ var standIns = map[string]string{
 	"kubeseal":       "kubeseal version: 0.32.2",
 	"yq":             "yq (https://github.com/mikefarah/yq/) version v4.47.2",
 	"ansible-galaxy": "[WARNING]: No config file found; using defaults\n" + `{"/opt/ansible/collections/ansible_collections": {"kubernetes.core": {"version": "6.2.0"}, "community.general": {"version": "11.4.1"}, "ansible.posix": {"version": "2.1.0"}, "ansible.utils": {"version": "6.0.0"}}, "/usr/share/ansible/collections": {"kubernetes.core": {"version": "2.4.0"}}}`,
+	"platc":          "platc v1.4.0 (go1.26.8, linux/amd64)",
 	"sort":           "", "sleep": "", "sed": "", "awk": "",
 }
 

@@ -297,8 +297,9 @@ type Plugin struct {
 	DeclRange             hcl.Range
 }
 
-// Sync is the steady-state sync policy that the deploy workflow switches on
-// after a successful deploy (never at creation, INV-2), plus sync options.
+// Sync is the steady-state sync policy that the app's deploy step switches
+// on once the app has converged (never at creation, INV-2), plus sync
+// options.
 type Sync struct {
 	Automated *hcl.Attribute
 	SelfHeal  *hcl.Attribute

@@ -313,6 +313,7 @@ func commands() []*cli.Command {
 		deployCommand(),
 		validateCommand(),
 		teardownCommand(),
+		stepCommand(),
 	}
 }
 

@@ -441,8 +441,9 @@ type HelmParameter struct {
 // HelmFileParameter is one Helm --set-file.
 type HelmFileParameter struct{ Name, Path string }
 
-// SyncPolicy is the steady-state sync policy switched on after a
-// successful deploy, and the sync options set at creation.
+// SyncPolicy is the steady-state sync policy the app's deploy step
+// switches on once the app has converged, and the sync options set at
+// creation.
 type SyncPolicy struct {
 	Automated bool
 	SelfHeal  bool

@@ -32,17 +32,16 @@ const (
 
 // Templates of ClusterTemplate.
 const (
-	tmplSyncAndWait    = "sync-and-wait"
-	tmplCheckHealthy   = "check-healthy"
-	tmplCheckAbsent    = "check-absent"
-	tmplEnableAutoSync = "enable-auto-sync"
-	tmplDeleteAndWait  = "delete-and-wait"
-	tmplInspect        = "inspect-volumes"
-	tmplSnapshot       = "snapshot-volume"
-	tmplDeleteApp      = "delete-application"
-	tmplConfirm        = "check-confirmation"
-	tmplSuspend        = "suspend-parents"
-	tmplOrphans        = "orphan-report"
+	tmplSyncAndWait   = "sync-and-wait"
+	tmplCheckHealthy  = "check-healthy"
+	tmplCheckAbsent   = "check-absent"
+	tmplDeleteAndWait = "delete-and-wait"
+	tmplInspect       = "inspect-volumes"
+	tmplSnapshot      = "snapshot-volume"
+	tmplDeleteApp     = "delete-application"
+	tmplConfirm       = "check-confirmation"
+	tmplSuspend       = "suspend-parents"
+	tmplOrphans       = "orphan-report"
 )
 
 // Templates local to one workflow. Group templates are named groupPrefix

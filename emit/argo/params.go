@@ -21,6 +21,7 @@ var (
 	syncInputs = []string{
 		"application", "project", "expect-revision", "sync-timeout", "health-timeout",
 		"deadline", "retry-limit", "retry-backoff", "retry-factor", "retry-cap",
+		"auto-sync", "self-heal", "prune",
 	}
 	deleteInputs = []string{
 		"application", "project", "volumes", "timeout",
@@ -46,6 +47,11 @@ func syncValues(a *ir.App) map[string]string {
 		// Per attempt: refresh, waiting out a running operation (up to the
 		// sync timeout), the sync, and the wait for health.
 		"deadline": seconds(2*a.Timeouts.Sync + a.Timeouts.Health + callHeadroom),
+		// The steady-state sync policy (ir.App.Sync), switched on by the
+		// step once the app has converged.
+		"auto-sync": bool01(a.Sync.Automated),
+		"self-heal": bool01(a.Sync.Automated && a.Sync.SelfHeal),
+		"prune":     bool01(a.Sync.Automated && a.Sync.Prune),
 	}
 	retryValues(v, a.Retry)
 	return v

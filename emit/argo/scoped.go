@@ -16,8 +16,8 @@ import (
 // a platform (RFC 7: TARGET_SCOPE stack:<name> or app:<name>). It first
 // checks that every app outside the scope that the scope depends on is
 // Healthy (check-healthy, read-only), and only then deploys the scope's
-// apps with the edges among them, exactly as the deploy template would,
-// followed by the steady-state step for those apps. It carries its own
+// apps with the edges among them, exactly as the deploy template would
+// (each app's step switches on its automated sync as it converges). It carries its own
 // copy of the step templates, so it does not depend on the
 // ClusterWorkflowTemplate in the cluster being current.
 //
@@ -46,9 +46,6 @@ func ScopedDeploy(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
 		}
 		pre = checks
 		inline = append(inline, b.checkHealthy())
-	}
-	if slices.ContainsFunc(apps, func(a *ir.App) bool { return a.Sync.Automated }) {
-		inline = append(inline, b.enableAutoSync())
 	}
 	g := plan.DeployGraph(apps)
 	gr, err := plan.Group(g, limits(MaxTemplates-2-len(pre)-len(inline)))

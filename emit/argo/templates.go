@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler/ir"
+	platcstep "github.com/platc/platc/step"
 )
 
 // builder holds what every object of one Program shares.
@@ -112,36 +113,54 @@ const tmpVolume = "tmp"
 // scriptTemplate is a bash step with the argocd connection, least
 // privilege and bounded resources.
 func (b *builder) scriptTemplate(name, scriptName string, inputs []wfv1.Parameter, vars []apiv1.EnvVar) wfv1.Template {
+	c := b.stepContainer(vars)
+	c.Command = []string{"bash"}
+	return wfv1.Template{
+		Name:    name,
+		Inputs:  wfv1.Inputs{Parameters: inputs},
+		Script:  &wfv1.ScriptTemplate{Container: c, Source: script(scriptName)},
+		Volumes: []apiv1.Volume{{Name: tmpVolume, VolumeSource: apiv1.VolumeSource{EmptyDir: &apiv1.EmptyDirVolumeSource{}}}},
+	}
+}
+
+// platcTemplate is a step that runs `platc step NAME` from the image
+// (package step), with the same connection, privileges and bounds as a
+// script step.
+func (b *builder) platcTemplate(name string, inputs []wfv1.Parameter, vars []apiv1.EnvVar) wfv1.Template {
+	c := b.stepContainer(vars)
+	// Argo names a template's container main whatever it is called here.
+	c.Name = "main"
+	c.Command = []string{"platc", "step", name}
+	return wfv1.Template{
+		Name:      name,
+		Inputs:    wfv1.Inputs{Parameters: inputs},
+		Container: &c,
+		Volumes:   []apiv1.Volume{{Name: tmpVolume, VolumeSource: apiv1.VolumeSource{EmptyDir: &apiv1.EmptyDirVolumeSource{}}}},
+	}
+}
+
+func (b *builder) stepContainer(vars []apiv1.EnvVar) apiv1.Container {
 	no, yes := false, true
 	uid := int64(65532)
-	return wfv1.Template{
-		Name:   name,
-		Inputs: wfv1.Inputs{Parameters: inputs},
-		Script: &wfv1.ScriptTemplate{
-			Container: apiv1.Container{
-				Image:   b.image(),
-				Command: []string{"bash"},
-				Env:     append(vars, b.argocdEnv()...),
-				Resources: apiv1.ResourceRequirements{
-					Requests: apiv1.ResourceList{
-						apiv1.ResourceCPU:    resource.MustParse("50m"),
-						apiv1.ResourceMemory: resource.MustParse("64Mi"),
-					},
-					Limits: apiv1.ResourceList{apiv1.ResourceMemory: resource.MustParse("512Mi")},
-				},
-				SecurityContext: &apiv1.SecurityContext{
-					AllowPrivilegeEscalation: &no,
-					Capabilities:             &apiv1.Capabilities{Drop: []apiv1.Capability{"ALL"}},
-					ReadOnlyRootFilesystem:   &yes,
-					RunAsNonRoot:             &yes,
-					RunAsUser:                &uid,
-					SeccompProfile:           &apiv1.SeccompProfile{Type: apiv1.SeccompProfileTypeRuntimeDefault},
-				},
-				VolumeMounts: []apiv1.VolumeMount{{Name: tmpVolume, MountPath: "/tmp"}},
+	return apiv1.Container{
+		Image: b.image(),
+		Env:   append(vars, b.argocdEnv()...),
+		Resources: apiv1.ResourceRequirements{
+			Requests: apiv1.ResourceList{
+				apiv1.ResourceCPU:    resource.MustParse("50m"),
+				apiv1.ResourceMemory: resource.MustParse("64Mi"),
 			},
-			Source: script(scriptName),
+			Limits: apiv1.ResourceList{apiv1.ResourceMemory: resource.MustParse("512Mi")},
 		},
-		Volumes: []apiv1.Volume{{Name: tmpVolume, VolumeSource: apiv1.VolumeSource{EmptyDir: &apiv1.EmptyDirVolumeSource{}}}},
+		SecurityContext: &apiv1.SecurityContext{
+			AllowPrivilegeEscalation: &no,
+			Capabilities:             &apiv1.Capabilities{Drop: []apiv1.Capability{"ALL"}},
+			ReadOnlyRootFilesystem:   &yes,
+			RunAsNonRoot:             &yes,
+			RunAsUser:                &uid,
+			SeccompProfile:           &apiv1.SeccompProfile{Type: apiv1.SeccompProfileTypeRuntimeDefault},
+		},
+		VolumeMounts: []apiv1.VolumeMount{{Name: tmpVolume, MountPath: "/tmp"}},
 	}
 }
 
@@ -207,10 +226,15 @@ const inspectDeadline = 2 * callHeadroom
 // The templates, one function each, so scoped workflows can inline just
 // the ones they use.
 
+// syncAndWait runs platc's own step (package step): one process and one
+// connection to argocd-server per app, where a script ran bash, jq and
+// three argocd CLI processes. It also switches on the app's automated
+// sync as it converges, when auto-sync is "true".
 func (b *builder) syncAndWait() wfv1.Template {
-	t := b.scriptTemplate(tmplSyncAndWait, "sync-and-wait", inputParams(syncInputs, b.defs.sync),
-		env("APP", "application", "PROJECT", "project", "EXPECT_REVISION", "expect-revision",
-			"SYNC_TIMEOUT", "sync-timeout", "HEALTH_TIMEOUT", "health-timeout"))
+	t := b.platcTemplate(tmplSyncAndWait, inputParams(syncInputs, b.defs.sync),
+		env("APP", "application", "EXPECT_REVISION", "expect-revision",
+			"SYNC_TIMEOUT", "sync-timeout", "HEALTH_TIMEOUT", "health-timeout",
+			"AUTO_SYNC", "auto-sync", "SELF_HEAL", "self-heal", "PRUNE", "prune"))
 	t.ActiveDeadlineSeconds = deadlineFromInput()
 	t.RetryStrategy = retryFromInputs()
 	// A Degraded, Unknown or timed-out app is final (RFC 5.3): a retry
@@ -220,8 +244,8 @@ func (b *builder) syncAndWait() wfv1.Template {
 }
 
 // ExitNotRetried is sync-and-wait's exit code for a failure a retry
-// cannot fix (scripts/sync-and-wait.sh says which).
-const ExitNotRetried = 10
+// cannot fix (package step says which).
+const ExitNotRetried = platcstep.ExitNotRetried
 
 func (b *builder) checkHealthy() wfv1.Template {
 	t := b.scriptTemplate(tmplCheckHealthy, "check-healthy", inputParams(checkInputs, nil), env("APP", "application"))
@@ -234,15 +258,6 @@ func (b *builder) checkAbsent() wfv1.Template {
 	t := b.scriptTemplate(tmplCheckAbsent, "check-absent", inputParams(absentInputs, b.defs.sync),
 		env("APP", "application", "PROJECT", "project"))
 	t.ActiveDeadlineSeconds = deadline(shortDeadline)
-	return t
-}
-
-func (b *builder) enableAutoSync() wfv1.Template {
-	t := b.scriptTemplate(tmplEnableAutoSync, "enable-auto-sync",
-		[]wfv1.Parameter{{Name: "application"}, {Name: "self-heal"}, {Name: "prune"}},
-		env("APP", "application", "SELF_HEAL", "self-heal", "PRUNE", "prune"))
-	t.ActiveDeadlineSeconds = deadline(shortDeadline)
-	t.RetryStrategy = fixedRetry()
 	return t
 }
 
@@ -366,7 +381,7 @@ func (b *builder) clusterTemplate() *wfv1.ClusterWorkflowTemplate {
 		TypeMeta:   metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "ClusterWorkflowTemplate"},
 		ObjectMeta: metav1.ObjectMeta{Name: ClusterTemplate, Labels: b.labels("")},
 		Spec: wfv1.WorkflowSpec{Templates: []wfv1.Template{
-			b.syncAndWait(), b.checkHealthy(), b.checkAbsent(), b.enableAutoSync(),
+			b.syncAndWait(), b.checkHealthy(), b.checkAbsent(),
 			b.deleteAndWait(), b.inspectVolumes(), b.snapshotVolume(), b.deleteApplication(),
 			b.checkConfirmation(), b.suspendParents(), b.orphanReport(),
 		}},

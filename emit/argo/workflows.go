@@ -85,39 +85,6 @@ func (b *builder) absentTask(a *ir.App) wfv1.DAGTask {
 	return t
 }
 
-// steadyState is the step after a successful deploy that switches on
-// automated sync for exactly the apps that ask for it (ir.App.Sync); nil
-// when none does.
-func (b *builder) steadyState(apps []*ir.App) (*wfv1.WorkflowStep, error) {
-	var items []wfv1.Item
-	for _, a := range apps {
-		if !a.Sync.Automated {
-			continue
-		}
-		j, err := json.Marshal(map[string]string{"application": a.Application, "selfHeal": bool01(a.Sync.SelfHeal), "prune": bool01(a.Sync.Prune)})
-		if err != nil {
-			return nil, err
-		}
-		it, err := wfv1.ParseItem(string(j))
-		if err != nil {
-			return nil, err
-		}
-		items = append(items, it)
-	}
-	if len(items) == 0 {
-		return nil, nil
-	}
-	s := &wfv1.WorkflowStep{
-		Name:      "steady-state",
-		WithItems: items,
-		Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
-			value("application", "{{item.application}}"), value("self-heal", "{{item.selfHeal}}"), value("prune", "{{item.prune}}"),
-		}},
-	}
-	s.Template, s.TemplateRef = b.call(tmplEnableAutoSync)
-	return s, nil
-}
-
 func bool01(v bool) string {
 	if v {
 		return "true"
@@ -147,8 +114,9 @@ func (b *builder) deadline(g *plan.Graph, gr plan.Grouping, budget func(*ir.App)
 	return gr.Deadline(g, b.p.Platform.Workflows.Parallelism, budget, func(a *ir.App) time.Duration { return a.ExpectedDuration })
 }
 
-// deploy is deploy.yaml: main runs the apps DAG, then the steady-state
-// step. The template takes no parameters.
+// deploy is deploy.yaml: main runs the apps DAG. Each app's step switches
+// on its automated sync as it converges, so there is no steady-state
+// phase after the DAG. The template takes no parameters.
 func (b *builder) deploy() (*wfv1.WorkflowTemplate, plan.Grouping, error) {
 	g := plan.DeployGraph(b.p.Apps)
 	gr, err := plan.Group(g, Limits)
@@ -166,10 +134,6 @@ func (b *builder) deploy() (*wfv1.WorkflowTemplate, plan.Grouping, error) {
 // that must succeed first (a scoped deploy's dependency checks), followed
 // by its own templates.
 func (b *builder) deploySpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Template) (wfv1.WorkflowSpec, error) {
-	steady, err := b.steadyState(g.Apps)
-	if err != nil {
-		return wfv1.WorkflowSpec{}, err
-	}
 	deadline := satmath.Add(b.deadline(g, gr, syncBudget), deadlineMargin)
 	main := wfv1.Template{Name: tmplMain}
 	if pre != nil {
@@ -177,11 +141,6 @@ func (b *builder) deploySpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templat
 		deadline = satmath.Add(deadline, shortDeadlineDuration*2)
 	}
 	main.Steps = append(main.Steps, steps(tmplApps)...)
-	if steady != nil {
-		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{*steady}})
-		p := max(b.p.Platform.Workflows.Parallelism, 1)
-		deadline = satmath.Add(deadline, satmath.Mul(worstCase(callHeadroom, fixedRetryPolicy), int64((len(steady.WithItems)+p-1)/p)))
-	}
 	spec := b.spec("deploy", deadline, true)
 	spec.Templates = append([]wfv1.Template{main}, pre...)
 	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.syncTask, continueAfterFailure())...)

@@ -84,7 +84,7 @@ func run() int {
 	sum, err := e2e.Run(ctx, e2e.RunOptions{
 		Hold:            holdFn,
 		Failed:          failFn,
-		Options:         e2e.Options{Bin: bin, Src: src, Dir: *dir, Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "e2e: "+f+"\n", a...) }},
+		Options:         e2e.Options{Bin: bin, Src: src, Dir: *dir, Platc: absPlatc, Log: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "e2e: "+f+"\n", a...) }},
 		PlatformOptions: e2e.PlatformOptions{Path: versions[0], Env: *env, Platc: absPlatc, Scale: *scale, Fail: failing, Charts: *charts},
 		Out:             *out,
 		Later:           versions[1:],

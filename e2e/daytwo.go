@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -58,7 +59,11 @@ func (pl *Platform) Change(ctx context.Context, path string) error {
 	moved := prog.Platform.Git.Revision != pl.Program.Platform.Git.Revision
 	pl.Opts, pl.Program, pl.Module, pl.Declared = opts, prog, m, declared
 	pl.samples = loadSamples(prog, m, filepath.Join(pl.Env.opts.Src, "argo-cd"))
-	pl.Notes = append(pl.Notes, pl.samples.notes...)
+	for _, n := range pl.samples.notes {
+		if !slices.Contains(pl.Notes, n) {
+			pl.Notes = append(pl.Notes, n)
+		}
+	}
 	if err := pl.operatorResources(ctx); err != nil {
 		return err
 	}

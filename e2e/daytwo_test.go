@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -262,13 +264,29 @@ health "example.com/Database" {`,
 		if d := written.Sub(created); d < slow-2*time.Second {
 			t.Errorf("the slow operator wrote the Queue's status %s after it appeared, want about %s", d, slow)
 		}
+		// Only the Queue held queue back: its Deployment was Available
+		// long before. Without the rule (Argo CD has no check of its own
+		// for the kind) queue would have been Healthy then.
+		dep, err := s.env.Kube.AppsV1().Deployments(queue.Namespace).Get(s.ctx, queue.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var available time.Time
+		for _, c := range dep.Status.Conditions {
+			if c.Type == appsv1.DeploymentAvailable && c.Status == corev1.ConditionTrue {
+				available = c.LastTransitionTime.Time
+			}
+		}
+		if available.IsZero() || !available.Before(written.Add(-5*time.Second)) {
+			t.Errorf("queue's Deployment became Available at %s, not well before its Queue's status (%s): the scenario would not tell a missing rule", available.Format(timeFormat), written.Format(timeFormat))
+		}
 		workerStarted, ok := First(evs, "worker", OperationStarted)
 		if !ok {
 			t.Fatal("worker was never synced")
 		}
 		queueHealthy, _ := First(evs, "queue", Healthy)
-		t.Logf("Queue created %s, its status written %s, queue Healthy %s, worker's sync started %s",
-			created.Format(timeFormat), written.Format(timeFormat), queueHealthy.Format(timeFormat), workerStarted.Format(timeFormat))
+		t.Logf("Queue created %s, queue's Deployment Available %s, the Queue's status written %s, queue Healthy %s, worker's sync started %s",
+			created.Format(timeFormat), available.Format(timeFormat), written.Format(timeFormat), queueHealthy.Format(timeFormat), workerStarted.Format(timeFormat))
 		if workerStarted.Before(written) {
 			t.Errorf("worker's sync started at %s, before queue's operator wrote the Queue's status at %s: Argo CD judged queue without the platform's rule",
 				workerStarted.Format(timeFormat), written.Format(timeFormat))

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,16 +16,24 @@ import (
 
 // Change is a day-2 change, the way a team makes one: the platform at
 // path, a later version of the one deployed (same platform, same
-// environment), is built with platc build, committed in place of the
-// current output (the revision's tag moves to the new commit) and Argo
-// CD is told the repository changed, as a push webhook would. Change
-// returns once the root Application has synced the new commit.
+// environment), is built with platc build and committed in place of the
+// current output, with platform.git.revision's tag on the new commit.
 //
-// Change installs nothing the bootstrap owns: AppProjects, argocd-cm and
-// the root stay as day 0 left them, which is what platc does on a real
-// cluster today. So a version that adds apps is refused here: their
-// content, operators and possibly projects or health rules would need
-// exactly that (issue 20).
+// What the version adds that a cluster would get from elsewhere comes
+// first, simulated as at day 0: the CRDs and operators of new kinds (a
+// real app's chart or operator would install them), the volumes of new
+// apps that keep data, and every app's content, published where its
+// Application looks (a new chart repository host included). Nothing the
+// bootstrap owns is touched: AppProjects, argocd-cm, the RBAC policy and
+// the root stay as they are, and the next platc deploy reconciles them
+// (issue 20).
+//
+// When the revision is the one the root already follows, Argo CD is
+// told the repository changed, as a push webhook would, and Change
+// returns once the root has synced the new commit. When the version
+// moves platform.git.revision, the root still follows the old tag (which
+// stays where it was), so nothing reaches Argo CD until platc deploy
+// moves the root: Change returns after publishing.
 func (pl *Platform) Change(ctx context.Context, path string) error {
 	opts := pl.Opts
 	opts.Path = path
@@ -35,11 +44,6 @@ func (pl *Platform) Change(ctx context.Context, path string) error {
 	}
 	if prog.Platform.Name != pl.Program.Platform.Name {
 		return fmt.Errorf("%s is platform %q, not a later version of %q", path, prog.Platform.Name, pl.Program.Platform.Name)
-	}
-	for _, a := range prog.Apps {
-		if pl.Program.App(a.Name) == nil {
-			return fmt.Errorf("%s adds app %q: a day-2 addition needs the bootstrap's objects reconciled, which platc does not do yet", path, a.Name)
-		}
 	}
 	declared, err := ReadDeclared(opts.Path)
 	if err != nil {
@@ -52,9 +56,26 @@ func (pl *Platform) Change(ctx context.Context, path string) error {
 	if pl.Generated, err = pl.Env.build(ctx, opts); err != nil {
 		return err
 	}
+	moved := prog.Platform.Git.Revision != pl.Program.Platform.Git.Revision
 	pl.Opts, pl.Program, pl.Module, pl.Declared = opts, prog, m, declared
+	pl.samples = loadSamples(prog, m, filepath.Join(pl.Env.opts.Src, "argo-cd"))
+	for _, n := range pl.samples.notes {
+		if !slices.Contains(pl.Notes, n) {
+			pl.Notes = append(pl.Notes, n)
+		}
+	}
+	if err := pl.operatorResources(ctx); err != nil {
+		return err
+	}
+	if err := pl.ops.add(ctx, prog, pl.samples); err != nil {
+		return err
+	}
 	if err := pl.publish(ctx); err != nil {
 		return err
+	}
+	if moved {
+		pl.Env.logf("published %s at %s; the root follows the old revision until platc deploy moves it", prog.Platform.Git.Revision, pl.Revision)
+		return nil
 	}
 	return pl.rootSynced(ctx)
 }

@@ -24,27 +24,13 @@ type Result struct {
 	Duration time.Duration
 }
 
-// simulatedAnsible is what the executor's Phase 0 finds for Ansible. RFC
-// 3.2.1 requires ansible-core 2.15 and the collections of RFC 3.2.3, as
-// the executor image has them (Dockerfile: ansible-core 2.17.14, the
-// collections of .ci/ansible-requirements.yml); Debian 12 has only 2.14
-// and PyPI is out of reach here. The harness runs the bootstrap itself
-// before platc deploy (bootstrap.go), so deploy never needs to: these two
-// commands report the image's versions and refuse to run anything.
-const simulatedAnsiblePlaybook = `#!/bin/sh
-# Simulated by platc's e2e environment (e2e/executor.go): reports the
-# executor image's ansible-core for Phase 0 and runs nothing. Its Python
-# is this machine's real one, which runs the real bootstrap here: Phase 0
-# checks RFC 3.2.2's packages in it.
-if [ "$1" = --version ]; then
-  echo 'ansible-playbook [core 2.17.14]'
-  echo '  python version = 3.11.2 (main) [GCC 12.2.0] (/usr/bin/python3)'
-  exit 0
-fi
-echo "ansible-playbook is simulated in platc's e2e environment; the harness ran the bootstrap" >&2
-exit 97
-`
-
+// simulatedAnsibleGalaxy is what the executor's Phase 0 finds for the
+// Ansible collections. RFC 3.2.1 requires ansible-core 2.15 and the
+// collections of RFC 3.2.3, as the executor image has them (Dockerfile:
+// ansible-core 2.17.14, the collections of
+// .ci/ansible-requirements.yml); Debian 12 has only 2.14 and PyPI is out
+// of reach here. So the versions are reported as the image's, and the
+// playbook itself is Debian's (ansiblePlaybookVersion).
 const simulatedAnsibleGalaxy = `#!/bin/sh
 # Simulated by platc's e2e environment (e2e/executor.go): reports the
 # collections of .ci/ansible-requirements.yml for Phase 0.
@@ -58,10 +44,12 @@ echo "ansible-galaxy is simulated in platc's e2e environment" >&2
 exit 97
 `
 
-// ansiblePlaybookVersion is the ansible-playbook of a platform whose
-// bootstrap platc deploy runs: only its version report is simulated (the
-// image's ansible-core, for Phase 0); everything else is Debian's real
-// ansible-playbook (ansible-core 2.14), with kubernetes.core 2.4.0.
+// ansiblePlaybookVersion is the executor's ansible-playbook: only its
+// version report is simulated (the image's ansible-core, for Phase 0);
+// everything else is Debian's real ansible-playbook (ansible-core 2.14),
+// with kubernetes.core 2.4.0. platc deploy runs it to bootstrap a bare
+// cluster (DeployBootstraps) and, on day 2, to reconcile what the
+// bootstrap installed.
 const ansiblePlaybookVersion = `#!/bin/sh
 # Simulated by platc's e2e environment (e2e/executor.go): reports the
 # executor image's ansible-core for Phase 0, with the real one's Python;
@@ -74,19 +62,15 @@ fi
 exec /usr/bin/ansible-playbook "$@"
 `
 
-// executorPath is the PATH the executor runs with: the simulated Ansible
-// commands, then the environment's real tools. With bootstrap,
-// ansible-playbook runs the real one.
-func (e *Env) executorPath(bootstrap bool) (string, error) {
+// executorPath is the PATH the executor runs with: the Ansible commands
+// with their simulated version reports, then the environment's real
+// tools.
+func (e *Env) executorPath() (string, error) {
 	dir := filepath.Join(e.opts.Dir, "simulated-tools")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	playbook := simulatedAnsiblePlaybook
-	if bootstrap {
-		playbook = ansiblePlaybookVersion
-	}
-	for name, body := range map[string]string{"ansible-playbook": playbook, "ansible-galaxy": simulatedAnsibleGalaxy} {
+	for name, body := range map[string]string{"ansible-playbook": ansiblePlaybookVersion, "ansible-galaxy": simulatedAnsibleGalaxy} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o755); err != nil {
 			return "", err
 		}
@@ -99,7 +83,7 @@ func (e *Env) executorPath(bootstrap bool) (string, error) {
 // env (TARGET_SCOPE, TEARDOWN_CONFIRM, ...).
 func (pl *Platform) Platc(ctx context.Context, action string, env ...string) (*Result, error) {
 	e := pl.Env
-	path, err := e.executorPath(pl.Opts.DeployBootstraps)
+	path, err := e.executorPath()
 	if err != nil {
 		return nil, err
 	}
@@ -120,10 +104,9 @@ func (pl *Platform) Platc(ctx context.Context, action string, env ...string) (*R
 		"NO_PROXY=127.0.0.1,localhost",
 		"SSL_CERT_FILE=" + e.caFile, "GIT_SSL_CAINFO=" + e.caFile,
 	}, env...)
-	if pl.Opts.DeployBootstraps {
-		// The bootstrap host's network and trust (bootstrap.go).
-		cmd.Env = append(cmd.Env, e.bootstrapHostNet()...)
-	}
+	// The bootstrap host's network and trust (bootstrap.go): the
+	// executor is that host whenever it runs the bootstrap.
+	cmd.Env = append(cmd.Env, e.bootstrapHostNet()...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()

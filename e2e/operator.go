@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,24 +36,34 @@ import (
 //     platc.io/e2e-start) with that same delay, unless the app is told to
 //     fail, so its Deployment becomes Available in about that time;
 //   - Fix(app) is the operator recovering: the Healthy sample is written
-//     and the pods are released.
+//     and the pods are released;
+//   - a slow operator (PlatformOptions.SlowKinds) takes its own, longer
+//     time to write the status of its kind's instances, while the app's
+//     pods start as usual: only the custom resource is late, which is
+//     what a health rule for the kind must catch;
+//   - a day-2 version of the platform (Platform.Change) brings its new
+//     apps and kinds to the running operators (add).
 //
 // Argo CD then judges these objects with its own checks and platc's Lua.
 type operators struct {
-	e       *Env
-	samples *samples
-	delay   map[string]time.Duration // app → scaled expected duration
+	e     *Env
+	scale float64
+	slow  map[string]time.Duration // kind → the slow operator's delay
+	df    dynamicinformer.DynamicSharedInformerFactory
 
 	mu      sync.Mutex
+	samples *samples
+	delay   map[string]time.Duration // app → scaled expected duration
 	failing map[string]bool
 	kinds   []schema.GroupVersionResource
+	seen    map[string]bool
+	// written is when each instance's status was written, by
+	// "kind ns/name", for the scenarios' order checks.
+	written map[string]time.Time
 }
 
-func (e *Env) startOperators(ctx context.Context, p *ir.Program, s *samples, scale float64, fail []string) (*operators, error) {
-	o := &operators{e: e, samples: s, delay: map[string]time.Duration{}, failing: map[string]bool{}}
-	for _, a := range p.Apps {
-		o.delay[a.Name] = scaled(a.ExpectedDuration, scale)
-	}
+func (e *Env) startOperators(ctx context.Context, p *ir.Program, s *samples, scale float64, fail []string, slow map[string]time.Duration) (*operators, error) {
+	o := &operators{e: e, scale: scale, slow: slow, failing: map[string]bool{}, seen: map[string]bool{}, written: map[string]time.Time{}}
 	for _, f := range fail {
 		o.failing[f] = true
 	}
@@ -69,26 +80,11 @@ func (e *Env) startOperators(ctx context.Context, p *ir.Program, s *samples, sca
 	f.Start(ctx.Done())
 
 	// Instances of every simulated kind.
-	seen := map[string]bool{}
-	df := dynamicinformer.NewFilteredDynamicSharedInformerFactory(e.Dynamic, 0, metav1.NamespaceAll,
+	o.df = dynamicinformer.NewFilteredDynamicSharedInformerFactory(e.Dynamic, 0, metav1.NamespaceAll,
 		func(lo *metav1.ListOptions) { lo.LabelSelector = labelApp })
-	for _, a := range p.Apps {
-		for _, cr := range a.CustomResources {
-			if !simulatedKind(cr) || seen[cr.String()] {
-				continue
-			}
-			seen[cr.String()] = true
-			gvr := schema.GroupVersionResource{Group: cr.Group, Version: "v1", Resource: strings.ToLower(cr.Kind) + "s"}
-			o.kinds = append(o.kinds, gvr)
-			kind := cr.String()
-			if _, err := df.ForResource(gvr).Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
-				AddFunc: func(obj any) { o.schedule(ctx, gvr, kind, obj) },
-			}); err != nil {
-				return nil, err
-			}
-		}
+	if err := o.add(ctx, p, s); err != nil {
+		return nil, err
 	}
-	df.Start(ctx.Done())
 
 	// The CSI snapshot controller: a VolumeSnapshot of a claim becomes
 	// ready to use at once (there is no storage to copy here).
@@ -110,6 +106,50 @@ func (e *Env) startOperators(ctx context.Context, p *ir.Program, s *samples, sca
 	}
 	snaps.Start(ctx.Done())
 	return o, nil
+}
+
+// add brings the apps and kinds of p (day 0's platform, or a later
+// version of it) to the operators: each app's delay, an informer for
+// each simulated kind not watched yet, and p's samples. The kinds' CRDs
+// must exist (simulatedCluster).
+func (o *operators) add(ctx context.Context, p *ir.Program, s *samples) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.samples = s
+	if o.delay == nil {
+		o.delay = map[string]time.Duration{}
+	}
+	for _, a := range p.Apps {
+		o.delay[a.Name] = scaled(a.ExpectedDuration, o.scale)
+	}
+	for _, a := range p.Apps {
+		for _, cr := range a.CustomResources {
+			if !simulatedKind(cr) || o.seen[cr.String()] {
+				continue
+			}
+			o.seen[cr.String()] = true
+			gvr := schema.GroupVersionResource{Group: cr.Group, Version: "v1", Resource: strings.ToLower(cr.Kind) + "s"}
+			o.kinds = append(o.kinds, gvr)
+			kind := cr.String()
+			if _, err := o.df.ForResource(gvr).Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+				AddFunc: func(obj any) { o.schedule(ctx, gvr, kind, obj) },
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	// Start runs the informers not running yet.
+	o.df.Start(ctx.Done())
+	return nil
+}
+
+// StatusWritten is when the operator wrote the status of kind's instance
+// ns/name, and whether it has.
+func (o *operators) StatusWritten(kind, ns, name string) (time.Time, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	t, ok := o.written[kind+" "+ns+"/"+name]
+	return t, ok
 }
 
 var volumeSnapshotGVR = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshots"}
@@ -137,7 +177,9 @@ func (o *operators) release(ctx context.Context, obj any, now bool) {
 	if o.isFailing(app) {
 		return
 	}
+	o.mu.Lock()
 	d := o.delay[app]
+	o.mu.Unlock()
 	if now {
 		d = 0
 	}
@@ -155,23 +197,35 @@ func (o *operators) schedule(ctx context.Context, gvr schema.GroupVersionResourc
 	}
 	app := u.GetLabels()[labelApp]
 	ns, name := u.GetNamespace(), u.GetName()
+	o.mu.Lock()
+	d, ok := o.slow[kind]
+	if !ok {
+		d = o.delay[app]
+	}
+	o.mu.Unlock()
 	go func() {
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(o.delay[app]):
+		case <-time.After(d):
 		}
+		o.mu.Lock()
 		sm := o.samples.healthy[kind]
-		if o.isFailing(app) {
+		if o.failing[app] {
 			sm = o.samples.degraded[kind]
 		}
-		o.writeStatus(ctx, gvr, ns, name, sm)
+		o.mu.Unlock()
+		if o.writeStatus(ctx, gvr, ns, name, sm) {
+			o.mu.Lock()
+			o.written[kind+" "+ns+"/"+name] = time.Now().UTC()
+			o.mu.Unlock()
+		}
 	}()
 }
 
 // writeStatus replaces an instance's status with the sample's, as of the
-// generation it has now.
-func (o *operators) writeStatus(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, sm *sample) {
+// generation it has now, and says whether it did.
+func (o *operators) writeStatus(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, sm *sample) bool {
 	var ri dynamic.ResourceInterface = o.e.Dynamic.Resource(gvr)
 	if ns != "" {
 		ri = o.e.Dynamic.Resource(gvr).Namespace(ns)
@@ -181,14 +235,15 @@ func (o *operators) writeStatus(ctx context.Context, gvr schema.GroupVersionReso
 		if err == nil {
 			cur.Object["status"] = sm.statusFor(cur.GetGeneration())
 			if _, err = ri.UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err == nil {
-				return
+				return true
 			}
 		}
 		if ctx.Err() != nil {
-			return
+			return false
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+	return false
 }
 
 // Fix makes failing apps recover: their instances get the Healthy sample
@@ -198,6 +253,7 @@ func (o *operators) Fix(ctx context.Context, apps []string) error {
 	for _, a := range apps {
 		delete(o.failing, a)
 	}
+	kinds, healthy := slices.Clone(o.kinds), o.samples.healthy
 	o.mu.Unlock()
 	sel := labelApp + " in (" + strings.Join(apps, ",") + ")"
 	pods, err := o.e.Kube.CoreV1().Pods(metav1.NamespaceAll).List(ctx, metav1.ListOptions{LabelSelector: sel})
@@ -207,14 +263,14 @@ func (o *operators) Fix(ctx context.Context, apps []string) error {
 	for i := range pods.Items {
 		o.release(ctx, &pods.Items[i], true)
 	}
-	for _, gvr := range o.kinds {
+	for _, gvr := range kinds {
 		list, err := o.e.Dynamic.Resource(gvr).List(ctx, metav1.ListOptions{LabelSelector: sel})
 		if err != nil {
 			return fmt.Errorf("%s: %w", gvr.Resource, err)
 		}
 		for _, u := range list.Items {
 			kind := gvr.Group + "/" + u.GetKind()
-			o.writeStatus(ctx, gvr, u.GetNamespace(), u.GetName(), o.samples.healthy[kind])
+			o.writeStatus(ctx, gvr, u.GetNamespace(), u.GetName(), healthy[kind])
 		}
 	}
 	return nil

@@ -47,6 +47,10 @@ type PlatformOptions struct {
 	// <chart>-<version>.tgz, served in place of the stand-ins (upstream.go);
 	// empty means the stand-ins.
 	Charts string
+	// SlowKinds makes the operators of these kinds ("group/Kind") slow:
+	// an instance gets its status this long after it appears, whatever
+	// its app's expected duration, while the app's pods start as usual.
+	SlowKinds map[string]time.Duration
 }
 
 // Platform is a platform built, published and bootstrapped in an
@@ -244,7 +248,7 @@ func (pl *Platform) bootstrap(ctx context.Context) error {
 	if pl.steps, err = e.startStepRunner(ctx, p.Platform.Workflows.Namespace); err != nil {
 		return err
 	}
-	if pl.ops, err = e.startOperators(ctx, p, pl.samples, pl.Opts.Scale, pl.Opts.Fail); err != nil {
+	if pl.ops, err = e.startOperators(ctx, p, pl.samples, pl.Opts.Scale, pl.Opts.Fail, pl.Opts.SlowKinds); err != nil {
 		return err
 	}
 	groupVars, err := os.ReadFile(filepath.Join(pl.Generated, ansible.Dir, "inventories", p.Env.Name, "group_vars", "all.yml"))
@@ -338,7 +342,7 @@ func (pl *Platform) PublishStandIn(c standInChart) error {
 // simulatedCluster adds what a real cluster and the platform's operators
 // would have, and is simulated here.
 func (pl *Platform) simulatedCluster(ctx context.Context) error {
-	e, p := pl.Env, pl.Program
+	e := pl.Env
 	// CoreDNS: its pods only have to exist and run (kwok); the names
 	// it would resolve are the simulated network's business.
 	one := int32(1)
@@ -358,6 +362,15 @@ func (pl *Platform) simulatedCluster(ctx context.Context) error {
 	}); err != nil {
 		return err
 	}
+	return pl.operatorResources(ctx)
+}
+
+// operatorResources adds what the simulated operators of the platform's
+// apps would install and the volumes of the apps that keep data. A later
+// version of the platform adds its new ones (everything here exists or
+// is created, never changed).
+func (pl *Platform) operatorResources(ctx context.Context) error {
+	e, p := pl.Env, pl.Program
 	var crds []map[string]any
 	seen := map[string]bool{}
 	for _, a := range p.Apps {
@@ -394,6 +407,12 @@ func (pl *Platform) simulatedCluster(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// StatusWritten is when the simulated operator wrote the status of
+// kind's instance ns/name, and whether it has.
+func (pl *Platform) StatusWritten(kind, ns, name string) (time.Time, bool) {
+	return pl.ops.StatusWritten(kind, ns, name)
 }
 
 // createAdopted creates the Application an app without a source adopts.

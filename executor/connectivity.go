@@ -27,6 +27,8 @@ func (r *run) endpoints(bootstrap bool) []preflight.Endpoint {
 		users[key] = append(users[key], user)
 	}
 	add(preflight.GitRepo, p.Platform.Git.RepoURL, "the platform repository")
+	// The revision the root Application follows must be in it.
+	out[0].Ref = p.Platform.Git.Revision
 	if bootstrap {
 		b := p.Platform.Bootstrap
 		add(repoKind(b.ArgoRepo), b.ArgoRepo, "the bootstrap's Argo charts")

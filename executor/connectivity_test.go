@@ -61,7 +61,7 @@ func TestEndpoints(t *testing.T) {
 	p := compileEnv(t, reachPlatform, "staging")
 	r := &run{cfg: &config.Config{Action: config.Deploy, Program: p, ScopeApps: p.Apps}}
 	want := []preflight.Endpoint{
-		{Kind: preflight.GitRepo, URL: "https://git.example.com/platform.git", Purpose: "for the platform repository and app c"},
+		{Kind: preflight.GitRepo, URL: "https://git.example.com/platform.git", Purpose: "for the platform repository and app c", Ref: "v1"},
 		{Kind: preflight.HelmRepo, URL: "https://charts.example.com/", Purpose: "for app a and app b"},
 		{Kind: preflight.OCIRepo, URL: "oci://registry.example.com/charts", Purpose: "for app d"},
 		{Kind: preflight.GitRepo, URL: "https://git.example.com/values.git", Purpose: "for app d"},

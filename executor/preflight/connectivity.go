@@ -22,6 +22,10 @@ type Endpoint struct {
 	// Purpose says who needs it, for the report ("the root Application
 	// and 3 apps").
 	Purpose string
+	// Ref is, for a Git repository, the branch or tag that must exist
+	// in it (the revision Argo CD is to deploy); empty, or a commit SHA,
+	// which no ref lists, means only HEAD is asked for.
+	Ref string
 }
 
 // EndpointKind says how an endpoint is checked.
@@ -85,7 +89,7 @@ func CheckConnectivity(ctx context.Context, eps []Endpoint, opts ConnectivityOpt
 			var msg string
 			switch ep.Kind {
 			case GitRepo:
-				st, msg = checkGit(cctx, ep.URL, opts)
+				st, msg = checkGit(cctx, ep.URL, ep.Ref, opts)
 			case OCIRepo:
 				st, msg = checkHTTP(cctx, opts.Client, ociBase(ep.URL), true)
 			default:
@@ -151,10 +155,17 @@ func netReason(err error) string {
 	return s
 }
 
-// checkGit runs git ls-remote on the repository's HEAD. Only the
-// transports a repository URL may name are allowed (never ext:: or
-// file), and no credential helper, prompt or askpass runs.
-func checkGit(ctx context.Context, repo string, opts ConnectivityOptions) (Status, string) {
+// checkGit runs git ls-remote on the repository's HEAD, or on ref: a
+// reachable repository without that branch or tag is the day-2 mistake
+// of a platform.git.revision whose tag was never pushed, which Argo CD
+// could only report as a ComparisonError after the root moved to it.
+// Only the transports a repository URL may name are allowed (never ext::
+// or file), and no credential helper, prompt or askpass runs.
+func checkGit(ctx context.Context, repo, ref string, opts ConnectivityOptions) (Status, string) {
+	pattern := "HEAD"
+	if ref != "" && ref != "HEAD" && !isCommit(ref) {
+		pattern = ref
+	}
 	git, err := LookPath("git", opts.ToolPath)
 	if err != nil {
 		return Warn, "not checked: git is not installed"
@@ -167,7 +178,7 @@ func checkGit(ctx context.Context, repo string, opts ConnectivityOptions) (Statu
 	cmd := exec.CommandContext(ctx, git,
 		"-c", "protocol.allow=never", "-c", "protocol.https.allow=always", "-c", "protocol.http.allow=always",
 		"-c", "protocol.ssh.allow=always", "-c", "protocol.git.allow=always", "-c", "credential.helper=",
-		"ls-remote", "--quiet", "--", repo, "HEAD")
+		"ls-remote", "--quiet", "--", repo, pattern)
 	env := []string{"PATH=" + opts.ToolPath, "HOME=" + home, "GIT_CONFIG_NOSYSTEM=1", "GIT_TERMINAL_PROMPT=0", "GIT_ASKPASS=/bin/false", "SSH_ASKPASS=/bin/false",
 		"GIT_SSH_COMMAND=ssh -o BatchMode=yes -o ConnectTimeout=10"}
 	for _, kv := range os.Environ() {
@@ -180,9 +191,9 @@ func checkGit(ctx context.Context, repo string, opts ConnectivityOptions) (Statu
 	}
 	cmd.Env = env
 	cmd.WaitDelay = time.Second
-	var errb bytes.Buffer
+	var errb, outb bytes.Buffer
 	cmd.Stderr = &errb
-	cmd.Stdout = io.Discard
+	cmd.Stdout = &outb
 	if err := cmd.Run(); err != nil {
 		msg := strings.TrimSpace(lastLine(errb.String()))
 		if msg == "" {
@@ -195,7 +206,40 @@ func checkGit(ctx context.Context, repo string, opts ConnectivityOptions) (Statu
 		}
 		return Warn, "git ls-remote failed: " + msg
 	}
+	if pattern != "HEAD" && !hasRef(outb.String(), pattern) {
+		return Warn, fmt.Sprintf("reachable, but it has no branch or tag %q, the revision to deploy; Argo CD cannot resolve it. Push it (git push origin %s) or correct platform.git.revision", ref, ref)
+	}
 	return Pass, "reachable (git ls-remote)"
+}
+
+// hasRef reports whether ls-remote's output lists ref itself as a branch
+// or tag (a pattern also matches refs/heads/x/ref).
+func hasRef(out, ref string) bool {
+	ref = strings.TrimPrefix(strings.TrimPrefix(ref, "refs/heads/"), "refs/tags/")
+	for _, line := range strings.Split(out, "\n") {
+		_, name, ok := strings.Cut(strings.TrimSpace(line), "\t")
+		if !ok {
+			continue
+		}
+		if name == "refs/heads/"+ref || name == "refs/tags/"+ref {
+			return true
+		}
+	}
+	return false
+}
+
+// isCommit reports whether s is a full hexadecimal commit id (SHA-1 or
+// SHA-256), which ls-remote cannot look up.
+func isCommit(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if !strings.ContainsRune("0123456789abcdef", c) {
+			return false
+		}
+	}
+	return true
 }
 
 func lastLine(s string) string {

@@ -111,3 +111,48 @@ func TestConnectivityBounded(t *testing.T) {
 		t.Errorf("%d checks, last %v", len(got), got[len(got)-1])
 	}
 }
+
+// The platform repository must have the revision the root is to follow:
+// a tag never pushed is named, with the fix; a branch whose name merely
+// ends in the tag's does not count; a commit SHA, which no ref lists, is
+// checked as HEAD.
+func TestConnectivityGitRef(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	repo := filepath.Join(dir, "platform.git")
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(git, args...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, b)
+		}
+	}
+	work := filepath.Join(dir, "work")
+	run("init", "-q", "-b", "main", work)
+	run("-C", work, "commit", "-q", "--allow-empty", "-m", "x")
+	run("-C", work, "tag", "v1.0.0")
+	run("-C", work, "branch", "release/v1.1.0")
+	run("clone", "-q", "--bare", work, repo)
+	run("-C", repo, "update-server-info")
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer srv.Close()
+	u := srv.URL + "/platform.git"
+	got := CheckConnectivity(context.Background(), []Endpoint{
+		{Kind: GitRepo, URL: u, Ref: "v1.0.0", Purpose: "for the platform repository"},
+		{Kind: GitRepo, URL: u, Ref: "main", Purpose: "for the platform repository"},
+		{Kind: GitRepo, URL: u, Ref: "v1.1.0", Purpose: "for the platform repository"},
+		{Kind: GitRepo, URL: u, Ref: "0123456789abcdef0123456789abcdef01234567", Purpose: "for the platform repository"},
+	}, ConnectivityOptions{ToolPath: filepath.Dir(git), Timeout: 10 * time.Second})
+	for _, i := range []int{0, 1, 3} {
+		if got[i].Status != Pass {
+			t.Errorf("check %d: %v", i, got[i])
+		}
+	}
+	if got[2].Status != Warn || !strings.Contains(got[2].Message, `no branch or tag "v1.1.0"`) || !strings.Contains(got[2].Message, "git push origin v1.1.0") {
+		t.Errorf("a tag never pushed: %v", got[2])
+	}
+}

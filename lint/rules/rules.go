@@ -62,6 +62,18 @@ func Names() []string {
 	return names
 }
 
+// Find returns the rule called name, or an error that says what to
+// write instead.
+func Find(name string) (*lint.Rule, error) {
+	if r := Lookup(name); r != nil {
+		return r, nil
+	}
+	if s := diag.Suggest(name, Names()); s != "" {
+		return nil, fmt.Errorf("unknown rule %q. Did you mean %q? Run 'platc rules' for the list.", name, s)
+	}
+	return nil, fmt.Errorf("unknown rule %q. Run 'platc rules' for the list.", name)
+}
+
 // Select returns the rules to run: the default ones, plus enable, minus
 // disable, in the order of All. Each list item may hold several names
 // separated by commas. An unknown name is an error that says what to
@@ -75,11 +87,8 @@ func Select(enable, disable []string) ([]*lint.Rule, error) {
 				if name == "" {
 					continue
 				}
-				if Lookup(name) == nil {
-					if s := diag.Suggest(name, Names()); s != "" {
-						return nil, fmt.Errorf("unknown rule %q. Did you mean %q? Run 'platc rules' for the list.", name, s)
-					}
-					return nil, fmt.Errorf("unknown rule %q. Run 'platc rules' for the list.", name)
+				if _, err := Find(name); err != nil {
+					return nil, err
 				}
 				out = append(out, name)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
@@ -123,16 +124,45 @@ func (cfg Config) Runs(r *Rule) bool {
 	return true
 }
 
-// Skipped lists the enabled rules that Run leaves out because the
-// platform did not compile (Config.Programs is empty), in the order of
-// Config.Rules. Scan rules without --scan are not listed: they are not
+// Coverage splits the enabled rules, in the order of Config.Rules, into
+// those Run ran and those it left out because the platform could not be
+// read (Config.Module is nil) or did not compile (Config.Programs is
+// empty). Scan rules without --scan are in neither list: they are not
 // skipped, they have nothing to read.
-func Skipped(cfg Config) []*Rule {
-	var out []*Rule
+func Coverage(cfg Config) (ran, skipped []*Rule) {
 	for _, r := range cfg.Rules {
-		if !cfg.Runs(r) && !(r.Scan && cfg.Manifests == nil) {
-			out = append(out, r)
+		switch {
+		case r.Scan && cfg.Manifests == nil:
+		case cfg.Module != nil && cfg.Runs(r):
+			ran = append(ran, r)
+		default:
+			skipped = append(skipped, r)
 		}
+	}
+	return ran, skipped
+}
+
+// SkipNote says which rules ran and which did not, and why. Only the
+// terminal, where the errors are printed above it, gets the advice to
+// fix them: JSON and SARIF have no "above" (issue 25).
+func SkipNote(ran, skipped []*Rule, terminal bool) string {
+	total := len(ran) + len(skipped)
+	if len(ran) == 0 {
+		return fmt.Sprintf("Lint ran none of its %d rules: the platform could not be read.", total)
+	}
+	note := fmt.Sprintf("Lint ran %d of %d rules (%s): the other %d need a platform that compiles.",
+		len(ran), total, strings.Join(Names(ran), ", "), len(skipped))
+	if terminal {
+		note += " Fix the errors above and run platc lint again."
+	}
+	return note
+}
+
+// Names is the names of rs, in order.
+func Names(rs []*Rule) []string {
+	out := make([]string, len(rs))
+	for i, r := range rs {
+		out[i] = r.Name
 	}
 	return out
 }

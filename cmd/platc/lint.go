@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/urfave/cli/v3"
@@ -59,9 +56,9 @@ func runLint(_ context.Context, cmd *cli.Command) error {
 	if !ok {
 		return usagef("--fail-on %q is not a severity; use error, warning or notice.", cmd.String("fail-on"))
 	}
-	enabled, err := selectRules(cmd.StringSlice("enable"), cmd.StringSlice("disable"))
+	enabled, err := rules.Select(cmd.StringSlice("enable"), cmd.StringSlice("disable"))
 	if err != nil {
-		return err
+		return usagef("%s", err)
 	}
 	path, err := pathArg(cmd)
 	if err != nil {
@@ -76,20 +73,9 @@ func runLint(_ context.Context, cmd *cli.Command) error {
 		var found hcl.Diagnostics
 		found, runErr = lint.Run(cfg)
 		diags = append(diags, found...)
-		if invalid {
-			for _, r := range enabled {
-				if cfg.Runs(r) {
-					out.ran = append(out.ran, r)
-				}
-			}
-			out.skipped = lint.Skipped(cfg)
-		}
-	} else {
-		for _, r := range enabled {
-			if !r.Scan || set != nil {
-				out.skipped = append(out.skipped, r)
-			}
-		}
+	}
+	if invalid || mod == nil {
+		out.ran, out.skipped = lint.Coverage(cfg)
 	}
 	diags = diag.Sort(diags)
 	out.print(diags)
@@ -155,45 +141,6 @@ func severityOf(d *hcl.Diagnostic) lint.Severity {
 	return lint.Warning
 }
 
-// selectRules returns the rules to run: the default ones, plus --enable,
-// minus --disable, in registry order. Unknown names are usage errors.
-func selectRules(enable, disable []string) ([]*lint.Rule, error) {
-	split := func(list []string) ([]string, error) {
-		var out []string
-		for _, item := range list {
-			for _, name := range strings.Split(item, ",") {
-				name = strings.TrimSpace(name)
-				if name == "" {
-					continue
-				}
-				if rules.Lookup(name) == nil {
-					if s := diag.Suggest(name, rules.Names()); s != "" {
-						return nil, usagef("unknown rule %q. Did you mean %q? Run 'platc rules' for the list.", name, s)
-					}
-					return nil, usagef("unknown rule %q. Run 'platc rules' for the list.", name)
-				}
-				out = append(out, name)
-			}
-		}
-		return out, nil
-	}
-	on, err := split(enable)
-	if err != nil {
-		return nil, err
-	}
-	off, err := split(disable)
-	if err != nil {
-		return nil, err
-	}
-	var out []*lint.Rule
-	for _, r := range rules.All() {
-		if (r.Default || slices.Contains(on, r.Name)) && !slices.Contains(off, r.Name) {
-			out = append(out, r)
-		}
-	}
-	return out, nil
-}
-
 // lintOutput prints lint results in the chosen format. Findings, the
 // compiler's included, are lint's output and go to stdout in every
 // format, as tflint and kubeconform do; stderr is for platc's own
@@ -213,13 +160,13 @@ func (o lintOutput) print(diags hcl.Diagnostics) {
 	case "json":
 		rep := report.ToJSON(diags)
 		if len(o.skipped) > 0 {
-			rep.Skipped = &report.JSONSkipped{Reason: o.skipNote(false), Rules: ruleNames(o.skipped)}
+			rep.Skipped = &report.JSONSkipped{Reason: lint.SkipNote(o.ran, o.skipped, false), Rules: lint.Names(o.skipped)}
 		}
 		_ = report.WriteJSON(w, rep)
 	case "sarif":
 		opts := report.SARIFOptions{Root: sarifRoot()}
 		if len(o.skipped) > 0 {
-			opts.Notifications = []string{o.skipNote(false)}
+			opts.Notifications = []string{lint.SkipNote(o.ran, o.skipped, false)}
 		}
 		_ = report.SARIF(w, diags, report.SARIFTool{Name: "platc", Version: platcVersion(), InformationURI: repoURL}, sarifRules(), opts)
 	default:
@@ -228,34 +175,10 @@ func (o lintOutput) print(diags hcl.Diagnostics) {
 		}
 		_ = report.Text(w, o.files, diags, report.TextOptions{Color: colorFor(w)})
 		if len(o.skipped) > 0 {
-			fmt.Fprintf(w, "%s\n\n", o.skipNote(true))
+			fmt.Fprintf(w, "%s\n\n", lint.SkipNote(o.ran, o.skipped, true))
 		}
 		fmt.Fprintf(w, "%s\n", report.Summary(diags))
 	}
-}
-
-// skipNote says which rules ran and which did not, and why. Only the
-// terminal, where the errors are printed above it, gets the advice to
-// fix them: JSON and SARIF have no "above" (issue 25).
-func (o lintOutput) skipNote(terminal bool) string {
-	total := len(o.ran) + len(o.skipped)
-	if len(o.ran) == 0 {
-		return fmt.Sprintf("Lint ran none of its %d rules: the platform could not be read.", total)
-	}
-	note := fmt.Sprintf("Lint ran %d of %d rules (%s): the other %d need a platform that compiles.",
-		len(o.ran), total, strings.Join(ruleNames(o.ran), ", "), len(o.skipped))
-	if terminal {
-		note += " Fix the errors above and run platc lint again."
-	}
-	return note
-}
-
-func ruleNames(rs []*lint.Rule) []string {
-	out := make([]string, len(rs))
-	for i, r := range rs {
-		out[i] = r.Name
-	}
-	return out
 }
 
 // sarifRoot is the directory SARIF paths are relative to: the root of
@@ -268,104 +191,4 @@ func sarifRoot() string {
 	}
 	root, _ := gitroot.Find(wd)
 	return root
-}
-
-// sarifRules describes every rule, and the compiler, for SARIF.
-func sarifRules() []report.SARIFRule {
-	out := []report.SARIFRule{{
-		ID:      report.CompilerRuleID,
-		Title:   "problem found before any lint rule runs",
-		Doc:     "Parse errors, unknown references, dependency cycles and violations of the RFC's invariants, which the compiler rejects (platc compiles nothing until they are fixed, and no comment can suppress them), and manifests under --scan that platc cannot read.",
-		HelpURI: docsBase + "docs/architecture.md",
-		Level:   "error",
-		Enabled: true,
-	}}
-	for _, r := range rules.All() {
-		level := r.Severity.String()
-		if r.Severity == lint.Notice {
-			level = "note"
-		}
-		out = append(out, report.SARIFRule{
-			ID:      r.Name,
-			Title:   r.Title(),
-			Doc:     r.Body(),
-			HelpURI: docsBase + r.DocPath(),
-			Level:   level,
-			Enabled: r.Default,
-		})
-	}
-	return out
-}
-
-func rulesCommand() *cli.Command {
-	return &cli.Command{
-		Name:  "rules",
-		Usage: "list the lint rules: name, severity, whether they run by default, and what they report",
-		Action: func(_ context.Context, cmd *cli.Command) error {
-			if cmd.Args().Present() {
-				return usagef("rules takes no arguments; to read about one rule, run 'platc explain %s'", cmd.Args().First())
-			}
-			writeRules(cmd.Root().Writer)
-			return nil
-		},
-	}
-}
-
-func writeRules(w io.Writer) {
-	rows := [][]string{{"RULE", "SEVERITY", "DEFAULT", "TITLE"}}
-	for _, r := range rules.All() {
-		def := "off"
-		switch {
-		case r.Default && r.Scan:
-			def = "on, --scan"
-		case r.Default:
-			def = "on"
-		}
-		rows = append(rows, []string{r.Name, r.Severity.String(), def, r.Title()})
-	}
-	widths := make([]int, 3)
-	for _, row := range rows {
-		for i := range widths {
-			widths[i] = max(widths[i], len(row[i]))
-		}
-	}
-	for _, row := range rows {
-		fmt.Fprintf(w, "%-*s  %-*s  %-*s  %s\n", widths[0], row[0], widths[1], row[1], widths[2], row[2], row[3])
-	}
-}
-
-func explainCommand() *cli.Command {
-	return &cli.Command{
-		Name:      "explain",
-		Usage:     "print what a lint rule reports, why, and how to fix it",
-		ArgsUsage: "RULE",
-		Action: func(_ context.Context, cmd *cli.Command) error {
-			args := cmd.Args().Slice()
-			if len(args) != 1 {
-				return usagef("explain takes one rule name, such as 'platc explain redundant-dependency'; 'platc rules' lists them.")
-			}
-			r := rules.Lookup(args[0])
-			if r == nil {
-				if s := diag.Suggest(args[0], rules.Names()); s != "" {
-					return usagef("unknown rule %q. Did you mean %q? Run 'platc rules' for the list.", args[0], s)
-				}
-				return usagef("unknown rule %q. Run 'platc rules' for the list.", args[0])
-			}
-			w := cmd.Root().Writer
-			fmt.Fprintf(w, "%s: %s\n\n%s\n\n", r.Name, r.Title(), r.Body())
-			when := "On by default."
-			switch {
-			case !r.Default:
-				when = fmt.Sprintf("Off by default; run it with --enable %s.", r.Name)
-			case r.Scan:
-				when = "On by default; runs when platc lint is given --scan DIR."
-			}
-			fmt.Fprintf(w, "Severity: %s. %s\n", r.Severity, when)
-			if r != lint.InvalidSuppression {
-				fmt.Fprintf(w, "Suppress one finding: # %s %s -- <reason>\n", lint.Directive, r.Name)
-			}
-			fmt.Fprintf(w, "Docs: %s\n", r.DocPath())
-			return nil
-		},
-	}
 }

@@ -1,12 +1,15 @@
 package rules
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lint"
 )
 
@@ -57,6 +60,56 @@ func Names() []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// Find returns the rule called name, or an error that says what to
+// write instead.
+func Find(name string) (*lint.Rule, error) {
+	if r := Lookup(name); r != nil {
+		return r, nil
+	}
+	if s := diag.Suggest(name, Names()); s != "" {
+		return nil, fmt.Errorf("unknown rule %q. Did you mean %q? Run 'platc rules' for the list.", name, s)
+	}
+	return nil, fmt.Errorf("unknown rule %q. Run 'platc rules' for the list.", name)
+}
+
+// Select returns the rules to run: the default ones, plus enable, minus
+// disable, in the order of All. Each list item may hold several names
+// separated by commas. An unknown name is an error that says what to
+// write instead.
+func Select(enable, disable []string) ([]*lint.Rule, error) {
+	split := func(list []string) ([]string, error) {
+		var out []string
+		for _, item := range list {
+			for _, name := range strings.Split(item, ",") {
+				name = strings.TrimSpace(name)
+				if name == "" {
+					continue
+				}
+				if _, err := Find(name); err != nil {
+					return nil, err
+				}
+				out = append(out, name)
+			}
+		}
+		return out, nil
+	}
+	on, err := split(enable)
+	if err != nil {
+		return nil, err
+	}
+	off, err := split(disable)
+	if err != nil {
+		return nil, err
+	}
+	var out []*lint.Rule
+	for _, r := range All() {
+		if (r.Default || slices.Contains(on, r.Name)) && !slices.Contains(off, r.Name) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 // slowClasses are the built-in classes RFC 3.8.5 gives long timeouts,

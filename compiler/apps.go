@@ -188,6 +188,7 @@ func (c *compilation) appFields(la *lang.App, a *ir.App) {
 		c.syncExtras(sy, a)
 	}
 	c.applicationFields(la, a)
+	c.destination(la, a)
 	c.hooks(la, a)
 	c.customResources(la, a)
 }

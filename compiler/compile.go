@@ -204,6 +204,7 @@ func (c *compilation) environment(name string) (cty.Value, bool) {
 		}
 		c.prog.Env.Vars = append(c.prog.Env.Vars, ir.Var{Name: n, Value: jv})
 	}
+	c.clusters(chosen, e)
 	c.diags = append(c.diags, e.diags...)
 	return cty.ObjectVal(vals), true
 }

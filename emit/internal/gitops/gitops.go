@@ -32,7 +32,7 @@ const (
 	// Role is the Argo CD RBAC role granted to Account.
 	Role = "role:platc-orchestrator"
 	// InClusterServer is the Kubernetes API server Argo CD runs in.
-	InClusterServer = "https://kubernetes.default.svc"
+	InClusterServer = ir.InClusterServer
 )
 
 // Names of the Argo Workflows templates that generated/<env>/workflows/
@@ -243,9 +243,12 @@ type PluginParameter struct {
 	Map    map[string]string `json:"map,omitempty"`
 }
 
-// Destination is where an Application deploys to.
+// Destination is where an Application deploys to: a cluster by server
+// or by name, and a namespace. In an AppProject an entry with both
+// allows the cluster however an Application names it.
 type Destination struct {
-	Server    string `json:"server"`
+	Server    string `json:"server,omitempty"`
+	Name      string `json:"name,omitempty"`
 	Namespace string `json:"namespace"`
 }
 
@@ -458,7 +461,7 @@ func App(p *ir.Program, a *ir.App) *Application {
 	}
 	spec := ApplicationSpec{
 		Project:              a.Project,
-		Destination:          Destination{Server: InClusterServer, Namespace: a.Namespace},
+		Destination:          Destination{Server: a.Destination.Server, Name: a.Destination.Name, Namespace: a.Namespace},
 		SyncPolicy:           sp,
 		RevisionHistoryLimit: a.RevisionHistoryLimit,
 	}
@@ -683,12 +686,16 @@ func Projects(p *ir.Program) []AppProject {
 	}}
 	var names []string
 	repos := map[string][]string{}
+	clusters := map[string][]*ir.Cluster{}
 	for _, a := range p.Apps {
 		if a.Source == nil || a.Project == "default" {
 			continue
 		}
 		if _, seen := repos[a.Project]; !seen {
 			names = append(names, a.Project)
+		}
+		if cl := a.Destination.Cluster; cl != nil && !slices.Contains(clusters[a.Project], cl) {
+			clusters[a.Project] = append(clusters[a.Project], cl)
 		}
 		for _, src := range a.Sources {
 			if !slices.Contains(repos[a.Project], src.RepoURL) {
@@ -700,6 +707,18 @@ func Projects(p *ir.Program) []AppProject {
 	for _, name := range names {
 		rs := repos[name]
 		slices.Sort(rs)
+		// Platform apps are cluster infrastructure: operators bring CRDs
+		// and cluster roles, and charts write outside their own
+		// namespace (leader-election roles in kube-system), so any
+		// namespace and any kind are allowed, but only in the cluster
+		// Argo CD runs in and the declared clusters the project's apps
+		// deploy to.
+		dests := []Destination{{Server: InClusterServer, Namespace: "*"}}
+		cls := clusters[name]
+		slices.SortFunc(cls, func(a, b *ir.Cluster) int { return strings.Compare(a.Name, b.Name) })
+		for _, cl := range cls {
+			dests = append(dests, Destination{Server: cl.Server, Name: cl.Name, Namespace: "*"})
+		}
 		out = append(out, AppProject{
 			APIVersion: apiVersion,
 			Kind:       "AppProject",
@@ -709,11 +728,7 @@ func Projects(p *ir.Program) []AppProject {
 				// Only the repositories the HCL names: an Application that
 				// points anywhere else is refused by Argo CD.
 				SourceRepos: rs,
-				// Platform apps are cluster infrastructure: operators bring
-				// CRDs and cluster roles, and charts write outside their
-				// own namespace (leader-election roles in kube-system), so
-				// any namespace of this cluster and any kind are allowed.
-				Destinations:             []Destination{{Server: InClusterServer, Namespace: "*"}},
+				Destinations:             dests,
 				ClusterResourceWhitelist: []GroupKind{{Group: "*", Kind: "*"}},
 			},
 		})

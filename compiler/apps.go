@@ -189,6 +189,12 @@ func (c *compilation) appFields(la *lang.App, a *ir.App) {
 	}
 	c.applicationFields(la, a)
 	c.destination(la, a)
+	if cl := a.Destination.Cluster; cl != nil && a.Teardown.Volumes == ir.VolumesSnapshot {
+		// The teardown workflow creates VolumeSnapshots with the API of
+		// the cluster it runs in, where this app's claims are not.
+		c.diags = append(c.diags, diag.Error(la.Cluster.Expr.Range(), "Volume snapshots in another cluster",
+			fmt.Sprintf("app %q deploys to cluster %q, and its teardown volume policy (from its %s) is snapshot, but platc's teardown creates VolumeSnapshots in the cluster Argo CD runs in, where the app's claims are not. Set teardown { volumes = \"retain\" } or \"delete\" on the app, and snapshot its volumes in that cluster yourself.", la.Name, cl.Name, a.From.Volumes)))
+	}
 	c.hooks(la, a)
 	c.customResources(la, a)
 }

@@ -169,3 +169,16 @@ func (c *compilation) unknownCluster(s string, byServer bool) string {
 	}
 	return b.String()
 }
+
+// ClusterNameProblem returns why s cannot name a cluster block, or "".
+// platc import asks before it writes one.
+func ClusterNameProblem(s string) string {
+	if s == ir.InClusterName {
+		return "is the cluster Argo CD runs in"
+	}
+	return gClusterName.validate(s)
+}
+
+// ClusterServerProblem returns why s cannot be a cluster block's server,
+// or "".
+func ClusterServerProblem(s string) string { return gClusterServer.validate(s) }

@@ -100,6 +100,13 @@ environment "prod" {
   cluster "far" { server = "https://kubernetes.default.svc/" }
   cluster "a b" {}
 }`, []string{"3:11 Reserved cluster name", "4:29 Invalid cluster server", "5:11 Duplicate cluster", "6:28 Reserved cluster server", "7:11 Invalid cluster name"}, "always knows the cluster it runs in"},
+		{"snapshot in another cluster", clusterEnvs + `
+app "a" {
+  namespace = "a"
+  cluster   = "edge-eu"
+  source { path = "apps/a" }
+  teardown { volumes = "snapshot" }
+}`, []string{"15:15 Volume snapshots in another cluster"}, "snapshot its volumes in that cluster yourself"},
 		{"adopted app", clusterEnvs + `
 app "a" {
   cluster = "edge-eu"

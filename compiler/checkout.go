@@ -49,7 +49,7 @@ const (
 )
 
 // FindCheckout returns the Git work tree dir is inside, or nil when it is
-// in none (or its .git cannot be read). It reads only .git and the Git
+// in none, its .git cannot be read, or it has no remote. It reads only .git and the Git
 // config it names.
 func FindCheckout(dir string) *Checkout {
 	abs, err := filepath.Abs(dir)
@@ -59,6 +59,11 @@ func FindCheckout(dir string) *Checkout {
 	for i := 0; i < maxCheckoutDepth; i++ {
 		if st, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
 			remotes := gitRemotes(filepath.Join(abs, ".git"), st)
+			if len(remotes) == 0 {
+				return nil // a repository with no remote is no clone of the platform's
+			}
+			// Opened once per command and kept for its life: platc
+			// compiles, then exits.
 			root, err := os.OpenRoot(abs)
 			if err != nil {
 				return nil

@@ -222,7 +222,7 @@ func (c *compilation) applicationFields(la *lang.App, a *ir.App) {
 		for _, x := range []struct {
 			attr *hcl.Attribute
 			name string
-		}{{la.Labels, "labels"}, {la.Annotations, "annotations"}, {la.Info, "info"}, {la.RevisionHistoryLimit, "revision_history_limit"}, {la.Finalizer, "finalizer"}} {
+		}{{la.Labels, "labels"}, {la.Annotations, "annotations"}, {la.Info, "info"}, {la.RevisionHistoryLimit, "revision_history_limit"}, {la.Finalizer, "finalizer"}, {la.Cluster, "cluster"}} {
 			if x.attr != nil {
 				c.diags = append(c.diags, diag.Error(x.attr.NameRange, "Application setting without a source",
 					fmt.Sprintf("%s describes the Application platc generates, but app %q has no source block, so platc adopts an existing Application and generates none. Add a source, or set %s on the existing Application.", x.name, la.Name, x.name)))

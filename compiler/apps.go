@@ -188,6 +188,13 @@ func (c *compilation) appFields(la *lang.App, a *ir.App) {
 		c.syncExtras(sy, a)
 	}
 	c.applicationFields(la, a)
+	c.destination(la, a)
+	if cl := a.Destination.Cluster; cl != nil && a.Teardown.Volumes == ir.VolumesSnapshot {
+		// The teardown workflow creates VolumeSnapshots with the API of
+		// the cluster it runs in, where this app's claims are not.
+		c.diags = append(c.diags, diag.Error(la.Cluster.Expr.Range(), "Volume snapshots in another cluster",
+			fmt.Sprintf("app %q deploys to cluster %q, and its teardown volume policy (from its %s) is snapshot, but platc's teardown creates VolumeSnapshots in the cluster Argo CD runs in, where the app's claims are not. Set teardown { volumes = \"retain\" } or \"delete\" on the app, and snapshot its volumes in that cluster yourself.", la.Name, cl.Name, a.From.Volumes)))
+	}
 	c.hooks(la, a)
 	c.customResources(la, a)
 }
@@ -284,11 +291,52 @@ func (c *compilation) sources(la *lang.App) []*ir.Source {
 			deploys = true
 		}
 	}
+	c.checkSourcePaths(srcs, out)
 	if !deploys {
 		c.diags = append(c.diags, diag.Error(la.Source.DeclRange, "No source to deploy",
 			fmt.Sprintf("Every source of app %q only names a repository for the others (ref without path or chart), so the Application would deploy nothing. Add path or chart to one of them.", la.Name)))
 	}
 	return out
+}
+
+// checkSourcePaths checks, in a checkout of the platform's repository,
+// that each Git path of the app in that repository at the platform's
+// revision is a directory, and each "$REF/file" values file read from
+// such a source is a file (checkout.go).
+func (c *compilation) checkSourcePaths(srcs []*lang.Source, out []*ir.Source) {
+	co := c.platformCheckout()
+	if co == nil {
+		return
+	}
+	g := c.prog.Platform.Git
+	inPlatform := func(s *ir.Source) bool {
+		return s.Chart == "" && sameRepo(s.RepoURL, g.RepoURL) && s.TargetRevision == g.Revision
+	}
+	for i, s := range out {
+		ls := srcs[i]
+		if s.Path != "" && inPlatform(s) && ls.Path != nil {
+			c.checkGitPath(co, s.Path, true, ls.Path.Expr.Range(), "path")
+		}
+		if s.Helm == nil || ls.Helm == nil || ls.Helm.ValueFiles == nil {
+			continue
+		}
+		exprs, ds := hcl.ExprList(ls.Helm.ValueFiles.Expr)
+		for j, f := range s.Helm.ValueFiles {
+			ref, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
+			if !strings.HasPrefix(f, "$") || !ok {
+				continue
+			}
+			k := slices.IndexFunc(out, func(o *ir.Source) bool { return o.Ref == ref })
+			if k < 0 || !inPlatform(out[k]) {
+				continue
+			}
+			r := ls.Helm.ValueFiles.Expr.Range()
+			if !ds.HasErrors() && len(exprs) == len(s.Helm.ValueFiles) {
+				r = exprs[j].Range()
+			}
+			c.checkGitPath(co, rest, false, r, "values file")
+		}
+	}
 }
 
 // source lowers a source block: a Helm chart from a chart repository, or

@@ -22,6 +22,10 @@ type Options struct {
 	Env string
 	// Generator is the platc compiling, copied into the Program.
 	Generator ir.Generator
+	// Checkout is the Git work tree the platform directory is in
+	// (FindCheckout), or nil: Git paths of the platform's repository are
+	// checked against it when it is a clone of that repository.
+	Checkout *Checkout
 }
 
 // DefaultEnv is the name of the implicit environment of a platform that
@@ -35,7 +39,7 @@ func Compile(m *lang.Module, opts Options) (*ir.Program, hcl.Diagnostics) {
 	if d := checkScale(m, s, []string{opts.Env}); d != nil {
 		return nil, diag.Sort(append(s.diags, d...))
 	}
-	p, diags := lower(m, s, opts.Env)
+	p, diags := lower(m, s, opts.Env, opts.Checkout)
 	if p != nil {
 		if d := newOutputBudget().charge(m, p); d != nil {
 			diags = append(diags, d)
@@ -62,7 +66,7 @@ func CompileAll(m *lang.Module, opts Options) ([]*ir.Program, hcl.Diagnostics) {
 	out := newOutputBudget()
 	var progs []*ir.Program
 	for _, env := range envs {
-		p, diags := lower(m, s, env)
+		p, diags := lower(m, s, env, opts.Checkout)
 		all = append(all, diags...)
 		if p != nil {
 			p.Generator = opts.Generator
@@ -112,10 +116,12 @@ type compilation struct {
 	diags      hcl.Diagnostics
 	// envInfo describes the environment compiled, for messages.
 	envInfo *envInfo
+	// checkout is the work tree Git paths are checked in, or nil.
+	checkout *Checkout
 }
 
-func lower(m *lang.Module, s *structure, envName string) (*ir.Program, hcl.Diagnostics) {
-	c := &compilation{m: m, s: s, prog: &ir.Program{}, budget: newBudget()}
+func lower(m *lang.Module, s *structure, envName string, checkout *Checkout) (*ir.Program, hcl.Diagnostics) {
+	c := &compilation{m: m, s: s, prog: &ir.Program{}, budget: newBudget(), checkout: checkout}
 	envVal, ok := c.environment(envName)
 	if !ok {
 		return nil, c.diags
@@ -204,6 +210,7 @@ func (c *compilation) environment(name string) (cty.Value, bool) {
 		}
 		c.prog.Env.Vars = append(c.prog.Env.Vars, ir.Var{Name: n, Value: jv})
 	}
+	c.clusters(chosen, e)
 	c.diags = append(c.diags, e.diags...)
 	return cty.ObjectVal(vals), true
 }

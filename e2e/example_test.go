@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/common/model"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/platc/platc/compiler/ir"
 )
@@ -42,6 +43,7 @@ func TestExample(t *testing.T) {
 		}
 	}
 	wantMetrics(t, metrics, len(p.Apps))
+	wantParity(t, s)
 	// RFC 3.2.5: Phase 0 reached the platform repository with git and
 	// every chart repository, through the simulated internet.
 	wantIn(t, "logs", string(r.Logs), `"component":"reach-git","message":"`+p.Platform.Git.RepoURL+` (for the platform repository`, `reachable (git ls-remote)"`)
@@ -219,5 +221,30 @@ func wantMetrics(t *testing.T, file string, apps int) {
 	}
 	if healthy != apps || !succeeded {
 		t.Errorf("METRICS_FILE: %d of %d apps Healthy, status succeeded %v", healthy, apps, succeeded)
+	}
+}
+
+// wantParity checks issue 22's shapes on the live Applications: grafana
+// was compared with both its sources, the chart and the platform
+// repository its values file comes from, at the published revision (so
+// Argo CD read the values file the e2e served), and prometheus carries
+// its ignore_differences.
+func wantParity(t *testing.T, s *scenario) {
+	t.Helper()
+	apps := s.apps()
+	g, ok := apps["grafana"]
+	if !ok {
+		t.Fatal("grafana has no Application")
+	}
+	srcs, _, _ := unstructured.NestedSlice(g.Object, "status", "sync", "comparedTo", "sources")
+	revs, _, _ := unstructured.NestedStringSlice(g.Object, "status", "sync", "revisions")
+	if len(srcs) != 2 || !slices.Contains(revs, s.pl.Revision) {
+		t.Errorf("grafana was compared with %d sources at revisions %v, want its chart and the platform repository at %s", len(srcs), revs, s.pl.Revision)
+	} else if ref, _, _ := unstructured.NestedString(srcs[1].(map[string]any), "ref"); ref != "values" {
+		t.Errorf("grafana's second source has ref %q, want values", ref)
+	}
+	ign, _, _ := unstructured.NestedSlice(apps["prometheus"].Object, "spec", "ignoreDifferences")
+	if len(ign) != 2 {
+		t.Errorf("prometheus has %d ignoreDifferences entries, want 2", len(ign))
 	}
 }

@@ -166,25 +166,65 @@ func (pl *Platform) publish(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		s := a.Source
-		switch {
-		case s == nil:
+		if a.Source == nil {
 			// An adopted Application: the environment creates it (in
 			// bootstrap) from content in the platform repository.
 			addFiles(platformRepo, adoptedPath(a), content)
-		case s.IsChart():
-			if err := e.src.publishChart(s.RepoURL, s.Chart, s.Version, content); err != nil {
-				return fmt.Errorf("app %s: %w", a.Name, err)
-			}
-		default:
-			repo := normalURL(s.RepoURL)
+			continue
+		}
+		// Every source of the app is served: the first that deploys
+		// carries the simulated content, a later one deploys nothing, a
+		// ref-only source is its repository at its revision, and each
+		// "$REF/file" values file is the platform's own file in the
+		// repository of the source named REF.
+		deployed := false
+		for _, s := range a.Sources {
 			files := content
-			if s.Helm != nil {
-				// Argo CD renders a source with helm parameters as a chart.
-				files = chartFiles(a.Name, "0.1.0", content)
+			if deployed {
+				files = map[string][]byte{"README.md": []byte("Served by the e2e: a later source of " + a.Name + ", which deploys nothing itself.\n")}
 			}
-			addFiles(repo, s.Path, files)
-			refs[repo] = append(refs[repo], s.TargetRevision)
+			switch {
+			case s.IsChart():
+				if deployed {
+					files = nil
+				}
+				if err := e.src.publishChart(s.RepoURL, s.Chart, s.Version, files); err != nil {
+					return fmt.Errorf("app %s: %w", a.Name, err)
+				}
+				deployed = true
+			case s.Path != "":
+				if s.Helm != nil {
+					// Argo CD renders a source with helm parameters as a chart.
+					files = chartFiles(a.Name, "0.1.0", files)
+				}
+				addFiles(normalURL(s.RepoURL), s.Path, files)
+				refs[normalURL(s.RepoURL)] = append(refs[normalURL(s.RepoURL)], s.TargetRevision)
+				deployed = true
+			default: // ref only
+				refs[normalURL(s.RepoURL)] = append(refs[normalURL(s.RepoURL)], s.TargetRevision)
+			}
+			if s.Helm == nil {
+				continue
+			}
+			for _, vf := range s.Helm.ValueFiles {
+				ref, rest, ok := strings.Cut(strings.TrimPrefix(vf, "$"), "/")
+				if !strings.HasPrefix(vf, "$") || !ok {
+					continue
+				}
+				i := slices.IndexFunc(a.Sources, func(o *ir.Source) bool { return o.Ref == ref })
+				if i < 0 {
+					return fmt.Errorf("app %s: values file %s names no source", a.Name, vf)
+				}
+				repo := normalURL(a.Sources[i].RepoURL)
+				if repo != platformRepo {
+					return fmt.Errorf("app %s: values file %s is in %s; the e2e serves values files only from the platform repository, where the platform's own files are", a.Name, vf, repo)
+				}
+				b, err := os.ReadFile(filepath.Join(pl.Module.Dir, filepath.FromSlash(rest)))
+				if err != nil {
+					return fmt.Errorf("app %s: values file %s: %w", a.Name, vf, err)
+				}
+				addFiles(repo, "", map[string][]byte{rest: b})
+			}
 		}
 	}
 	names := make([]string, 0, len(repos))

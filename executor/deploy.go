@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -42,8 +43,16 @@ func (r *run) deployApps(ctx context.Context) int {
 	perms := append(basePermissions(), r.workflowPermissions()...)
 	perms = append(perms, r.appPermissions()...)
 	perms = append(perms, driftPermissions(r.cfg.Program.Platform.ArgoCD.Namespace)...)
+	dests := destinations(r.cfg.ScopeApps)
+	if len(dests) > 0 {
+		// Asked only when an app in scope deploys to another cluster:
+		// the Secrets hold that cluster's credentials.
+		perms = append(perms, preflight.Permission{Verb: "list", Resource: "secrets", Namespace: r.cfg.Program.Platform.ArgoCD.Namespace,
+			Why: "to check Argo CD knows the clusters apps deploy to (its cluster Secrets)"})
+	}
 	opts := r.clusterOptions(perms, DeployTemplate)
 	opts.Adopted = adopted(r.cfg.ScopeApps)
+	opts.Destinations = dests
 	cr, code := r.phase0(ctx, true, opts)
 	if code != exitcode.OK {
 		return code
@@ -235,6 +244,28 @@ func adopted(scope []*ir.App) []preflight.Adopted {
 			out = append(out, preflight.Adopted{App: a.Name, Application: a.Application})
 		}
 	}
+	return out
+}
+
+// destinations lists the declared clusters the apps of scope with a
+// source deploy to, by name, each with its apps.
+func destinations(scope []*ir.App) []preflight.Destination {
+	var out []preflight.Destination
+	at := map[*ir.Cluster]int{}
+	for _, a := range scope {
+		cl := a.Destination.Cluster
+		if a.Source == nil || cl == nil {
+			continue
+		}
+		i, ok := at[cl]
+		if !ok {
+			i = len(out)
+			at[cl] = i
+			out = append(out, preflight.Destination{Name: cl.Name, Server: cl.Server})
+		}
+		out[i].Apps = append(out[i].Apps, a.Name)
+	}
+	slices.SortFunc(out, func(a, b preflight.Destination) int { return strings.Compare(a.Name, b.Name) })
 	return out
 }
 

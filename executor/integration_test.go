@@ -599,6 +599,64 @@ func TestDeployAdoptedApplication(t *testing.T) {
 	contains(t, "logs", r.logs, "the 1 Application adopted by apps without a source exists")
 }
 
+// An app deploying to another cluster needs Argo CD to know that
+// cluster as its environment declares it: deploy's Phase 0 asks for the
+// cluster Secrets only then, stops while the cluster is unknown or
+// registered with another server, and goes on once it is registered.
+func TestDeployDestinationCluster(t *testing.T) {
+	f := newFixture(t, "dest")
+	src, err := os.ReadFile(filepath.Join(f.dir, "platform.hcl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(src), "  domain = \"staging.example.com\"\n", "  domain = \"staging.example.com\"\n  cluster \"edge-eu\" {\n    server = \"https://edge-eu.example.com:6443\"\n  }\n", 1)
+	edited = strings.Replace(edited, "  source { path = \"apps/api\" }\n", "  cluster    = \"edge-eu\"\n  source { path = \"apps/api\" }\n", 1)
+	if strings.Count(edited, "edge-eu") != 3 {
+		t.Fatal("the fixture's environment or api app changed shape")
+	}
+	if err := os.WriteFile(filepath.Join(f.dir, "platform.hcl"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.primitives(t)
+
+	// The least-privileged deployer may not read Secrets: Phase 0 says
+	// which permission the remote cluster adds.
+	grantDeployer(t, f.s)
+	r := f.run(t, config.Deploy, testenv.DeployerToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, exitcode.Failure, "failed")
+	contains(t, "report", r.out, "list secrets in namespace argocd-dest")
+
+	r = f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, exitcode.Failure, "failed")
+	contains(t, "report", r.out, "Phase 0 found blocking problems: destination-clusters",
+		`Argo CD knows no cluster named \"edge-eu\" (apps api)`)
+
+	secret := `apiVersion: v1
+kind: Secret
+metadata:
+  name: cluster-edge-eu
+  namespace: argocd-dest
+  labels:
+    argocd.argoproj.io/secret-type: cluster
+stringData:
+  name: edge-eu
+  server: %s
+  config: '{"bearerToken":"not-a-real-token"}'
+`
+	f.s.Apply(t, fmt.Sprintf(secret, "https://edge-eu.other.example.com"), "dest")
+	r = f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, exitcode.Failure, "failed")
+	contains(t, "report", r.out, `Argo CD's cluster \"edge-eu\" has the server https://edge-eu.other.example.com, and the platform declares https://edge-eu.example.com:6443`)
+	if strings.Contains(r.out+r.logs, "not-a-real-token") {
+		t.Error("the cluster Secret's credentials reached the report or the logs")
+	}
+
+	f.s.Apply(t, fmt.Sprintf(secret, "https://edge-eu.example.com:6443/"), "dest")
+	r = f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, exitcode.OK, "dry-run")
+	contains(t, "logs", r.logs, "Argo CD knows the 1 declared cluster apps deploy to: edge-eu")
+}
+
 func (f *fixture) runKubeconfig(t *testing.T, kc []byte) result {
 	t.Helper()
 	return f.run(t, config.Validate, "", func(in *config.Input) {

@@ -296,6 +296,14 @@ func (r *run) teardownParams(ctx context.Context) (map[string]string, int) {
 			r.rep.Summary = fmt.Sprintf("PV_POLICY=%s is not a volume policy this platform's teardown accepts (%s): the workflows may create VolumeSnapshots only when an app declares teardown { volumes = \"snapshot\" }", r.cfg.PVPolicy, strings.Join(allowed, ", "))
 			return nil, exitcode.Invalid
 		}
+		if r.cfg.PVPolicy == ir.VolumesSnapshot {
+			for _, a := range r.cfg.ScopeApps {
+				if cl := a.Destination.Cluster; cl != nil && a.Source != nil {
+					r.rep.Summary = fmt.Sprintf("PV_POLICY=snapshot would snapshot the volumes of app %s in the cluster Argo CD runs in, but the app deploys to cluster %s, where its claims are: the workflows create VolumeSnapshots only in their own cluster; use PV_POLICY=retain, or tear the app down separately", a.Name, cl.Name)
+					return nil, exitcode.Invalid
+				}
+			}
+		}
 		params[VolumePolicyParam] = string(r.cfg.PVPolicy)
 	}
 	return params, exitcode.OK
@@ -313,6 +321,9 @@ func (r *run) retained(ctx context.Context, apps []*ir.App) {
 	}
 	policy := map[string]ir.VolumePolicy{}
 	for _, a := range apps {
+		if !a.Destination.InCluster() {
+			continue // its claims are in its own cluster, out of reach here
+		}
 		// Apps sharing a namespace: the most careful policy wins.
 		if p, ok := policy[a.Namespace]; !ok || p == ir.VolumesDelete {
 			policy[a.Namespace] = r.volumePolicy(a)
@@ -337,7 +348,9 @@ func (r *run) retained(ctx context.Context, apps []*ir.App) {
 func (r *run) stuckNamespaces(ctx context.Context, apps []*ir.App) {
 	want := map[string]bool{}
 	for _, a := range apps {
-		want[a.Namespace] = true
+		if a.Destination.InCluster() { // another cluster's namespaces are out of reach here
+			want[a.Namespace] = true
+		}
 	}
 	cctx, cancel := r.client.Call(ctx)
 	defer cancel()

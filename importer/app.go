@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strconv"
@@ -362,16 +363,26 @@ func (c *conversion) sourceOptions(so *srcOut, src *yaml.Node, at string) {
 	}
 }
 
-// destination adopts an app for another cluster or without a valid namespace.
+// destination reads the destination: another cluster becomes the app's
+// cluster, declared in the environment; a namespace platc cannot use
+// adopts the app.
 func (c *conversion) destination(dest *yaml.Node) {
 	o := c.o
 	server := manifest.Str(manifest.Lookup(dest, "server"))
 	name := manifest.Str(manifest.Lookup(dest, "name"))
 	switch {
 	case server != "" && strings.TrimSuffix(server, "/") != inCluster:
-		c.adopt(fmt.Sprintf("it deploys to the cluster %s, and platc deploys to the one Argo CD runs in", server))
-	case name != "" && name != "in-cluster":
-		c.adopt(fmt.Sprintf("it deploys to the cluster %q, and platc deploys to the one Argo CD runs in", name))
+		if why := compiler.ClusterServerProblem(server); why != "" {
+			c.adopt(fmt.Sprintf("its destination server %q %s", server, why))
+			break
+		}
+		o.cluster = server
+	case server == "" && name != "" && name != "in-cluster":
+		if why := compiler.ClusterNameProblem(name); why != "" {
+			c.adopt(fmt.Sprintf("its destination cluster name %q %s", name, why))
+			break
+		}
+		o.cluster = name
 	}
 	o.namespace = manifest.Str(manifest.Lookup(dest, "namespace"))
 	if o.namespace == "" {
@@ -380,6 +391,36 @@ func (c *conversion) destination(dest *yaml.Node) {
 		c.adopt(fmt.Sprintf("its destination namespace %q is not a valid namespace name", o.namespace))
 	}
 }
+
+// clusterFor declares the cluster an app names, by name or by server
+// (with "://"), once. A cluster named by server alone gets a name from its
+// host: only Phase 0's message and the AppProject show it, since the
+// Application keeps naming it by server.
+func (im *importer) clusterFor(cluster string) {
+	name, server := cluster, ""
+	if strings.Contains(cluster, "://") {
+		name, server = "", cluster
+	}
+	for _, cl := range im.clusters {
+		if (server != "" && strings.TrimSuffix(cl.server, "/") == strings.TrimSuffix(server, "/")) || (server == "" && cl.name == name) {
+			return
+		}
+	}
+	if server != "" {
+		u, _ := url.Parse(server)
+		base := strings.Trim(clusterNameChars.ReplaceAllString(u.Hostname(), "-"), "-._")
+		if base == "" || compiler.ClusterNameProblem(base) != "" {
+			base = "cluster"
+		}
+		name = base
+		for i := 2; slices.ContainsFunc(im.clusters, func(cl *clusterOut) bool { return cl.name == name }); i++ {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+	}
+	im.clusters = append(im.clusters, &clusterOut{name: name, server: server})
+}
+
+var clusterNameChars = regexp.MustCompile(`[^-A-Za-z0-9_.]+`)
 
 // syncPolicy reads automated sync and sync options.
 func (c *conversion) syncPolicy(spec *yaml.Node) {

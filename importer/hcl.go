@@ -26,6 +26,25 @@ func (im *importer) writeHCL() []byte {
 	w("platform %s {\n", str(im.platformName))
 	w("  argocd {\n    namespace = %s\n  }\n", str(im.argoNS))
 	w("  git {\n    repo_url = %s\n    revision = %s\n  }\n}\n", str(im.gitRepo), str(im.gitRevision))
+	for _, a := range im.outApps {
+		if a.cluster != "" && !a.adopted {
+			im.clusterFor(a.cluster)
+		}
+	}
+	if len(im.clusters) > 0 {
+		w("\n# %s\n", comment("The clusters besides Argo CD's own that Applications deploy to, as Argo CD knows them: platc deploy checks in Phase 0 that it does."))
+		w("environment %s {\n", str(compiler.DefaultEnv))
+		cls := slices.Clone(im.clusters)
+		slices.SortFunc(cls, func(a, b *clusterOut) int { return strings.Compare(a.name, b.name) })
+		for _, cl := range cls {
+			if cl.server == "" {
+				w("  cluster %s {}\n", str(cl.name))
+				continue
+			}
+			w("  cluster %s {\n    server = %s\n  }\n", str(cl.name), str(cl.server))
+		}
+		w("}\n")
+	}
 	for _, n := range im.order {
 		if n.stack != nil {
 			s := n.stack
@@ -70,6 +89,9 @@ func (im *importer) writeApp(b *strings.Builder, a *appOut, ind string) {
 	}
 	if a.project != "default" && !a.adopted {
 		b.WriteString(in + "project = " + str(a.project) + "\n")
+	}
+	if a.cluster != "" && !a.adopted {
+		b.WriteString(in + "cluster = " + str(a.cluster) + "\n")
 	}
 	if !a.adopted {
 		for _, l := range a.attrs {

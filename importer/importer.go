@@ -174,6 +174,9 @@ type importer struct {
 
 	platformName, argoNS, gitRepo, gitRevision string
 
+	// clusters are the destination clusters the Applications name, in
+	// the order first met.
+	clusters      []*clusterOut
 	outApps       []*appOut
 	stacks        []*stackOut
 	order         []node // stacks and top-level apps, in output order

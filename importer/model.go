@@ -67,6 +67,9 @@ type appOut struct {
 	stack       *stackOut
 
 	namespace, project string
+	// cluster is the app's cluster attribute: the name or server its
+	// Application's destination says, "" for the in-cluster one.
+	cluster string
 	// srcOut is the first source, sources all of them: one for
 	// spec.source, several for spec.sources.
 	*srcOut
@@ -93,6 +96,12 @@ type srcOut struct {
 	// source's kustomize, directory or plugin block, as HCL text.
 	helmExtra []string
 	options   []string
+}
+
+// clusterOut is a cluster block of the imported platform's environment:
+// a destination cluster other than the one Argo CD runs in.
+type clusterOut struct {
+	name, server string
 }
 
 // stackOut is a stack of the imported platform: an app-of-apps.

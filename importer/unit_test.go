@@ -311,3 +311,125 @@ spec:
 		t.Errorf("the good app lost its annotation:\n%s", res.HCL)
 	}
 }
+
+// An adopted app's manifests are analysed like a generated one's (issue
+// 22): its wait hook becomes a dependency with its evidence and is
+// listed for deletion, and the kinds it uses whose CRD another app
+// provides order it after that app.
+func TestAdoptedAppsManifestsAnalysed(t *testing.T) {
+	dir := t.TempDir()
+	app := func(name, extra string) string {
+		return `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: ` + name + `
+  namespace: argocd
+spec:
+  project: default
+  source:
+    repoURL: https://git.example.com/x.git
+    targetRevision: v1.0.0
+    path: ` + name + `
+` + extra + `  destination:
+    server: https://kubernetes.default.svc
+    namespace: ` + name + `
+`
+	}
+	files := map[string]string{
+		"root.yaml": `apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata:
+  name: root
+  namespace: argocd
+spec:
+  source:
+    repoURL: https://git.example.com/x.git
+    targetRevision: v1.0.0
+    path: apps
+  destination:
+    server: https://kubernetes.default.svc
+    namespace: argocd
+`,
+		"apps/db.yaml": app("db", ""),
+		// A Jsonnet variable that is code: platc cannot express it.
+		"apps/legacy.yaml": app("legacy", "    directory:\n      jsonnet:\n        tlas:\n          - name: n\n            value: \"1 + 1\"\n            code: true\n"),
+		"db/deployment.yaml": `apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: db
+spec:
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec:
+      containers: [{name: db, image: postgres:16}]
+`,
+		"db/crd.yaml": `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata:
+  name: schemas.db.example.com
+spec:
+  group: db.example.com
+  names: {kind: Schema, plural: schemas}
+  scope: Namespaced
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+`,
+		"legacy/wait.yaml": `apiVersion: batch/v1
+kind: Job
+metadata:
+  name: wait-db
+  annotations:
+    argocd.argoproj.io/hook: PreSync
+spec:
+  template:
+    spec:
+      restartPolicy: Never
+      containers:
+        - name: wait
+          image: bitnami/kubectl:1.31
+          args: ["kubectl wait --for=condition=Available deployment/db -n db --timeout=600s"]
+`,
+		"legacy/schema.yaml": `apiVersion: db.example.com/v1
+kind: Schema
+metadata:
+  name: legacy
+`,
+	}
+	for p, data := range files {
+		path := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, diags, err := Import([]string{dir}, Options{OutDir: t.TempDir()})
+	if err != nil || diags.HasErrors() {
+		t.Fatalf("import: %v %v", err, diags)
+	}
+	if len(res.Report.Adopted) != 1 || res.Report.Adopted[0].App != "app.legacy" {
+		t.Fatalf("adopted: %+v", res.Report.Adopted)
+	}
+	kinds := map[string]bool{}
+	for _, e := range res.Report.Edges {
+		if e.From == "app.legacy" && e.To == "app.db" {
+			kinds[e.Kind] = true
+			for _, ev := range e.Evidence {
+				kinds[ev.Kind] = true
+			}
+		}
+	}
+	if !kinds["wait"] || !kinds["crd"] {
+		t.Errorf("edges of the adopted app: want wait and crd evidence for app.legacy -> app.db, got %v in %+v", kinds, res.Report.Edges)
+	}
+	found := false
+	for _, h := range res.Report.Hooks {
+		if h.Owner == "app.legacy" && strings.Contains(h.Object, "wait-db") && h.Action == "delete" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("the adopted app's wait hook is not listed for deletion: %+v", res.Report.Hooks)
+	}
+}

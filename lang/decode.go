@@ -2,9 +2,9 @@ package lang
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/hashicorp/hcl/v2/hclsyntax"
 
 	"github.com/platc/platc/diag"
 )
@@ -135,15 +135,35 @@ func (d *decoder) decodeSecretRef(b *hcl.Block) *SecretRef {
 }
 
 func (d *decoder) decodeEnvironment(b *hcl.Block) *Environment {
-	attrs, ds := b.Body.JustAttributes()
-	for _, x := range ds {
-		if strings.HasPrefix(x.Summary, "Unexpected ") && strings.HasSuffix(x.Summary, " block") {
-			name := strings.Trim(strings.TrimSuffix(strings.TrimPrefix(x.Summary, "Unexpected "), " block"), `"`)
-			x.Detail = fmt.Sprintf("An environment block holds only arguments, each read as env.NAME in expressions, such as domain = \"prod.example.com\". For a nested value write an object: %s = { ... }, with an equals sign. docs/language.md, section \"environment\", describes the block.", name)
+	env := &Environment{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange, Attrs: hcl.Attributes{}}
+	// The body's arguments are open, so no schema lists them: the
+	// cluster blocks are read with the schema, every argument as it is,
+	// and any other block is refused. Bodies are always hclsyntax
+	// (hclparse.go).
+	body := b.Body.(*hclsyntax.Body)
+	for _, blk := range body.Blocks {
+		if blk.Type == "cluster" {
+			continue
 		}
+		d.diags = append(d.diags, &hcl.Diagnostic{
+			Severity: hcl.DiagError,
+			Summary:  fmt.Sprintf("Unexpected %q block", blk.Type),
+			Detail:   fmt.Sprintf("An environment block holds arguments, each read as env.NAME in expressions, such as domain = \"prod.example.com\", and cluster \"NAME\" { ... } blocks. For a nested value write an object: %s = { ... }, with an equals sign. docs/language.md, section \"environment\", describes the block.", blk.Type),
+			Subject:  blk.TypeRange.Ptr(),
+		})
 	}
+	content, _, ds := b.Body.PartialContent(environmentSchema)
 	d.add(ds)
-	return &Environment{Name: b.Labels[0], NameRange: b.LabelRanges[0], DeclRange: b.DefRange, Attrs: attrs}
+	for _, cb := range content.Blocks {
+		c := d.content(cb.Body, clusterSchema)
+		env.Clusters = append(env.Clusters, &Cluster{
+			Name: cb.Labels[0], NameRange: cb.LabelRanges[0], Server: c.Attributes["server"], DeclRange: cb.DefRange,
+		})
+	}
+	for name, a := range body.Attributes {
+		env.Attrs[name] = a.AsHCLAttribute()
+	}
+	return env
 }
 
 // decodeSettings reads the settings shared by defaults, class, stack and
@@ -205,6 +225,7 @@ func (d *decoder) decodeApp(b *hcl.Block, stack *Stack) *App {
 		Application: a["application"], CustomResources: a["custom_resources"],
 		Annotations: a["annotations"], Labels: a["labels"], Info: a["info"],
 		RevisionHistoryLimit: a["revision_history_limit"], Finalizer: a["finalizer"],
+		Cluster:  a["cluster"],
 		Settings: d.decodeSettings(c),
 	}
 	if attr := a["depends_on"]; attr != nil {

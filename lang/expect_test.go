@@ -21,7 +21,7 @@ func TestUnexpectedNamesAreExplained(t *testing.T) {
 		{"plural block", `stacks "x" {}`, []string{`Did you mean "stack"?`}},
 		{"argument for a block", `app "a" { timeout = "10m" }`, []string{
 			`An argument named "timeout" is not expected in an app block. Did you mean the block "timeouts" (timeouts { ... })?`,
-			"the arguments namespace, class, project, application, custom_resources, depends_on, annotations, labels, info, revision_history_limit, finalizer and expected_duration",
+			"the arguments namespace, class, project, application, custom_resources, depends_on, annotations, labels, info, revision_history_limit, finalizer, cluster and expected_duration",
 			"and the blocks source, sync, hook, ignore_differences, timeouts, retry and teardown",
 			`section "app"`,
 		}},
@@ -41,8 +41,8 @@ func TestUnexpectedNamesAreExplained(t *testing.T) {
 }`, []string{"namespace is an argument here: write namespace = <value>, with an equals sign."}},
 		{"nothing close", `app "a" { frobnicate = 1 }`, []string{`An argument named "frobnicate" is not expected in an app block. Expected in an app block:`}},
 		{"environment block", `environment "prod" {
-  cluster {}
-}`, []string{"An environment block holds only arguments", "cluster = { ... }"}},
+  sizes {}
+}`, []string{"An environment block holds arguments", "sizes = { ... }", `cluster "NAME" { ... } blocks`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, diags := ParseSources([]SourceFile{{Name: "p.hcl", Bytes: []byte(tc.src + "\n")}})

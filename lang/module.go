@@ -104,6 +104,18 @@ type Environment struct {
 	NameRange hcl.Range
 	DeclRange hcl.Range
 	Attrs     hcl.Attributes
+	// Clusters are the Argo CD clusters apps of this environment may
+	// deploy to besides the one Argo CD runs in.
+	Clusters []*Cluster
+}
+
+// Cluster is one cluster block of an environment: a cluster Argo CD
+// knows, by the name it knows it by, and its API server.
+type Cluster struct {
+	Name      string
+	NameRange hcl.Range
+	Server    *hcl.Attribute
+	DeclRange hcl.Range
 }
 
 // Settings are the tunables that defaults, classes, stacks and apps may
@@ -188,6 +200,8 @@ type App struct {
 	RevisionHistoryLimit *hcl.Attribute
 	// Finalizer chooses the Application's resources finalizer.
 	Finalizer *hcl.Attribute
+	// Cluster is the destination cluster, by name or API server URL.
+	Cluster *hcl.Attribute
 	Settings
 	// Source is the first source block, Sources all of them in order:
 	// an Application with several sources (a chart and the Git

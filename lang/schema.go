@@ -69,6 +69,17 @@ var settingsBlocks = []hcl.BlockHeaderSchema{
 	{Type: "timeouts"}, {Type: "retry"}, {Type: "teardown"},
 }
 
+// environmentSchema holds the environment's cluster blocks; its arguments
+// are open (each is env.NAME), so decodeEnvironment reads the blocks with
+// PartialContent and the rest with JustAttributes.
+var environmentSchema = &hcl.BodySchema{
+	Blocks: []hcl.BlockHeaderSchema{{Type: "cluster", LabelNames: []string{"name"}}},
+}
+
+var clusterSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "server"}},
+}
+
 var defaultsSchema = &hcl.BodySchema{Attributes: settingsAttrs, Blocks: settingsBlocks}
 
 var classSchema = &hcl.BodySchema{
@@ -88,7 +99,7 @@ var appSchema = &hcl.BodySchema{
 		{Name: "namespace"}, {Name: "class"}, {Name: "project"}, {Name: "application"},
 		{Name: "custom_resources"}, {Name: "depends_on"},
 		{Name: "annotations"}, {Name: "labels"}, {Name: "info"},
-		{Name: "revision_history_limit"}, {Name: "finalizer"},
+		{Name: "revision_history_limit"}, {Name: "finalizer"}, {Name: "cluster"},
 	}, settingsAttrs...),
 	Blocks: append([]hcl.BlockHeaderSchema{
 		{Type: "source"}, {Type: "sync"}, {Type: "hook", LabelNames: []string{"name"}},

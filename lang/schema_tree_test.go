@@ -3,13 +3,14 @@ package lang
 import "github.com/hashicorp/hcl/v2"
 
 // blockSchemas maps each schema to the schemas of the blocks it holds,
-// by block type: the shape decode.go follows. environment maps to nil,
-// as its body is open (every attribute becomes env.NAME). The reference
+// by block type: the shape decode.go follows. environment's arguments
+// are open (every one becomes env.NAME); its schema lists only its
+// cluster blocks. The reference
 // in docs/language.md is checked against this tree, and the tree against
 // the schemas, by the tests.
 var blockSchemas = map[*hcl.BodySchema]map[string]*hcl.BodySchema{
 	rootSchema: {
-		"platform": platformSchema, "environment": nil, "defaults": defaultsSchema,
+		"platform": platformSchema, "environment": environmentSchema, "defaults": defaultsSchema,
 		"class": classSchema, "stack": stackSchema, "app": appSchema,
 		"health": healthSchema, "events": eventsSchema,
 	},
@@ -17,10 +18,11 @@ var blockSchemas = map[*hcl.BodySchema]map[string]*hcl.BodySchema{
 		"argocd": argocdSchema, "workflows": workflowsSchema, "git": gitSchema,
 		"bootstrap": bootstrapSchema,
 	},
-	argocdSchema:   {"token_secret": secretRefSchema},
-	defaultsSchema: settingsSchemas(),
-	classSchema:    settingsSchemas(),
-	stackSchema:    settingsSchemas("app", appSchema),
+	argocdSchema:      {"token_secret": secretRefSchema},
+	environmentSchema: {"cluster": clusterSchema},
+	defaultsSchema:    settingsSchemas(),
+	classSchema:       settingsSchemas(),
+	stackSchema:       settingsSchemas("app", appSchema),
 	appSchema: settingsSchemas(
 		"source", sourceSchema, "sync", syncSchema, "hook", hookSchema,
 		"ignore_differences", ignoreDifferencesSchema),

@@ -68,12 +68,12 @@ func compileForBuild(cmd *cli.Command, path string) (*lang.Module, []*ir.Program
 		var cdiags hcl.Diagnostics
 		if env := cmd.String("env"); env != "" {
 			var p *ir.Program
-			p, cdiags = compiler.Compile(mod, compiler.Options{Env: env, Generator: generator()})
+			p, cdiags = compiler.Compile(mod, compiler.Options{Env: env, Generator: generator(), Checkout: compiler.FindCheckout(mod.Dir)})
 			if p != nil {
 				progs = []*ir.Program{p}
 			}
 		} else {
-			progs, cdiags = compiler.CompileAll(mod, compiler.Options{Generator: generator()})
+			progs, cdiags = compiler.CompileAll(mod, compiler.Options{Generator: generator(), Checkout: compiler.FindCheckout(mod.Dir)})
 		}
 		diags = append(diags, cdiags...)
 	}

@@ -6,8 +6,10 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -248,5 +250,58 @@ app "web" {
 	}
 	if !bytes.Contains(stderr.Bytes(), []byte("2 files that platc did not generate")) || bytes.Contains(stderr.Bytes(), []byte("stale")) {
 		t.Errorf("stderr:\n%s", stderr.String())
+	}
+}
+
+// In a clone of the platform repository (a real git init with the
+// platform's URL as its remote), platc build refuses a Git path that
+// does not exist, at file:line:col with the nearest existing directory,
+// and builds once the directory is there. A copy outside any clone is
+// not checked.
+func TestBuildChecksGitPaths(t *testing.T) {
+	gitBin, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	repo := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", repo}, {"-C", repo, "remote", "add", "origin", "git@git.example.com:platform.git"}} {
+		if out, err := exec.Command(gitBin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	src := `platform "acme" {
+  git { repo_url = "https://git.example.com/platform.git" }
+}
+app "web" {
+  namespace = "web"
+  source { path = "apps/wbe" }
+}
+`
+	writeFile(t, repo, "platform/platform.hcl", src)
+	writeFile(t, repo, "apps/web/deployment.yaml", "kind: Deployment\n")
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"platc", "build", "-o", filepath.Join(t.TempDir(), "out"), filepath.Join(repo, "platform")}, &stdout, &stderr)
+	if code != exitcode.Invalid {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitcode.Invalid, stdout.String(), stderr.String())
+	}
+	for _, want := range []string{"Git path not found", "platform.hcl:6:19", `Did you mean "apps/web"?`} {
+		if !strings.Contains(stdout.String()+stderr.String(), want) {
+			t.Errorf("output lacks %q:\n%s%s", want, stdout.String(), stderr.String())
+		}
+	}
+
+	copyDir := t.TempDir()
+	writeFile(t, copyDir, "platform.hcl", src)
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"platc", "build", "-o", filepath.Join(t.TempDir(), "out"), copyDir}, &stdout, &stderr); code != exitcode.OK {
+		t.Errorf("outside a clone: exit %d\n%s%s", code, stdout.String(), stderr.String())
+	}
+
+	writeFile(t, repo, "platform/platform.hcl", strings.Replace(src, "apps/wbe", "apps/web", 1))
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"platc", "build", "-o", filepath.Join(t.TempDir(), "out"), filepath.Join(repo, "platform")}, &stdout, &stderr); code != exitcode.OK {
+		t.Errorf("with the path fixed: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 }

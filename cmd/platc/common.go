@@ -112,7 +112,7 @@ func compile(cmd *cli.Command, format string) (*lang.Module, *ir.Program, error)
 		printDiags(cmd, mod, diag.Sort(diags), format)
 		return nil, nil, exitWith(exitcode.Invalid)
 	}
-	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: cmd.String("env"), Generator: generator()})
+	prog, cdiags := compiler.Compile(mod, compiler.Options{Env: cmd.String("env"), Generator: generator(), Checkout: compiler.FindCheckout(mod.Dir)})
 	diags = diag.Sort(append(diags, cdiags...))
 	if diags.HasErrors() {
 		printDiags(cmd, mod, diags, format)

@@ -107,7 +107,7 @@ func lintInputs(scan, path string, files map[string]*hcl.File) (mod *lang.Module
 	}
 	if !diags.HasErrors() {
 		var cdiags hcl.Diagnostics
-		progs, cdiags = compiler.CompileAll(mod, compiler.Options{})
+		progs, cdiags = compiler.CompileAll(mod, compiler.Options{Checkout: compiler.FindCheckout(mod.Dir)})
 		diags = append(diags, cdiags...)
 	}
 	invalid = diags.HasErrors()

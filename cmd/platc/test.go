@@ -44,7 +44,7 @@ func testCommand() *cli.Command {
 			}
 			// Samples are checked even when the platform has errors, so
 			// every problem is reported in one run.
-			prog, cdiags := compiler.Compile(mod, compiler.Options{Env: cmd.String("env"), Generator: generator()})
+			prog, cdiags := compiler.Compile(mod, compiler.Options{Env: cmd.String("env"), Generator: generator(), Checkout: compiler.FindCheckout(mod.Dir)})
 			cases, tdiags := testCases(mod, prog, cmd.Bool("builtin"))
 			diags = diag.Sort(append(append(diags, cdiags...), tdiags...))
 			if len(diags) > 0 {

@@ -155,7 +155,37 @@ type Environment struct {
 	// Vars holds the environment's attributes (what env.* reads in
 	// expressions), sorted by name, as JSON-compatible values.
 	Vars []Var
+	// Clusters are the environment's cluster blocks, sorted by name: the
+	// clusters besides the in-cluster one that apps may deploy to.
+	Clusters []*Cluster
 }
+
+// The cluster Argo CD runs in, which Argo CD always knows by these.
+const (
+	InClusterName   = "in-cluster"
+	InClusterServer = "https://kubernetes.default.svc"
+)
+
+// Cluster is a cluster Argo CD knows, declared by an environment.
+type Cluster struct {
+	// Name is the name Argo CD knows the cluster by (its cluster
+	// Secret's name field).
+	Name string
+	// Server is its API server URL; "" when the platform names it only.
+	Server    string
+	DeclRange hcl.Range
+}
+
+// Destination is the cluster an app's Application deploys to, said the
+// way the app says it: by Name or by Server, exactly one set.
+type Destination struct {
+	Name, Server string
+	// Cluster is the declared cluster; nil for the in-cluster one.
+	Cluster *Cluster
+}
+
+// InCluster reports whether d is the cluster Argo CD runs in.
+func (d Destination) InCluster() bool { return d.Cluster == nil }
 
 // Var is one named value.
 type Var struct {
@@ -236,6 +266,9 @@ type App struct {
 	// FinalizerNone.
 	Finalizer         Finalizer
 	IgnoreDifferences []IgnoreDifference
+	// Destination is the cluster the Application deploys to; the
+	// in-cluster one by server unless the app says otherwise.
+	Destination Destination
 
 	NameRange hcl.Range
 	DeclRange hcl.Range

@@ -329,9 +329,16 @@ func applyDagFile(m *lang.Module, d *DagFile) hcl.Diagnostics {
 		if a == nil || dep == nil {
 			continue
 		}
-		i := slices.IndexFunc(a.DependsOn, func(r lang.Ref) bool { return r.Kind == lang.RefApp && r.Name == dep.Name })
-		if i >= 0 {
-			a.DependsOn = slices.Delete(a.DependsOn, i, i+1)
+		own := func(r lang.Ref) bool { return r.Kind == lang.RefApp && r.Name == dep.Name }
+		if slices.ContainsFunc(a.DependsOn, own) {
+			// A fresh slice: the module's own stays as parsed.
+			var kept []lang.Ref
+			for _, r := range a.DependsOn {
+				if !own(r) {
+					kept = append(kept, r)
+				}
+			}
+			a.DependsOn = kept
 			continue
 		}
 		diags = append(diags, d.diag(e.Range, "Dependency cannot be removed", removeRefusal(a, dep)))

@@ -100,6 +100,10 @@ type ClusterOptions struct {
 	// exist before a deploy (deploy sets it; validate and teardown report
 	// a missing Application themselves).
 	Adopted []Adopted
+	// Destinations are the declared clusters besides the in-cluster one
+	// that the apps in scope deploy to; Argo CD must know each (deploy
+	// sets it).
+	Destinations []Destination
 }
 
 // ClusterReport is the cluster half of Phase 0.
@@ -198,6 +202,7 @@ func CheckCluster(ctx context.Context, c *cluster.Client, opts ClusterOptions) *
 	}
 	checkPrimitives(ctx, c, opts, r)
 	checkAdopted(ctx, c, opts, r)
+	checkDestinations(ctx, c, opts, r)
 	return r
 }
 

@@ -109,11 +109,12 @@ func TestImportFileNames(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
 			// Two apps in the named directory: one plain, one adopted
-			// (another cluster), so that the adopted copy's header and
-			// the report's adopted section carry the name too.
+			// (a cluster server over plain HTTP, which platc refuses), so
+			// that the adopted copy's header and the report's adopted
+			// section carry the name too.
 			files := map[string]string{
 				filepath.Join(c.dir, "web.yaml"):   leafApp("web", ""),
-				filepath.Join(c.dir, "other.yaml"): strings.Replace(leafApp("other", ""), "https://kubernetes.default.svc", "https://other.example.com", 1),
+				filepath.Join(c.dir, "other.yaml"): strings.Replace(leafApp("other", ""), "https://kubernetes.default.svc", "http://other.example.com", 1),
 				// Not YAML: a diagnostic whose detail names the file.
 				filepath.Join(c.dir, "bad.yaml"): "a: [\n",
 			}

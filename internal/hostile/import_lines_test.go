@@ -62,8 +62,10 @@ func TestImportManyAdopted(t *testing.T) {
 	const n = 8000
 	var b strings.Builder
 	for i := range n {
-		// Another cluster: adopted, and kept verbatim.
-		fmt.Fprintf(&b, "---\n# app %d\n%s", i, strings.Replace(leafApp(fmt.Sprintf("a%d", i), ""), "https://kubernetes.default.svc", "https://other.example.com", 1))
+		// A cluster server over plain HTTP, which platc refuses (Argo
+		// CD would send the cluster's credentials in clear): adopted,
+		// and kept verbatim.
+		fmt.Fprintf(&b, "---\n# app %d\n%s", i, strings.Replace(leafApp(fmt.Sprintf("a%d", i), ""), "https://kubernetes.default.svc", "http://other.example.com", 1))
 	}
 	dir := writeDir(t, map[string]string{"apps.yaml": b.String()})
 	start := time.Now()

@@ -1,0 +1,250 @@
+package compiler
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/hashicorp/hcl/v2"
+
+	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/safefile"
+)
+
+// A Git path in the platform's own repository must exist, as Argo CD
+// resolves it: relative to the repository's root. platc can only know
+// that from a checkout of that repository, so the check runs when the
+// platform directory is inside a Git work tree one of whose remotes is
+// platform.git.repo_url, and only for sources at the platform's
+// revision, which the work tree stands for. Anywhere else (a copy
+// without .git, a clone of another repository, a source pinned to
+// another revision) the paths are not checked: docs/language.md says so.
+
+// Checkout is the Git work tree the platform directory is in.
+type Checkout struct {
+	// Dir is the work tree's root, for messages.
+	Dir string
+	// FS reads the work tree; an os.Root's, so nothing outside it is
+	// read, symbolic links included.
+	FS fs.FS
+	// Remotes are the URLs of the work tree's remotes.
+	Remotes []string
+}
+
+// Bounds of the lookups: how far up the platform directory a work tree
+// is looked for, how big a Git config may be, and how many entries of a
+// directory are read to suggest a name.
+const (
+	maxCheckoutDepth  = 64
+	maxGitConfigBytes = 1 << 20
+	maxSuggestEntries = 4096
+)
+
+// FindCheckout returns the Git work tree dir is inside, or nil when it is
+// in none, its .git cannot be read, or it has no remote. It reads only .git and the Git
+// config it names.
+func FindCheckout(dir string) *Checkout {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	for i := 0; i < maxCheckoutDepth; i++ {
+		if st, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
+			remotes := gitRemotes(filepath.Join(abs, ".git"), st)
+			if len(remotes) == 0 {
+				return nil // a repository with no remote is no clone of the platform's
+			}
+			// Opened once per command and kept for its life: platc
+			// compiles, then exits.
+			root, err := os.OpenRoot(abs)
+			if err != nil {
+				return nil
+			}
+			return &Checkout{Dir: abs, FS: root.FS(), Remotes: remotes}
+		}
+		parent := filepath.Dir(abs)
+		if parent == abs {
+			return nil
+		}
+		abs = parent
+	}
+	return nil
+}
+
+// gitRemotes reads the remote URLs of the repository whose .git is at
+// dotGit: a directory, or (a linked worktree, a submodule) a file
+// "gitdir: PATH" whose commondir leads to the shared config.
+func gitRemotes(dotGit string, st fs.FileInfo) []string {
+	gitDir := dotGit
+	if st.Mode().IsRegular() {
+		b, err := safefile.Read(dotGit, 4096)
+		if err != nil {
+			return nil
+		}
+		p, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
+		if !ok {
+			return nil
+		}
+		gitDir = strings.TrimSpace(p)
+		if !filepath.IsAbs(gitDir) {
+			gitDir = filepath.Join(filepath.Dir(dotGit), gitDir)
+		}
+		if c, err := safefile.Read(filepath.Join(gitDir, "commondir"), 4096); err == nil {
+			common := strings.TrimSpace(string(c))
+			if !filepath.IsAbs(common) {
+				common = filepath.Join(gitDir, common)
+			}
+			gitDir = common
+		}
+	} else if !st.IsDir() {
+		return nil
+	}
+	b, err := safefile.Read(filepath.Join(gitDir, "config"), maxGitConfigBytes)
+	if err != nil {
+		return nil
+	}
+	var urls []string
+	inRemote := false
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(line, "[") {
+			inRemote = strings.HasPrefix(line, "[remote ")
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "="); ok && inRemote && strings.TrimSpace(k) == "url" {
+			urls = append(urls, strings.Trim(strings.TrimSpace(v), `"`))
+		}
+	}
+	return urls
+}
+
+// sameRepo reports whether two Git URLs name the same repository:
+// scheme, credentials, letter case of the host, a trailing slash and
+// ".git" aside, and scp-like user@host:path read as host/path.
+func sameRepo(a, b string) bool { return repoKey(a) != "" && repoKey(a) == repoKey(b) }
+
+func repoKey(s string) string {
+	s = strings.TrimSpace(s)
+	var host, p string
+	if u, err := url.Parse(s); err == nil && u.Host != "" {
+		host, p = u.Hostname(), u.Path
+	} else if m := scpLike.FindString(s); m != "" {
+		_, rest, _ := strings.Cut(s, "@")
+		host, p, _ = strings.Cut(rest, ":")
+	} else {
+		return ""
+	}
+	p = strings.TrimSuffix(strings.TrimSuffix(strings.Trim(p, "/"), ".git"), "/")
+	return strings.ToLower(host) + "/" + p
+}
+
+// platformCheckout is the checkout when it is of the platform's
+// repository, else nil.
+func (c *compilation) platformCheckout() *Checkout {
+	co := c.checkout
+	if co == nil || co.FS == nil {
+		return nil
+	}
+	if slices.ContainsFunc(co.Remotes, func(r string) bool { return sameRepo(r, c.prog.Platform.Git.RepoURL) }) {
+		return co
+	}
+	return nil
+}
+
+// checkGitPath reports a path of the platform's repository, at the
+// platform's revision, that is not a directory of the checkout (dir) or
+// not a file (!dir), with the nearest existing path.
+func (c *compilation) checkGitPath(co *Checkout, p string, dir bool, r hcl.Range, what string) {
+	clean := path.Clean(strings.TrimPrefix(p, "/"))
+	if clean == "." || !fs.ValidPath(clean) {
+		return
+	}
+	st, err := fs.Stat(co.FS, clean)
+	switch {
+	case err == nil && st.IsDir() == dir:
+		return
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		// Not a missing path (an escaping link, a permission): say so
+		// rather than guess.
+		c.diags = append(c.diags, diag.Error(r, "Unreadable Git path",
+			fmt.Sprintf("%s %q cannot be checked in the platform repository at %s: %s. Argo CD reads it from the repository's root; make it a %s inside the repository.", what, p, co.Dir, safefile.Unwrap(err), kindOf(dir))))
+		return
+	}
+	var b strings.Builder
+	if err == nil {
+		fmt.Fprintf(&b, "%s %q is a %s in the platform repository at %s, not a %s.", what, p, kindOf(st.IsDir()), co.Dir, kindOf(dir))
+	} else {
+		fmt.Fprintf(&b, "%s %q does not exist in the platform repository at %s; Argo CD resolves it from the repository's root, at the platform's revision, which this checkout stands for.", what, p, co.Dir)
+	}
+	if near, exact := nearestPath(co.FS, clean, dir); exact {
+		fmt.Fprintf(&b, " Did you mean %q?", near)
+	} else if near != "." {
+		fmt.Fprintf(&b, " The nearest existing directory is %q.", near)
+	} else {
+		b.WriteString(" Not even its first directory exists.")
+	}
+	b.WriteString(" Fix the path, or commit the directory it names.")
+	summary := "Git path not found"
+	if err == nil {
+		summary = "Git path of the wrong kind"
+	}
+	c.diags = append(c.diags, diag.Error(r, summary, b.String()))
+}
+
+func kindOf(dir bool) string {
+	if dir {
+		return "directory"
+	}
+	return "file"
+}
+
+// nearestPath follows p through fsys, replacing each missing element by
+// the closest name in its directory (diag.Suggest). exact is true when
+// that leads to an existing path of the wanted kind; otherwise near is
+// the longest existing directory on the way.
+func nearestPath(fsys fs.FS, p string, dir bool) (near string, exact bool) {
+	cur := "."
+	parts := strings.Split(p, "/")
+	for i, part := range parts {
+		last := i == len(parts)-1
+		next := path.Join(cur, part)
+		if st, err := fs.Stat(fsys, next); err == nil && (st.IsDir() || (last && !dir)) && (!last || st.IsDir() == dir) {
+			cur = next
+			continue
+		}
+		var names []string
+		f, err := fsys.Open(cur)
+		if err != nil {
+			return cur, false
+		}
+		rd, ok := f.(fs.ReadDirFile)
+		if !ok {
+			f.Close()
+			return cur, false
+		}
+		entries, _ := rd.ReadDir(maxSuggestEntries)
+		f.Close()
+		for _, e := range entries {
+			if e.IsDir() || (last && !dir) {
+				names = append(names, e.Name())
+			}
+		}
+		slices.Sort(names)
+		s := diag.Suggest(part, names)
+		if s == "" {
+			return cur, false
+		}
+		cur = path.Join(cur, s)
+	}
+	st, err := fs.Stat(fsys, cur)
+	return cur, err == nil && st.IsDir() == dir && cur != p
+}

@@ -1,0 +1,127 @@
+package compiler
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+const checkoutSrc = `
+app "a" {
+  namespace = "a"
+  source { path = "apps/paymnets/overlays/prod" }
+}
+app "b" {
+  namespace = "b"
+  source { path = "apps/payments/overlays/prod" }
+  source {
+    chart    = "b"
+    repo_url = "https://charts.example.com"
+    version  = "1.0.0"
+    helm { value_files = ["$values/values/b.yml", "$values/apps"] }
+  }
+  source { ref = "values" }
+}
+app "c" {
+  namespace = "c"
+  source { path = "nowhere/at/all" }
+}
+app "pinned" {
+  namespace = "d"
+  source {
+    path            = "removed-since"
+    target_revision = "v0.1.0"
+  }
+}
+app "other" {
+  namespace = "e"
+  source {
+    repo_url        = "https://git.example.com/other.git"
+    path            = "not/here"
+    target_revision = "v1"
+  }
+}`
+
+var checkoutFS = fstest.MapFS{
+	"apps/payments/overlays/prod/kustomization.yaml": {Data: []byte("resources: []\n")},
+	"values/b.yaml": {Data: []byte("x: 1\n")},
+}
+
+// In a checkout of the platform's repository, a Git path of that
+// repository at the platform's revision must exist, as Argo CD resolves
+// it from the root; the error names the nearest existing path. Paths of
+// other repositories and of other revisions are not checked.
+func TestGitPathsInCheckout(t *testing.T) {
+	co := &Checkout{Dir: "/repo", FS: checkoutFS, Remotes: []string{"git@git.example.com:platform.git"}}
+	_, diags := Compile(parse(t, checkoutSrc), Options{Checkout: co})
+	offset := strings.Count(header, "\n")
+	var got []string
+	for _, d := range diags {
+		got = append(got, fmt.Sprintf("%d:%d %s", d.Subject.Start.Line-offset, d.Subject.Start.Column, d.Summary))
+	}
+	want := []string{"4:19 Git path not found", "13:27 Git path not found", "13:51 Git path of the wrong kind", "19:19 Git path not found"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("diagnostics:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), diags.Error())
+	}
+	for i, phrase := range []string{
+		`Did you mean "apps/payments/overlays/prod"?`,
+		`Did you mean "values/b.yaml"?`,
+		`"apps" is a directory in the platform repository at /repo, not a file`,
+		"Not even its first directory exists.",
+	} {
+		if !strings.Contains(diags[i].Detail, phrase) {
+			t.Errorf("diagnostic %d: %q does not say %q", i, diags[i].Detail, phrase)
+		}
+	}
+
+	// A checkout of another repository checks nothing.
+	co.Remotes = []string{"https://git.example.com/someone-else.git"}
+	if _, diags := Compile(parse(t, checkoutSrc), Options{Checkout: co}); diags.HasErrors() {
+		t.Errorf("a checkout of another repository was checked: %s", diags.Error())
+	}
+}
+
+// FindCheckout finds the work tree of a real Git repository and its
+// remotes, from a directory below its root, and nothing outside one.
+func TestFindCheckout(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q", dir}, {"-C", dir, "remote", "add", "origin", "https://git.example.com/platform.git"}} {
+		if out, err := exec.Command(git, args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	sub := filepath.Join(dir, "platform", "hcl")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A link out of the work tree is not followed.
+	if err := os.Symlink(t.TempDir(), filepath.Join(dir, "apps")); err != nil {
+		t.Fatal(err)
+	}
+	co := FindCheckout(sub)
+	if co == nil {
+		t.Fatal("no checkout found")
+	}
+	if real, _ := filepath.EvalSymlinks(dir); co.Dir != dir && co.Dir != real {
+		t.Errorf("Dir = %s, want %s", co.Dir, dir)
+	}
+	if len(co.Remotes) != 1 || !sameRepo(co.Remotes[0], "https://GIT.example.com/platform/") {
+		t.Errorf("Remotes = %v", co.Remotes)
+	}
+	p, diags := Compile(parse(t, `
+app "a" {
+  namespace = "a"
+  source { path = "apps/a" }
+}`), Options{Checkout: co})
+	if p != nil || !strings.Contains(diags.Error(), "Unreadable Git path") {
+		t.Errorf("a path through a link out of the work tree: %v", diags)
+	}
+}

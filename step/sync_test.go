@@ -343,7 +343,7 @@ func TestSyncAndWaitRefusals(t *testing.T) {
 	})
 	t.Run("sync refused while an operation starts", func(t *testing.T) {
 		// The operation appears between the read and the sync.
-		f, cl := newFake(t, state("OutOfSync", "Missing", "1.2.2", "Succeeded", false))
+		f, _ := newFake(t, state("OutOfSync", "Missing", "1.2.2", "Succeeded", false))
 		f.cur.Operation = nil
 		var out bytes.Buffer
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -355,7 +355,7 @@ func TestSyncAndWaitRefusals(t *testing.T) {
 			f.ServeHTTP(w, r)
 		}))
 		defer srv.Close()
-		cl = NewClient(Config{Server: strings.TrimPrefix(srv.URL, "http://"), Token: token, PlainText: true})
+		cl := NewClient(Config{Server: strings.TrimPrefix(srv.URL, "http://"), Token: token, PlainText: true})
 		if code := SyncAndWait(context.Background(), cl, input, &out); code != ExitRetry || !strings.Contains(out.String(), "another operation is already in progress") {
 			t.Errorf("exit %d:\n%s", code, out.String())
 		}

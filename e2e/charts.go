@@ -149,8 +149,9 @@ func (c standInChart) chartFiles() (map[string][]byte, error) {
 	return files, nil
 }
 
-// workflowsVersion is the Argo Workflows release the environment runs.
-const workflowsVersion = "v3.7.18"
+// workflowsVersion is the Argo Workflows release the environment runs:
+// the one the bootstrap installs (ir.ArgoWorkflowsVersion), built here.
+const workflowsVersion = ir.ArgoWorkflowsVersion
 
 // unsafeTags drops Ansible's !unsafe tags, which only say "no Jinja".
 func unsafeTags(b []byte) []byte { return bytes.ReplaceAll(b, []byte("!unsafe "), nil) }
@@ -514,7 +515,7 @@ spec:
       serviceAccountName: {{ .Release.Name }}-workflow-controller
       containers:
       - name: controller
-        image: quay.io/argoproj/workflow-controller:{{ .Chart.AppVersion }}
+        image: quay.io/argoproj/workflow-controller:{{ (.Values.images | default dict).tag | default .Chart.AppVersion }}
         args:
         - --configmap
         - {{ .Release.Name }}-workflow-controller-configmap

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/lang"
 )
@@ -65,6 +66,25 @@ func TestVersionsAligned(t *testing.T) {
 	} {
 		if d, e := arg(c.arg), required(c.dir, c.module); d != e {
 			t.Errorf("Dockerfile %s is %s; the e2e environment tests %s", c.arg, d, e)
+		}
+	}
+	// Argo Workflows: the release the bootstrap installs is the one the
+	// e2e builds, the image's CLI and the validation code in platc's own
+	// go.mod.
+	own, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := regexp.MustCompile(`(?m)^\s*github\.com/argoproj/argo-workflows/v3 (v\S+)`).FindSubmatch(own)
+	if mod == nil {
+		t.Fatal("go.mod does not require github.com/argoproj/argo-workflows/v3")
+	}
+	for what, v := range map[string]string{
+		"ir.ArgoWorkflowsVersion (what the bootstrap installs)": ir.ArgoWorkflowsVersion,
+		"go.mod's argo-workflows (the validation code)":         string(mod[1]),
+	} {
+		if w := required("argo-workflows", "github.com/argoproj/argo-workflows/v3"); v != w {
+			t.Errorf("%s is %s; the e2e environment tests Argo Workflows %s", what, v, w)
 		}
 	}
 	if d, k := arg("KUBECTL_VERSION"), required("kube", "k8s.io/kubernetes"); d != k {

@@ -133,6 +133,15 @@ const (
 	UpstreamSealedSecretsRepo = "https://bitnami-labs.github.io/sealed-secrets"
 )
 
+// ArgoWorkflowsVersion is the Argo Workflows release the bootstrap
+// installs, whatever the argo-workflows chart's own appVersion: the
+// release whose validation code platc checks every workflow with (go.mod
+// pins its module) and whose argoexec and CLI the image carries. No
+// argo-helm chart ships it (0.45.0 ships v3.6.0, 0.47.5 v3.7.11), so the
+// generated values set the chart's images.tag, and the argo-workflows
+// role tests the running controller's image.
+const ArgoWorkflowsVersion = "v3.7.18"
+
 // Bootstrap holds pinned chart versions and repositories for the
 // orchestration primitives that Ansible installs. The compiler fills in
 // pinned defaults for versions the platform leaves out, so every version

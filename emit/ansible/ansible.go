@@ -137,6 +137,9 @@ func groupVars(p *ir.Program) (om, error) {
 	component("argo_workflows", pl.Workflows.Namespace, "argo-workflows", b.ArgoRepo, "argo-workflows", b.WorkflowsChart,
 		kv{"argo_workflows_values", om{
 			{"crds", keepCRDs},
+			// The controller, argoexec and server at the release platc
+			// validates with, not the chart's appVersion.
+			{"images", om{{"tag", ir.ArgoWorkflowsVersion}}},
 			{"controller", om{{"extraEnv", []om{{
 				// The controller handles a pod's change this long after
 				// it, 10 s by default, so every step of a deploy waits
@@ -150,6 +153,7 @@ func groupVars(p *ir.Program) (om, error) {
 				{"name", "DEFAULT_REQUEUE_TIME"}, {"value", "2s"},
 			}}}}},
 		}})
+	vars = append(vars, kv{"argo_workflows_expected_version", ir.ArgoWorkflowsVersion})
 	js := gitops.JetStream
 	component("argo_events", "argo-events", "argo-events", b.ArgoRepo, "argo-events", b.EventsChart,
 		kv{"argo_events_values", om{

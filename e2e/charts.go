@@ -103,7 +103,7 @@ func standInCharts(groupVars []byte, src string) ([]standInChart, error) {
 		// The appVersion the argocd role requires (argocd_expected_version).
 		{"argocd", v.str("argocd_expected_version"), argoCDValues, argoCDTemplates, argoCDCRDs},
 		// The controller the environment runs (.ci/e2e/argo-workflows).
-		{"argo_workflows", workflowsVersion, workflowsValues, workflowsTemplates, wfCRDs},
+		{"argo_workflows", ir.ArgoWorkflowsVersion, workflowsValues, workflowsTemplates, wfCRDs},
 		{"argo_events", "simulated", eventsValues, eventsTemplates, evCRDs},
 		{"sealed_secrets", "simulated", "{}\n", sealedSecretsTemplates, map[string][]byte{"crds/sealedsecrets.yaml": sealed}},
 		{"gitops_handoff", "simulated", "projects: {}\napplications: {}\n", argoCDAppsTemplates, nil},
@@ -148,10 +148,6 @@ func (c standInChart) chartFiles() (map[string][]byte, error) {
 	files["Chart.yaml"] = meta
 	return files, nil
 }
-
-// workflowsVersion is the Argo Workflows release the environment runs:
-// the one the bootstrap installs (ir.ArgoWorkflowsVersion), built here.
-const workflowsVersion = ir.ArgoWorkflowsVersion
 
 // unsafeTags drops Ansible's !unsafe tags, which only say "no Jinja".
 func unsafeTags(b []byte) []byte { return bytes.ReplaceAll(b, []byte("!unsafe "), nil) }
@@ -620,28 +616,32 @@ spec:
 
 // The argocd-apps stand-in: the upstream templates' shape (argocd-apps
 // 2.x), including what they print without quoting (description,
-// project).
-const argoCDAppsTemplates = `{{- range $name, $p := .Values.projects }}
----
-apiVersion: argoproj.io/v1alpha1
-kind: AppProject
+// project); one metadata template serves both kinds, as their metadata
+// blocks are the same.
+const argoCDAppsTemplates = `{{- define "metadata" }}
 metadata:
-  {{- with $p.additionalAnnotations }}
+  {{- with .item.additionalAnnotations }}
   annotations:
     {{- range $key, $value := . }}
     {{ $key }}: {{ $value | quote }}
     {{- end }}
   {{- end }}
-  {{- with $p.additionalLabels }}
+  {{- with .item.additionalLabels }}
   labels:
     {{- toYaml . | nindent 4 }}
   {{- end }}
-  name: {{ $name }}
-  namespace: {{ $p.namespace | default $.Release.Namespace }}
-  {{- with $p.finalizers }}
+  name: {{ .name }}
+  namespace: {{ .item.namespace | default .root.Release.Namespace }}
+  {{- with .item.finalizers }}
   finalizers:
     {{- toYaml . | nindent 4 }}
   {{- end }}
+{{- end }}
+{{- range $name, $p := .Values.projects }}
+---
+apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+{{- include "metadata" (dict "name" $name "item" $p "root" $) }}
 spec:
   {{- with $p.description }}
   description: {{ . }}
@@ -660,23 +660,7 @@ spec:
 ---
 apiVersion: argoproj.io/v1alpha1
 kind: Application
-metadata:
-  {{- with $a.additionalAnnotations }}
-  annotations:
-    {{- range $key, $value := . }}
-    {{ $key }}: {{ $value | quote }}
-    {{- end }}
-  {{- end }}
-  {{- with $a.additionalLabels }}
-  labels:
-    {{- toYaml . | nindent 4 }}
-  {{- end }}
-  name: {{ $name }}
-  namespace: {{ $a.namespace | default $.Release.Namespace }}
-  {{- with $a.finalizers }}
-  finalizers:
-    {{- toYaml . | nindent 4 }}
-  {{- end }}
+{{- include "metadata" (dict "name" $name "item" $a "root" $) }}
 spec:
   project: {{ tpl $a.project $ }}
   {{- range $field := list "source" "sources" "destination" "syncPolicy" "ignoreDifferences" "info" }}

@@ -79,12 +79,13 @@ func TestVersionsAligned(t *testing.T) {
 	if mod == nil {
 		t.Fatal("go.mod does not require github.com/argoproj/argo-workflows/v3")
 	}
+	built := required("argo-workflows", "github.com/argoproj/argo-workflows/v3")
 	for what, v := range map[string]string{
 		"ir.ArgoWorkflowsVersion (what the bootstrap installs)": ir.ArgoWorkflowsVersion,
 		"go.mod's argo-workflows (the validation code)":         string(mod[1]),
 	} {
-		if w := required("argo-workflows", "github.com/argoproj/argo-workflows/v3"); v != w {
-			t.Errorf("%s is %s; the e2e environment tests Argo Workflows %s", what, v, w)
+		if v != built {
+			t.Errorf("%s is %s; the e2e environment tests Argo Workflows %s", what, v, built)
 		}
 	}
 	if d, k := arg("KUBECTL_VERSION"), required("kube", "k8s.io/kubernetes"); d != k {

@@ -193,7 +193,7 @@ func (r *run) phase0(ctx context.Context, tools bool, opts preflight.ClusterOpti
 		if !preflight.ToolsOK(pf.Tools) {
 			var bad []string
 			for _, t := range pf.Tools {
-				if t.Status != preflight.ToolOK && t.Status != preflight.ToolAbsentOptional {
+				if t.Status.Fails() {
 					bad = append(bad, fmt.Sprintf("%s (%s)", t.Name, t.Status))
 				}
 			}

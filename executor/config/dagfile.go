@@ -448,24 +448,18 @@ func dagApps(p *ir.Program, d *DagFile, action Action) ([]*ir.App, hcl.Diagnosti
 		in[a] = true
 	}
 	if d.IncludeDependencies {
-		var walk func(a *ir.App)
-		walk = func(a *ir.App) {
-			next := a.Dependents
-			if action != Teardown {
-				next = nil
-				for _, dep := range a.Deps {
-					next = append(next, dep.App)
-				}
+		// p.Apps is in topological order, so one pass closes the set:
+		// forward, an app joins when one of its dependencies is in
+		// (teardown brings the dependents); backward, when one of its
+		// dependents is (deploy brings the dependencies).
+		if action == Teardown {
+			for _, a := range p.Apps {
+				in[a] = in[a] || slices.ContainsFunc(a.Deps, func(d ir.Dep) bool { return in[d.App] })
 			}
-			for _, b := range next {
-				if !in[b] {
-					in[b] = true
-					walk(b)
-				}
+		} else {
+			for _, a := range slices.Backward(p.Apps) {
+				in[a] = in[a] || slices.ContainsFunc(a.Dependents, func(b *ir.App) bool { return in[b] })
 			}
-		}
-		for a := range in {
-			walk(a)
 		}
 	}
 	var out []*ir.App

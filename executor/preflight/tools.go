@@ -113,7 +113,8 @@ func (v Version) String() string { return fmt.Sprintf("%d.%d.%d", v[0], v[1], v[
 // ToolStatus is the outcome of one tool check.
 type ToolStatus string
 
-// Tool outcomes; anything but ToolOK makes the installation invalid.
+// Tool outcomes; anything but ToolOK and ToolAbsentOptional makes the
+// installation invalid (ToolStatus.Fails).
 const (
 	ToolOK         ToolStatus = "ok"
 	ToolMissing    ToolStatus = "missing"
@@ -123,6 +124,9 @@ const (
 	// installed: reported as a warning, not a failure.
 	ToolAbsentOptional ToolStatus = "absent-optional"
 )
+
+// Fails reports whether the outcome makes the installation invalid.
+func (s ToolStatus) Fails() bool { return s != ToolOK && s != ToolAbsentOptional }
 
 // ToolResult is one tool or collection, as found.
 type ToolResult struct {
@@ -444,7 +448,7 @@ var toolNetEnv = []string{
 // ToolsOK reports whether every tool and collection passed.
 func ToolsOK(rs []ToolResult) bool {
 	for _, r := range rs {
-		if r.Status != ToolOK && r.Status != ToolAbsentOptional {
+		if r.Status.Fails() {
 			return false
 		}
 	}

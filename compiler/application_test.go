@@ -142,6 +142,24 @@ app "a" {
     }
   }
 }`, []string{"7:20 Invalid path", "8:7 Patch needs patch or path"}, "leads outside the repository"},
+		{"jsonnet variables", `
+app "a" {
+  namespace = "a"
+  source {
+    path = "apps/a"
+    directory {
+      jsonnet {
+        ext_vars = ["x"]
+        tlas = {
+          "bad-name" = 1
+          nested     = { msg = "{{ .x }}" }
+          huge       = 1e400
+          fine       = { n = 1, s = "text" }
+        }
+      }
+    }
+  }
+}`, []string{"8:20 Incorrect attribute value type", "10:11 Invalid variable name", "11:24 Invalid Jsonnet variable", "12:24 Number out of range"}, "must be an object of variable names to values"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			diags := compileErrors(t, tc.src)

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
 	"regexp"
@@ -265,8 +266,8 @@ func (c *compilation) directory(d *lang.Directory) *ir.Directory {
 	out.Exclude, _ = e.typed(d.Exclude, gGlob)
 	if j := d.Jsonnet; j != nil {
 		out.Jsonnet = &ir.Jsonnet{
-			ExtVars: c.vars(j.ExtVars),
-			TLAs:    c.vars(j.TLAs),
+			ExtVars: c.jsonnetVars(j.ExtVars),
+			TLAs:    c.jsonnetVars(j.TLAs),
 			Libs:    c.boundedList(j.Libs, gRepoPath),
 		}
 	}
@@ -282,6 +283,82 @@ func (c *compilation) vars(a *hcl.Attribute) []ir.Var {
 		out = append(out, ir.Var{Name: k, Value: m[k]})
 	}
 	return out
+}
+
+// jsonnetVars evaluates ext_vars or tlas, sorted by name. A string is a
+// Jsonnet string; a number, bool, null, list or object is data Jsonnet
+// reads as code (issue 22): platc writes it as compact JSON with code set,
+// and JSON is Jsonnet that only evaluates to itself. What an author
+// writes is never passed as Jsonnet source, so no expression of theirs
+// runs in the repo server.
+func (c *compilation) jsonnetVars(a *hcl.Attribute) []ir.JsonnetVar {
+	v, ok := c.eval.value(a, cty.DynamicPseudoType, "")
+	if !ok {
+		return nil
+	}
+	if !v.IsKnown() || !v.Type().IsObjectType() && !v.Type().IsMapType() {
+		c.diags = append(c.diags, diag.Error(a.Expr.Range(), "Incorrect attribute value type",
+			fmt.Sprintf("%s must be an object of variable names to values, such as { cluster = \"prod-1\", replicas = 3 }; got %s.", a.Name, friendlyType(v.Type()))))
+		return nil
+	}
+	if v.LengthInt() > maxMapEntries {
+		c.diags = append(c.diags, diag.Error(a.Expr.Range(), "Too many entries",
+			fmt.Sprintf("%s has %d entries; at most %d are allowed.", a.Name, v.LengthInt(), maxMapEntries)))
+		return nil
+	}
+	vals := v.AsValueMap()
+	var out []ir.JsonnetVar
+	for _, k := range sortedKeys(vals) {
+		ev := vals[k]
+		kr, vr := c.entryRanges(a, k)
+		if why := gVarName.validate(k); why != "" {
+			c.diags = append(c.diags, gVarName.diagnose(k, why, kr))
+			continue
+		}
+		if !ev.IsNull() && ev.Type() == cty.String {
+			s := ev.AsString()
+			if why := gText.validate(s); why != "" && s != "" {
+				c.diags = append(c.diags, gText.diagnose(s, why, vr))
+				continue
+			}
+			out = append(out, ir.JsonnetVar{Name: k, Value: s})
+			continue
+		}
+		jv, ok := c.dataValue(ev, vr)
+		if !ok {
+			continue
+		}
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		// Jsonnet reads "<" as well as "\u003c"; the plain form is
+		// what a reader of the Application expects.
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(jv); err != nil {
+			c.diags = append(c.diags, diag.Error(vr, "Unsupported value", fmt.Sprintf("%s[%q] cannot be written as JSON: %s.", a.Name, k, err)))
+			continue
+		}
+		// Argo CD substitutes its build environment ($ARGOCD_APP_NAME)
+		// into every variable before Jsonnet reads it; a value with a
+		// quote in it would then turn data into code. "$" occurs in
+		// compact JSON only inside strings, and Jsonnet reads the
+		// escape as "$", so the data reaches Jsonnet as written.
+		text := strings.ReplaceAll(strings.TrimSuffix(b.String(), "\n"), "$", `\u0024`)
+		// Compact JSON has "{{" or "{%" only inside a string, so this
+		// checks every string and key of the value at once.
+		if why := gJsonnetData.validate(text); why != "" {
+			c.diags = append(c.diags, gJsonnetData.diagnose(text, why, vr))
+			continue
+		}
+		out = append(out, ir.JsonnetVar{Name: k, Value: text, Code: true})
+	}
+	return out
+}
+
+// gJsonnetData is a Jsonnet variable's value written as JSON.
+var gJsonnetData = &grammar{
+	what: "Jsonnet variable", max: 1 << 16,
+	check: gText.check,
+	hint:  "A Jsonnet variable is a string, or data (a number, bool, list or object) of at most 64 KiB as JSON, without template delimiters in its strings.",
 }
 
 // plugin lowers a plugin block. Parameters are strings, lists of strings

@@ -141,7 +141,23 @@ app "a" {
       patch {}
     }
   }
-}`, []string{"7:20 Invalid path", "8:7 Patch needs patch or path"}, "leads outside the repository"},
+}`, []string{"7:21 Invalid path", "8:7 Patch needs patch or path"}, "leads outside the repository"},
+		{"chart values file outside the chart", `
+app "a" {
+  namespace = "a"
+  source {
+    chart    = "a"
+    repo_url = "https://charts.example.com"
+    version  = "1.0.0"
+    helm {
+      value_files = ["ci/values.yaml", "../values.yaml"]
+      file_parameter {
+        name = "x"
+        path = "../x.pem"
+      }
+    }
+  }
+}`, []string{"9:40 Invalid values file", "12:16 Invalid path"}, "leaves the chart"},
 		{"jsonnet variables", `
 app "a" {
   namespace = "a"

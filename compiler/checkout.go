@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/safefile"
@@ -160,44 +161,90 @@ func (c *compilation) platformCheckout() *Checkout {
 	return nil
 }
 
+// gitPath is a path of the platform's repository to check: written as
+// the HCL says it, relative to base (a source's path, "" for the
+// repository's root), as Argo CD resolves it.
+type gitPath struct {
+	written, base string
+	dir           bool
+	at            hcl.Range
+	what          string
+}
+
 // checkGitPath reports a path of the platform's repository, at the
 // platform's revision, that is not a directory of the checkout (dir) or
-// not a file (!dir), with the nearest existing path.
-func (c *compilation) checkGitPath(co *Checkout, p string, dir bool, r hcl.Range, what string) {
-	clean := path.Clean(strings.TrimPrefix(p, "/"))
-	if clean == "." || !fs.ValidPath(clean) {
-		return
+// not a file (!dir), with the nearest existing path, written as the HCL
+// would write it.
+func (c *compilation) checkGitPath(co *Checkout, g gitPath) {
+	p, ok := inSource(g.base, strings.TrimPrefix(g.written, "/"))
+	clean := path.Clean(p)
+	if !ok || clean == "." || !fs.ValidPath(clean) {
+		return // leaving the repository is refused where the value is read
+	}
+	from := "from the repository's root"
+	if g.base != "" {
+		from = fmt.Sprintf("relative to the source's path %q, so from the root it is %q", g.base, clean)
 	}
 	st, err := fs.Stat(co.FS, clean)
 	switch {
-	case err == nil && st.IsDir() == dir:
+	case err == nil && st.IsDir() == g.dir:
 		return
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		// Not a missing path (an escaping link, a permission): say so
 		// rather than guess.
-		c.diags = append(c.diags, diag.Error(r, "Unreadable Git path",
-			fmt.Sprintf("%s %q cannot be checked in the platform repository at %s: %s. Argo CD reads it from the repository's root; make it a %s inside the repository.", what, p, co.Dir, safefile.Unwrap(err), kindOf(dir))))
+		c.diags = append(c.diags, diag.Error(g.at, "Unreadable Git path",
+			fmt.Sprintf("%s %q cannot be checked in the platform repository at %s: %s. Argo CD reads it %s; make it a %s inside the repository.", g.what, g.written, co.Dir, safefile.Unwrap(err), from, kindOf(g.dir))))
 		return
 	}
 	var b strings.Builder
 	if err == nil {
-		fmt.Fprintf(&b, "%s %q is a %s in the platform repository at %s, not a %s.", what, p, kindOf(st.IsDir()), co.Dir, kindOf(dir))
+		fmt.Fprintf(&b, "%s %q is a %s in the platform repository at %s, not a %s (Argo CD reads it %s).", g.what, g.written, kindOf(st.IsDir()), co.Dir, kindOf(g.dir), from)
 	} else {
-		fmt.Fprintf(&b, "%s %q does not exist in the platform repository at %s; Argo CD resolves it from the repository's root, at the platform's revision, which this checkout stands for.", what, p, co.Dir)
+		fmt.Fprintf(&b, "%s %q does not exist in the platform repository at %s; Argo CD resolves it %s, at the platform's revision, which this checkout stands for.", g.what, g.written, co.Dir, from)
 	}
-	if near, exact := nearestPath(co.FS, clean, dir); exact {
-		fmt.Fprintf(&b, " Did you mean %q?", near)
-	} else if near != "." {
-		fmt.Fprintf(&b, " The nearest existing directory is %q.", near)
-	} else {
+	// Suggestions are written as the value is: relative to base.
+	near, exact := nearestPath(co.FS, clean, g.dir)
+	switch {
+	case exact:
+		fmt.Fprintf(&b, " Did you mean %q?", relTo(g.base, near))
+	case near != ".":
+		fmt.Fprintf(&b, " The nearest existing directory is %q.", relTo(g.base, near))
+	default:
 		b.WriteString(" Not even its first directory exists.")
 	}
-	b.WriteString(" Fix the path, or commit the directory it names.")
+	b.WriteString(" Fix the path, or commit what it names.")
 	summary := "Git path not found"
 	if err == nil {
 		summary = "Git path of the wrong kind"
 	}
-	c.diags = append(c.diags, diag.Error(r, summary, b.String()))
+	c.diags = append(c.diags, diag.Error(g.at, summary, b.String()))
+}
+
+// relTo writes p, a path from the repository's root, relative to base.
+func relTo(base, p string) string {
+	if base == "" {
+		return p
+	}
+	r, err := filepath.Rel("/"+base, "/"+p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(r)
+}
+
+// elemRange is the range of the element of list a whose value is v, so
+// that a bad element of a long list is reported where it is; else a's
+// own range.
+func (c *compilation) elemRange(a *hcl.Attribute, v string) hcl.Range {
+	exprs, ds := hcl.ExprList(a.Expr)
+	if !ds.HasErrors() {
+		for _, e := range exprs {
+			if ev, eds := e.Value(c.eval.ctx); !eds.HasErrors() && ev.Type() == cty.String && ev.IsKnown() && !ev.IsNull() && ev.AsString() == v {
+				return e.Range()
+			}
+		}
+	}
+	return a.Expr.Range()
 }
 
 func kindOf(dir bool) string {

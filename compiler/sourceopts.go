@@ -53,7 +53,7 @@ func (c *compilation) sourceOptions(ls *lang.Source, s *ir.Source, chart, refOnl
 		}
 	}
 	if h := ls.Helm; h != nil {
-		s.Helm = c.helm(h, declared)
+		s.Helm = c.helm(h, declared, s.Path, chart)
 	}
 	if k := ls.Kustomize; k != nil {
 		s.Kustomize = c.kustomize(k, s.Path)
@@ -66,8 +66,9 @@ func (c *compilation) sourceOptions(ls *lang.Source, s *ir.Source, chart, refOnl
 	}
 }
 
-// helm lowers a helm block.
-func (c *compilation) helm(h *lang.Helm, declared map[string]hcl.Range) *ir.Helm {
+// helm lowers a helm block of a source whose Git path is dir, or of a
+// chart.
+func (c *compilation) helm(h *lang.Helm, declared map[string]hcl.Range, dir string, chart bool) *ir.Helm {
 	e := c.eval
 	out := &ir.Helm{}
 	if v, ok := e.value(h.Values, cty.DynamicPseudoType, ""); ok {
@@ -80,7 +81,7 @@ func (c *compilation) helm(h *lang.Helm, declared map[string]hcl.Range) *ir.Helm
 			}
 		}
 	}
-	out.ValueFiles = c.valueFiles(h.ValueFiles, declared)
+	out.ValueFiles = c.valueFiles(h.ValueFiles, declared, dir, chart)
 	out.ReleaseName, _ = e.typed(h.ReleaseName, gReleaseName)
 	out.SkipCRDs, _ = e.boolean(h.SkipCRDs)
 	out.SkipTests, _ = e.boolean(h.SkipTests)
@@ -108,6 +109,11 @@ func (c *compilation) helm(h *lang.Helm, declared map[string]hcl.Range) *ir.Helm
 		fp := ir.HelmFileParameter{}
 		fp.Name, _ = e.typed(p.Name, gHelmParamName)
 		fp.Path, _ = e.typed(p.Path, gValueFile)
+		if why := c.leaves(fp.Path, dir, chart); why != "" {
+			c.diags = append(c.diags, diag.Error(p.Path.Expr.Range(), "Invalid path",
+				fmt.Sprintf("file_parameter path %s %s. %s", quoteShort(fp.Path), why, gValueFile.hint)))
+			fp.Path = ""
+		}
 		out.FileParameters = append(out.FileParameters, fp)
 	}
 	return out
@@ -117,8 +123,10 @@ func (c *compilation) helm(h *lang.Helm, declared map[string]hcl.Range) *ir.Helm
 // is written "$REF/path", and REF must be the ref of one of the app's
 // sources: Argo CD would otherwise fail the sync with "values file not
 // found" long after the build. Each element is checked at its own range
-// when the list is written out.
-func (c *compilation) valueFiles(a *hcl.Attribute, declared map[string]hcl.Range) []string {
+// when the list is written out. A file without "$" is relative to the
+// source's path dir (or the chart), and must not leave the repository
+// (or the chart) from there, as Argo CD requires.
+func (c *compilation) valueFiles(a *hcl.Attribute, declared map[string]hcl.Range, dir string, chart bool) []string {
 	list, ok := c.eval.strList(a)
 	if !ok {
 		return nil
@@ -140,6 +148,10 @@ func (c *compilation) valueFiles(a *hcl.Attribute, declared map[string]hcl.Range
 		if !strings.HasPrefix(f, "$") {
 			if why := gValueFile.validate(f); why != "" {
 				c.diags = append(c.diags, gValueFile.diagnose(f, why, at(i)))
+				continue
+			}
+			if why := c.leaves(f, dir, chart); why != "" {
+				c.diags = append(c.diags, diag.Error(at(i), "Invalid values file", fmt.Sprintf("%s %s. %s", quoteShort(f), why, gValueFile.hint)))
 				continue
 			}
 			out = append(out, f)
@@ -175,6 +187,24 @@ func (c *compilation) valueFiles(a *hcl.Attribute, declared map[string]hcl.Range
 	return out
 }
 
+// leaves says why f, a file of a source whose Git path is dir (or of a
+// chart), is outside what Argo CD lets it read, or "".
+func (c *compilation) leaves(f, dir string, chart bool) string {
+	if f == "" || strings.Contains(f, "://") {
+		return ""
+	}
+	if chart {
+		if f == ".." || strings.HasPrefix(f, "../") {
+			return "leaves the chart; Argo CD reads a chart's values files from the chart"
+		}
+		return ""
+	}
+	if _, ok := inSource(dir, f); !ok {
+		return fmt.Sprintf("leads outside the repository from the source's path %q; Argo CD refuses a file resolved outside the repository root", dir)
+	}
+	return ""
+}
+
 // kustomize lowers a kustomize block.
 func (c *compilation) kustomize(k *lang.Kustomize, dir string) *ir.Kustomize {
 	e := c.eval
@@ -189,8 +219,8 @@ func (c *compilation) kustomize(k *lang.Kustomize, dir string) *ir.Kustomize {
 	// beside its overlays ("../../components/tracing"); they must stay
 	// in the repository.
 	for _, comp := range c.boundedList(k.Components, gComponent) {
-		if p := path.Join(dir, comp); p == ".." || strings.HasPrefix(p, "../") {
-			c.diags = append(c.diags, diag.Error(k.Components.Expr.Range(), "Invalid path",
+		if _, ok := inSource(dir, comp); !ok {
+			c.diags = append(c.diags, diag.Error(c.elemRange(k.Components, comp), "Invalid path",
 				fmt.Sprintf("%s leads outside the repository from the source's path %q. %s", quoteShort(comp), dir, gComponent.hint)))
 			continue
 		}

@@ -1,8 +1,6 @@
 package compiler
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,11 +15,13 @@ import (
 	"github.com/zclconf/go-cty/cty"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/gitroot"
 	"github.com/platc/platc/internal/safefile"
 )
 
 // A Git path in the platform's own repository must exist, as Argo CD
-// resolves it: relative to the repository's root. platc can only know
+// resolves it: from the repository's root, or from the source's path.
+// platc can only know
 // that from a checkout of that repository, so the check runs when the
 // platform directory is inside a Git work tree one of whose remotes is
 // platform.git.repo_url, and only for sources at the platform's
@@ -40,92 +40,29 @@ type Checkout struct {
 	Remotes []string
 }
 
-// Bounds of the lookups: how far up the platform directory a work tree
-// is looked for, how big a Git config may be, and how many entries of a
-// directory are read to suggest a name.
-const (
-	maxCheckoutDepth  = 64
-	maxGitConfigBytes = 1 << 20
-	maxSuggestEntries = 4096
-)
+// maxSuggestEntries bounds how many entries of a directory are read to
+// suggest a name.
+const maxSuggestEntries = 4096
 
-// FindCheckout returns the Git work tree dir is inside, or nil when it is
-// in none, its .git cannot be read, or it has no remote. It reads only .git and the Git
-// config it names.
+// FindCheckout returns the Git work tree dir is inside, as
+// internal/gitroot finds it, or nil when it is in none, its .git cannot
+// be read, or it has no remote.
 func FindCheckout(dir string) *Checkout {
-	abs, err := filepath.Abs(dir)
+	root, ok := gitroot.Find(dir)
+	if !ok {
+		return nil
+	}
+	remotes := gitroot.Remotes(root)
+	if len(remotes) == 0 {
+		return nil // a repository with no remote is no clone of the platform's
+	}
+	// Opened once per command and kept for its life: platc compiles,
+	// then exits.
+	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil
 	}
-	for i := 0; i < maxCheckoutDepth; i++ {
-		if st, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
-			remotes := gitRemotes(filepath.Join(abs, ".git"), st)
-			if len(remotes) == 0 {
-				return nil // a repository with no remote is no clone of the platform's
-			}
-			// Opened once per command and kept for its life: platc
-			// compiles, then exits.
-			root, err := os.OpenRoot(abs)
-			if err != nil {
-				return nil
-			}
-			return &Checkout{Dir: abs, FS: root.FS(), Remotes: remotes}
-		}
-		parent := filepath.Dir(abs)
-		if parent == abs {
-			return nil
-		}
-		abs = parent
-	}
-	return nil
-}
-
-// gitRemotes reads the remote URLs of the repository whose .git is at
-// dotGit: a directory, or (a linked worktree, a submodule) a file
-// "gitdir: PATH" whose commondir leads to the shared config.
-func gitRemotes(dotGit string, st fs.FileInfo) []string {
-	gitDir := dotGit
-	if st.Mode().IsRegular() {
-		b, err := safefile.Read(dotGit, 4096)
-		if err != nil {
-			return nil
-		}
-		p, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-		if !ok {
-			return nil
-		}
-		gitDir = strings.TrimSpace(p)
-		if !filepath.IsAbs(gitDir) {
-			gitDir = filepath.Join(filepath.Dir(dotGit), gitDir)
-		}
-		if c, err := safefile.Read(filepath.Join(gitDir, "commondir"), 4096); err == nil {
-			common := strings.TrimSpace(string(c))
-			if !filepath.IsAbs(common) {
-				common = filepath.Join(gitDir, common)
-			}
-			gitDir = common
-		}
-	} else if !st.IsDir() {
-		return nil
-	}
-	b, err := safefile.Read(filepath.Join(gitDir, "config"), maxGitConfigBytes)
-	if err != nil {
-		return nil
-	}
-	var urls []string
-	inRemote := false
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			inRemote = strings.HasPrefix(line, "[remote ")
-			continue
-		}
-		if k, v, ok := strings.Cut(line, "="); ok && inRemote && strings.TrimSpace(k) == "url" {
-			urls = append(urls, strings.Trim(strings.TrimSpace(v), `"`))
-		}
-	}
-	return urls
+	return &Checkout{Dir: root, FS: r.FS(), Remotes: remotes}
 }
 
 // sameRepo reports whether two Git URLs name the same repository:

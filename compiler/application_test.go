@@ -150,14 +150,14 @@ app "a" {
     repo_url = "https://charts.example.com"
     version  = "1.0.0"
     helm {
-      value_files = ["ci/values.yaml", "../values.yaml"]
+      value_files = ["ci/values.yaml", "../values.yaml", "/ci/values.yaml", "/../x.yaml"]
       file_parameter {
         name = "x"
         path = "../x.pem"
       }
     }
   }
-}`, []string{"9:40 Invalid values file", "12:16 Invalid path"}, "leaves the chart"},
+}`, []string{"9:40 Invalid values file", "9:77 Invalid values file", "12:16 Invalid path"}, "leaves the chart"},
 		{"jsonnet variables", `
 app "a" {
   namespace = "a"

@@ -113,10 +113,14 @@ type gitPath struct {
 // not a file (!dir), with the nearest existing path, written as the HCL
 // would write it.
 func (c *compilation) checkGitPath(co *Checkout, g gitPath) {
-	p, ok := inSource(g.base, strings.TrimPrefix(g.written, "/"))
+	p, ok := inSource(g.base, g.written)
 	clean := path.Clean(p)
 	if !ok || clean == "." || !fs.ValidPath(clean) {
 		return // leaving the repository is refused where the value is read
+	}
+	fromRoot := strings.HasPrefix(g.written, "/")
+	if fromRoot {
+		g.base = ""
 	}
 	from := "from the repository's root"
 	if g.base != "" {
@@ -139,13 +143,18 @@ func (c *compilation) checkGitPath(co *Checkout, g gitPath) {
 	} else {
 		fmt.Fprintf(&b, "%s %q does not exist in the platform repository at %s; Argo CD resolves it %s, at the platform's revision, which this checkout stands for.", g.what, g.written, co.Dir, from)
 	}
-	// Suggestions are written as the value is: relative to base.
+	// Suggestions are written as the value is: from the root with "/",
+	// else relative to base.
 	near, exact := nearestPath(co.FS, clean, g.dir)
+	written := relTo(g.base, near)
+	if fromRoot {
+		written = "/" + near
+	}
 	switch {
 	case exact:
-		fmt.Fprintf(&b, " Did you mean %q?", relTo(g.base, near))
+		fmt.Fprintf(&b, " Did you mean %q?", written)
 	case near != ".":
-		fmt.Fprintf(&b, " The nearest existing directory is %q.", relTo(g.base, near))
+		fmt.Fprintf(&b, " The nearest existing directory is %q.", written)
 	default:
 		b.WriteString(" Not even its first directory exists.")
 	}

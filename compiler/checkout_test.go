@@ -129,7 +129,8 @@ app "a" {
 // Every other path Argo CD resolves in the platform's repository is
 // checked as Argo CD resolves it: values files, Helm file_parameters,
 // kustomize components and patches relative to the source's path (and
-// suggested that way), Jsonnet libraries from the root. A values file
+// suggested that way; one starting with "/" from the root, as Argo CD
+// reads it), Jsonnet libraries from the root. A values file
 // Argo CD is told may be missing, and URLs, are not checked; a path that
 // climbs out of the repository is refused wherever the repository is.
 func TestGitPathsRelativeToSource(t *testing.T) {
@@ -147,7 +148,7 @@ app "helm" {
   source {
     path = "apps/web/overlays/prod"
     helm {
-      value_files = ["../../base/values.yaml", "values-prd.yaml", "https://example.com/v.yaml", "../../../../../up.yaml"]
+      value_files = ["../../base/values.yaml", "values-prd.yaml", "https://example.com/v.yaml", "../../../../../up.yaml", "/apps/web/base/values.yaml", "/apps/web/base/valus.yaml"]
       file_parameter {
         name = "cert"
         path = "patches/hpa.yml"
@@ -201,6 +202,7 @@ app "jsonnet" {
 	want := []string{
 		"7:48 Git path not found",
 		"7:97 Invalid values file",
+		"7:153 Git path not found",
 		"10:16 Git path not found",
 		"30:49 Git path not found",
 		"35:16 Git path not found",
@@ -212,6 +214,7 @@ app "jsonnet" {
 	for i, phrase := range []string{
 		`relative to the source's path "apps/web/overlays/prod", so from the root it is "apps/web/overlays/prod/values-prd.yaml"`,
 		`leads outside the repository from the source's path "apps/web/overlays/prod"`,
+		`values file "/apps/web/base/valus.yaml" does not exist in the platform repository at /repo; Argo CD resolves it from the repository's root, at the platform's revision, which this checkout stands for. Did you mean "/apps/web/base/values.yaml"?`,
 		`Did you mean "patches/hpa.yaml"?`,
 		`Did you mean "../../components/tracing"?`,
 		`The nearest existing directory is "patches".`,

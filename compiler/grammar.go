@@ -248,12 +248,14 @@ func checkRepoPath(s string) string {
 
 // checkRelPath checks a path Argo CD resolves relative to a source's
 // path: like a repository path, but it may climb out of the source's
-// directory first ("../common/values.yaml"); whether it stays in the
-// repository is checked against the source's path (leavesSource).
+// directory first ("../common/values.yaml"), and one starting with "/"
+// is from the repository's root (the chart's, for a chart), as Argo CD's
+// repo server reads it. Whether it stays in the repository is checked
+// against the source's path (inSource).
 func checkRelPath(s string) string {
 	switch {
 	case strings.HasPrefix(s, "/"):
-		return "is an absolute path"
+		return checkRepoPath(s[1:])
 	case !pathChars.MatchString(s):
 		return "holds characters platc does not accept in a path"
 	case path.Clean(s) != s:
@@ -266,6 +268,9 @@ func checkRelPath(s string) string {
 // repository's root, as Argo CD resolves it; ok is false when it leaves
 // the repository (Argo CD: "resolved to outside repository root").
 func inSource(dir, p string) (string, bool) {
+	if rest, ok := strings.CutPrefix(p, "/"); ok {
+		return path.Clean(rest), true // from the root; the grammar refused ".."
+	}
 	j := path.Join(dir, p)
 	return j, j != ".." && !strings.HasPrefix(j, "../")
 }
@@ -377,7 +382,7 @@ var (
 			}
 			return checkRelPath(s)
 		},
-		hint: "Write a path relative to the chart or Git path, such as \"values-prod.yaml\" or \"../common/values.yaml\", or an https URL.",
+		hint: "Write a path relative to the chart or Git path, such as \"values-prod.yaml\" or \"../common/values.yaml\", one from the repository's root, such as \"/common/values.yaml\", or an https URL.",
 	}
 )
 

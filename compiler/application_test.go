@@ -141,7 +141,41 @@ app "a" {
       patch {}
     }
   }
-}`, []string{"7:20 Invalid path", "8:7 Patch needs patch or path"}, "leads outside the repository"},
+}`, []string{"7:21 Invalid path", "8:7 Patch needs patch or path"}, "leads outside the repository"},
+		{"chart values file outside the chart", `
+app "a" {
+  namespace = "a"
+  source {
+    chart    = "a"
+    repo_url = "https://charts.example.com"
+    version  = "1.0.0"
+    helm {
+      value_files = ["ci/values.yaml", "../values.yaml", "/ci/values.yaml", "/../x.yaml"]
+      file_parameter {
+        name = "x"
+        path = "../x.pem"
+      }
+    }
+  }
+}`, []string{"9:40 Invalid values file", "9:77 Invalid values file", "12:16 Invalid path"}, "leaves the chart"},
+		{"jsonnet variables", `
+app "a" {
+  namespace = "a"
+  source {
+    path = "apps/a"
+    directory {
+      jsonnet {
+        ext_vars = ["x"]
+        tlas = {
+          "bad-name" = 1
+          nested     = { msg = "{{ .x }}" }
+          huge       = 1e400
+          fine       = { n = 1, s = "text" }
+        }
+      }
+    }
+  }
+}`, []string{"8:20 Incorrect attribute value type", "10:11 Invalid variable name", "11:24 Invalid Jsonnet variable", "12:24 Number out of range"}, "must be an object of variable names to values"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			diags := compileErrors(t, tc.src)

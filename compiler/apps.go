@@ -300,9 +300,12 @@ func (c *compilation) sources(la *lang.App) []*ir.Source {
 }
 
 // checkSourcePaths checks, in a checkout of the platform's repository,
-// that each Git path of the app in that repository at the platform's
-// revision is a directory, and each "$REF/file" values file read from
-// such a source is a file (checkout.go).
+// every path Argo CD resolves in that repository at the platform's
+// revision (checkout.go): each Git path is a directory; each values file
+// (relative to the source's path, or "$REF/file" from the root of the
+// source whose ref is REF) and Helm file_parameter is a file; kustomize
+// components are directories and patch files files, relative to the
+// source's path; Jsonnet libraries are directories from the root.
 func (c *compilation) checkSourcePaths(srcs []*lang.Source, out []*ir.Source) {
 	co := c.platformCheckout()
 	if co == nil {
@@ -314,27 +317,56 @@ func (c *compilation) checkSourcePaths(srcs []*lang.Source, out []*ir.Source) {
 	}
 	for i, s := range out {
 		ls := srcs[i]
-		if s.Path != "" && inPlatform(s) && ls.Path != nil {
-			c.checkGitPath(co, s.Path, true, ls.Path.Expr.Range(), "path")
+		local := s.Path != "" && inPlatform(s)
+		if local && ls.Path != nil {
+			c.checkGitPath(co, gitPath{written: s.Path, dir: true, at: ls.Path.Expr.Range(), what: "path"})
 		}
-		if s.Helm == nil || ls.Helm == nil || ls.Helm.ValueFiles == nil {
-			continue
+		if h, lh := s.Helm, ls.Helm; h != nil && lh != nil {
+			// Argo CD skips a missing values file when told to.
+			for _, f := range h.ValueFiles {
+				if h.IgnoreMissingValueFiles || strings.Contains(f, "://") {
+					continue
+				}
+				at := c.elemRange(lh.ValueFiles, f)
+				ref, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
+				if !strings.HasPrefix(f, "$") {
+					if local {
+						c.checkGitPath(co, gitPath{written: f, base: s.Path, at: at, what: "values file"})
+					}
+					continue
+				}
+				k := slices.IndexFunc(out, func(o *ir.Source) bool { return o.Ref == ref })
+				if !ok || k < 0 || !inPlatform(out[k]) {
+					continue
+				}
+				c.checkGitPath(co, gitPath{written: rest, at: at, what: "values file"})
+			}
+			if local && len(h.FileParameters) == len(lh.FileParameters) {
+				for j, fp := range h.FileParameters {
+					if fp.Path != "" && !strings.Contains(fp.Path, "://") && lh.FileParameters[j].Path != nil {
+						c.checkGitPath(co, gitPath{written: fp.Path, base: s.Path, at: lh.FileParameters[j].Path.Expr.Range(), what: "file_parameter path"})
+					}
+				}
+			}
 		}
-		exprs, ds := hcl.ExprList(ls.Helm.ValueFiles.Expr)
-		for j, f := range s.Helm.ValueFiles {
-			ref, rest, ok := strings.Cut(strings.TrimPrefix(f, "$"), "/")
-			if !strings.HasPrefix(f, "$") || !ok {
-				continue
+		if k, lk := s.Kustomize, ls.Kustomize; local && k != nil && lk != nil {
+			for _, comp := range k.Components {
+				c.checkGitPath(co, gitPath{written: comp, base: s.Path, dir: true, at: c.elemRange(lk.Components, comp), what: "kustomize component"})
 			}
-			k := slices.IndexFunc(out, func(o *ir.Source) bool { return o.Ref == ref })
-			if k < 0 || !inPlatform(out[k]) {
-				continue
+			if len(k.Patches) == len(lk.Patches) {
+				for j, p := range k.Patches {
+					if p.Path != "" && lk.Patches[j].Path != nil {
+						c.checkGitPath(co, gitPath{written: p.Path, base: s.Path, at: lk.Patches[j].Path.Expr.Range(), what: "kustomize patch"})
+					}
+				}
 			}
-			r := ls.Helm.ValueFiles.Expr.Range()
-			if !ds.HasErrors() && len(exprs) == len(s.Helm.ValueFiles) {
-				r = exprs[j].Range()
+		}
+		if d, ld := s.Directory, ls.Directory; local && d != nil && d.Jsonnet != nil && ld != nil && ld.Jsonnet != nil {
+			// Argo CD reads Jsonnet libraries from the repository's
+			// root, not from the source's path.
+			for _, lib := range d.Jsonnet.Libs {
+				c.checkGitPath(co, gitPath{written: lib, dir: true, at: c.elemRange(ld.Jsonnet.Libs, lib), what: "Jsonnet library"})
 			}
-			c.checkGitPath(co, rest, false, r, "values file")
 		}
 	}
 }

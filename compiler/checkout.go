@@ -1,8 +1,6 @@
 package compiler
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -14,13 +12,16 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
+	"github.com/zclconf/go-cty/cty"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/gitroot"
 	"github.com/platc/platc/internal/safefile"
 )
 
 // A Git path in the platform's own repository must exist, as Argo CD
-// resolves it: relative to the repository's root. platc can only know
+// resolves it: from the repository's root, or from the source's path.
+// platc can only know
 // that from a checkout of that repository, so the check runs when the
 // platform directory is inside a Git work tree one of whose remotes is
 // platform.git.repo_url, and only for sources at the platform's
@@ -39,92 +40,29 @@ type Checkout struct {
 	Remotes []string
 }
 
-// Bounds of the lookups: how far up the platform directory a work tree
-// is looked for, how big a Git config may be, and how many entries of a
-// directory are read to suggest a name.
-const (
-	maxCheckoutDepth  = 64
-	maxGitConfigBytes = 1 << 20
-	maxSuggestEntries = 4096
-)
+// maxSuggestEntries bounds how many entries of a directory are read to
+// suggest a name.
+const maxSuggestEntries = 4096
 
-// FindCheckout returns the Git work tree dir is inside, or nil when it is
-// in none, its .git cannot be read, or it has no remote. It reads only .git and the Git
-// config it names.
+// FindCheckout returns the Git work tree dir is inside, as
+// internal/gitroot finds it, or nil when it is in none, its .git cannot
+// be read, or it has no remote.
 func FindCheckout(dir string) *Checkout {
-	abs, err := filepath.Abs(dir)
+	root, ok := gitroot.Find(dir)
+	if !ok {
+		return nil
+	}
+	remotes := gitroot.Remotes(root)
+	if len(remotes) == 0 {
+		return nil // a repository with no remote is no clone of the platform's
+	}
+	// Opened once per command and kept for its life: platc compiles,
+	// then exits.
+	r, err := os.OpenRoot(root)
 	if err != nil {
 		return nil
 	}
-	for i := 0; i < maxCheckoutDepth; i++ {
-		if st, err := os.Lstat(filepath.Join(abs, ".git")); err == nil {
-			remotes := gitRemotes(filepath.Join(abs, ".git"), st)
-			if len(remotes) == 0 {
-				return nil // a repository with no remote is no clone of the platform's
-			}
-			// Opened once per command and kept for its life: platc
-			// compiles, then exits.
-			root, err := os.OpenRoot(abs)
-			if err != nil {
-				return nil
-			}
-			return &Checkout{Dir: abs, FS: root.FS(), Remotes: remotes}
-		}
-		parent := filepath.Dir(abs)
-		if parent == abs {
-			return nil
-		}
-		abs = parent
-	}
-	return nil
-}
-
-// gitRemotes reads the remote URLs of the repository whose .git is at
-// dotGit: a directory, or (a linked worktree, a submodule) a file
-// "gitdir: PATH" whose commondir leads to the shared config.
-func gitRemotes(dotGit string, st fs.FileInfo) []string {
-	gitDir := dotGit
-	if st.Mode().IsRegular() {
-		b, err := safefile.Read(dotGit, 4096)
-		if err != nil {
-			return nil
-		}
-		p, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir:")
-		if !ok {
-			return nil
-		}
-		gitDir = strings.TrimSpace(p)
-		if !filepath.IsAbs(gitDir) {
-			gitDir = filepath.Join(filepath.Dir(dotGit), gitDir)
-		}
-		if c, err := safefile.Read(filepath.Join(gitDir, "commondir"), 4096); err == nil {
-			common := strings.TrimSpace(string(c))
-			if !filepath.IsAbs(common) {
-				common = filepath.Join(gitDir, common)
-			}
-			gitDir = common
-		}
-	} else if !st.IsDir() {
-		return nil
-	}
-	b, err := safefile.Read(filepath.Join(gitDir, "config"), maxGitConfigBytes)
-	if err != nil {
-		return nil
-	}
-	var urls []string
-	inRemote := false
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(line, "[") {
-			inRemote = strings.HasPrefix(line, "[remote ")
-			continue
-		}
-		if k, v, ok := strings.Cut(line, "="); ok && inRemote && strings.TrimSpace(k) == "url" {
-			urls = append(urls, strings.Trim(strings.TrimSpace(v), `"`))
-		}
-	}
-	return urls
+	return &Checkout{Dir: root, FS: r.FS(), Remotes: remotes}
 }
 
 // sameRepo reports whether two Git URLs name the same repository:
@@ -160,44 +98,99 @@ func (c *compilation) platformCheckout() *Checkout {
 	return nil
 }
 
+// gitPath is a path of the platform's repository to check: written as
+// the HCL says it, relative to base (a source's path, "" for the
+// repository's root), as Argo CD resolves it.
+type gitPath struct {
+	written, base string
+	dir           bool
+	at            hcl.Range
+	what          string
+}
+
 // checkGitPath reports a path of the platform's repository, at the
 // platform's revision, that is not a directory of the checkout (dir) or
-// not a file (!dir), with the nearest existing path.
-func (c *compilation) checkGitPath(co *Checkout, p string, dir bool, r hcl.Range, what string) {
-	clean := path.Clean(strings.TrimPrefix(p, "/"))
-	if clean == "." || !fs.ValidPath(clean) {
-		return
+// not a file (!dir), with the nearest existing path, written as the HCL
+// would write it.
+func (c *compilation) checkGitPath(co *Checkout, g gitPath) {
+	p, ok := inSource(g.base, g.written)
+	clean := path.Clean(p)
+	if !ok || clean == "." || !fs.ValidPath(clean) {
+		return // leaving the repository is refused where the value is read
+	}
+	fromRoot := strings.HasPrefix(g.written, "/")
+	if fromRoot {
+		g.base = ""
+	}
+	from := "from the repository's root"
+	if g.base != "" {
+		from = fmt.Sprintf("relative to the source's path %q, so from the root it is %q", g.base, clean)
 	}
 	st, err := fs.Stat(co.FS, clean)
 	switch {
-	case err == nil && st.IsDir() == dir:
+	case err == nil && st.IsDir() == g.dir:
 		return
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		// Not a missing path (an escaping link, a permission): say so
 		// rather than guess.
-		c.diags = append(c.diags, diag.Error(r, "Unreadable Git path",
-			fmt.Sprintf("%s %q cannot be checked in the platform repository at %s: %s. Argo CD reads it from the repository's root; make it a %s inside the repository.", what, p, co.Dir, safefile.Unwrap(err), kindOf(dir))))
+		c.diags = append(c.diags, diag.Error(g.at, "Unreadable Git path",
+			fmt.Sprintf("%s %q cannot be checked in the platform repository at %s: %s. Argo CD reads it %s; make it a %s inside the repository.", g.what, g.written, co.Dir, safefile.Unwrap(err), from, kindOf(g.dir))))
 		return
 	}
 	var b strings.Builder
 	if err == nil {
-		fmt.Fprintf(&b, "%s %q is a %s in the platform repository at %s, not a %s.", what, p, kindOf(st.IsDir()), co.Dir, kindOf(dir))
+		fmt.Fprintf(&b, "%s %q is a %s in the platform repository at %s, not a %s (Argo CD reads it %s).", g.what, g.written, kindOf(st.IsDir()), co.Dir, kindOf(g.dir), from)
 	} else {
-		fmt.Fprintf(&b, "%s %q does not exist in the platform repository at %s; Argo CD resolves it from the repository's root, at the platform's revision, which this checkout stands for.", what, p, co.Dir)
+		fmt.Fprintf(&b, "%s %q does not exist in the platform repository at %s; Argo CD resolves it %s, at the platform's revision, which this checkout stands for.", g.what, g.written, co.Dir, from)
 	}
-	if near, exact := nearestPath(co.FS, clean, dir); exact {
-		fmt.Fprintf(&b, " Did you mean %q?", near)
-	} else if near != "." {
-		fmt.Fprintf(&b, " The nearest existing directory is %q.", near)
-	} else {
+	// Suggestions are written as the value is: from the root with "/",
+	// else relative to base.
+	near, exact := nearestPath(co.FS, clean, g.dir)
+	written := relTo(g.base, near)
+	if fromRoot {
+		written = "/" + near
+	}
+	switch {
+	case exact:
+		fmt.Fprintf(&b, " Did you mean %q?", written)
+	case near != ".":
+		fmt.Fprintf(&b, " The nearest existing directory is %q.", written)
+	default:
 		b.WriteString(" Not even its first directory exists.")
 	}
-	b.WriteString(" Fix the path, or commit the directory it names.")
+	b.WriteString(" Fix the path, or commit what it names.")
 	summary := "Git path not found"
 	if err == nil {
 		summary = "Git path of the wrong kind"
 	}
-	c.diags = append(c.diags, diag.Error(r, summary, b.String()))
+	c.diags = append(c.diags, diag.Error(g.at, summary, b.String()))
+}
+
+// relTo writes p, a path from the repository's root, relative to base.
+func relTo(base, p string) string {
+	if base == "" {
+		return p
+	}
+	r, err := filepath.Rel("/"+base, "/"+p)
+	if err != nil {
+		return p
+	}
+	return filepath.ToSlash(r)
+}
+
+// elemRange is the range of the element of list a whose value is v, so
+// that a bad element of a long list is reported where it is; else a's
+// own range.
+func (c *compilation) elemRange(a *hcl.Attribute, v string) hcl.Range {
+	exprs, ds := hcl.ExprList(a.Expr)
+	if !ds.HasErrors() {
+		for _, e := range exprs {
+			if ev, eds := e.Value(c.eval.ctx); !eds.HasErrors() && ev.Type() == cty.String && ev.IsKnown() && !ev.IsNull() && ev.AsString() == v {
+				return e.Range()
+			}
+		}
+	}
+	return a.Expr.Range()
 }
 
 func kindOf(dir bool) string {

@@ -125,3 +125,113 @@ app "a" {
 		t.Errorf("a path through a link out of the work tree: %v", diags)
 	}
 }
+
+// Every other path Argo CD resolves in the platform's repository is
+// checked as Argo CD resolves it: values files, Helm file_parameters,
+// kustomize components and patches relative to the source's path (and
+// suggested that way; one starting with "/" from the root, as Argo CD
+// reads it), Jsonnet libraries from the root. A values file
+// Argo CD is told may be missing, and URLs, are not checked; a path that
+// climbs out of the repository is refused wherever the repository is.
+func TestGitPathsRelativeToSource(t *testing.T) {
+	fsys := fstest.MapFS{
+		"apps/web/overlays/prod/kustomization.yaml":      {Data: []byte("resources: []\n")},
+		"apps/web/overlays/prod/values-prod.yaml":        {Data: []byte("x: 1\n")},
+		"apps/web/overlays/prod/patches/hpa.yaml":        {Data: []byte("[]\n")},
+		"apps/web/base/values.yaml":                      {Data: []byte("x: 1\n")},
+		"apps/web/components/tracing/kustomization.yaml": {Data: []byte("kind: Component\n")},
+		"vendor/lib.libsonnet":                           {Data: []byte("{}\n")},
+	}
+	src := `
+app "helm" {
+  namespace = "a"
+  source {
+    path = "apps/web/overlays/prod"
+    helm {
+      value_files = ["../../base/values.yaml", "values-prd.yaml", "https://example.com/v.yaml", "../../../../../up.yaml", "/apps/web/base/values.yaml", "/apps/web/base/valus.yaml"]
+      file_parameter {
+        name = "cert"
+        path = "patches/hpa.yml"
+      }
+    }
+  }
+}
+app "tolerant" {
+  namespace = "b"
+  source {
+    path = "apps/web/overlays/prod"
+    helm {
+      value_files                = ["absent.yaml"]
+      ignore_missing_value_files = true
+    }
+  }
+}
+app "kust" {
+  namespace = "c"
+  source {
+    path = "apps/web/overlays/prod"
+    kustomize {
+      components = ["../../components/tracing", "../../components/tracng"]
+      patch {
+        path = "patches/hpa.yaml"
+      }
+      patch {
+        path = "patches/pdb.yaml"
+      }
+    }
+  }
+}
+app "jsonnet" {
+  namespace = "d"
+  source {
+    path = "apps/web/overlays/prod"
+    directory {
+      jsonnet {
+        libs = ["vendor", "vendr"]
+      }
+    }
+  }
+}`
+	co := &Checkout{Dir: "/repo", FS: fsys, Remotes: []string{"https://git.example.com/platform.git"}}
+	_, diags := Compile(parse(t, src), Options{Checkout: co})
+	offset := strings.Count(header, "\n")
+	var got []string
+	for _, d := range diags {
+		got = append(got, fmt.Sprintf("%d:%d %s", d.Subject.Start.Line-offset, d.Subject.Start.Column, d.Summary))
+	}
+	want := []string{
+		"7:48 Git path not found",
+		"7:97 Invalid values file",
+		"7:153 Git path not found",
+		"10:16 Git path not found",
+		"30:49 Git path not found",
+		"35:16 Git path not found",
+		"46:27 Git path not found",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("diagnostics:\n%s\nwant:\n%s\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"), diags.Error())
+	}
+	for i, phrase := range []string{
+		`relative to the source's path "apps/web/overlays/prod", so from the root it is "apps/web/overlays/prod/values-prd.yaml"`,
+		`leads outside the repository from the source's path "apps/web/overlays/prod"`,
+		`values file "/apps/web/base/valus.yaml" does not exist in the platform repository at /repo; Argo CD resolves it from the repository's root, at the platform's revision, which this checkout stands for. Did you mean "/apps/web/base/values.yaml"?`,
+		`Did you mean "patches/hpa.yaml"?`,
+		`Did you mean "../../components/tracing"?`,
+		`The nearest existing directory is "patches".`,
+		`Did you mean "vendor"?`,
+	} {
+		if !strings.Contains(diags[i].Detail, phrase) {
+			t.Errorf("diagnostic %d: %q does not say %q", i, diags[i].Detail, phrase)
+		}
+	}
+	if !strings.Contains(diags[0].Detail, `Did you mean "values-prod.yaml"?`) {
+		t.Errorf("no suggestion relative to the source's path: %s", diags[1].Detail)
+	}
+
+	// Outside a checkout nothing is looked up, but leaving the
+	// repository is still refused.
+	_, diags = Compile(parse(t, src), Options{})
+	if len(diags) != 1 || diags[0].Summary != "Invalid values file" {
+		t.Errorf("without a checkout: %v", diags)
+	}
+}

@@ -246,6 +246,35 @@ func checkRepoPath(s string) string {
 	return ""
 }
 
+// checkRelPath checks a path Argo CD resolves relative to a source's
+// path: like a repository path, but it may climb out of the source's
+// directory first ("../common/values.yaml"), and one starting with "/"
+// is from the repository's root (the chart's, for a chart), as Argo CD's
+// repo server reads it. Whether it stays in the repository is checked
+// against the source's path (inSource).
+func checkRelPath(s string) string {
+	switch {
+	case strings.HasPrefix(s, "/"):
+		return checkRepoPath(s[1:])
+	case !pathChars.MatchString(s):
+		return "holds characters platc does not accept in a path"
+	case path.Clean(s) != s:
+		return fmt.Sprintf("is not written plainly (that is %q)", path.Clean(s))
+	}
+	return ""
+}
+
+// inSource is p, relative to the source's path dir, as a path from the
+// repository's root, as Argo CD resolves it; ok is false when it leaves
+// the repository (Argo CD: "resolved to outside repository root").
+func inSource(dir, p string) (string, bool) {
+	if rest, ok := strings.CutPrefix(p, "/"); ok {
+		return path.Clean(rest), true // from the root; the grammar refused ".."
+	}
+	j := path.Join(dir, p)
+	return j, j != ".." && !strings.HasPrefix(j, "../")
+}
+
 // URLs.
 var (
 	gHelmRepo = &grammar{
@@ -351,9 +380,9 @@ var (
 			if strings.Contains(s, "://") {
 				return urlCheck("https", "http")(s)
 			}
-			return checkRepoPath(s)
+			return checkRelPath(s)
 		},
-		hint: "Write a path relative to the chart or Git path, such as \"values-prod.yaml\", or an https URL.",
+		hint: "Write a path relative to the chart or Git path, such as \"values-prod.yaml\" or \"../common/values.yaml\", one from the repository's root, such as \"/common/values.yaml\", or an https URL.",
 	}
 )
 

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"encoding/json"
 	"fmt"
 	"path"
 	"regexp"
@@ -52,7 +53,7 @@ func (c *compilation) sourceOptions(ls *lang.Source, s *ir.Source, chart, refOnl
 		}
 	}
 	if h := ls.Helm; h != nil {
-		s.Helm = c.helm(h, declared)
+		s.Helm = c.helm(h, declared, s.Path, chart)
 	}
 	if k := ls.Kustomize; k != nil {
 		s.Kustomize = c.kustomize(k, s.Path)
@@ -65,8 +66,9 @@ func (c *compilation) sourceOptions(ls *lang.Source, s *ir.Source, chart, refOnl
 	}
 }
 
-// helm lowers a helm block.
-func (c *compilation) helm(h *lang.Helm, declared map[string]hcl.Range) *ir.Helm {
+// helm lowers a helm block of a source whose Git path is dir, or of a
+// chart.
+func (c *compilation) helm(h *lang.Helm, declared map[string]hcl.Range, dir string, chart bool) *ir.Helm {
 	e := c.eval
 	out := &ir.Helm{}
 	if v, ok := e.value(h.Values, cty.DynamicPseudoType, ""); ok {
@@ -79,7 +81,7 @@ func (c *compilation) helm(h *lang.Helm, declared map[string]hcl.Range) *ir.Helm
 			}
 		}
 	}
-	out.ValueFiles = c.valueFiles(h.ValueFiles, declared)
+	out.ValueFiles = c.valueFiles(h.ValueFiles, declared, dir, chart)
 	out.ReleaseName, _ = e.typed(h.ReleaseName, gReleaseName)
 	out.SkipCRDs, _ = e.boolean(h.SkipCRDs)
 	out.SkipTests, _ = e.boolean(h.SkipTests)
@@ -107,6 +109,11 @@ func (c *compilation) helm(h *lang.Helm, declared map[string]hcl.Range) *ir.Helm
 		fp := ir.HelmFileParameter{}
 		fp.Name, _ = e.typed(p.Name, gHelmParamName)
 		fp.Path, _ = e.typed(p.Path, gValueFile)
+		if why := c.leaves(fp.Path, dir, chart); why != "" {
+			c.diags = append(c.diags, diag.Error(p.Path.Expr.Range(), "Invalid path",
+				fmt.Sprintf("file_parameter path %s %s. %s", quoteShort(fp.Path), why, gValueFile.hint)))
+			fp.Path = ""
+		}
 		out.FileParameters = append(out.FileParameters, fp)
 	}
 	return out
@@ -116,8 +123,10 @@ func (c *compilation) helm(h *lang.Helm, declared map[string]hcl.Range) *ir.Helm
 // is written "$REF/path", and REF must be the ref of one of the app's
 // sources: Argo CD would otherwise fail the sync with "values file not
 // found" long after the build. Each element is checked at its own range
-// when the list is written out.
-func (c *compilation) valueFiles(a *hcl.Attribute, declared map[string]hcl.Range) []string {
+// when the list is written out. A file without "$" is relative to the
+// source's path dir (or the chart), and must not leave the repository
+// (or the chart) from there, as Argo CD requires.
+func (c *compilation) valueFiles(a *hcl.Attribute, declared map[string]hcl.Range, dir string, chart bool) []string {
 	list, ok := c.eval.strList(a)
 	if !ok {
 		return nil
@@ -139,6 +148,10 @@ func (c *compilation) valueFiles(a *hcl.Attribute, declared map[string]hcl.Range
 		if !strings.HasPrefix(f, "$") {
 			if why := gValueFile.validate(f); why != "" {
 				c.diags = append(c.diags, gValueFile.diagnose(f, why, at(i)))
+				continue
+			}
+			if why := c.leaves(f, dir, chart); why != "" {
+				c.diags = append(c.diags, diag.Error(at(i), "Invalid values file", fmt.Sprintf("%s %s. %s", quoteShort(f), why, gValueFile.hint)))
 				continue
 			}
 			out = append(out, f)
@@ -174,6 +187,24 @@ func (c *compilation) valueFiles(a *hcl.Attribute, declared map[string]hcl.Range
 	return out
 }
 
+// leaves says why f, a file of a source whose Git path is dir (or of a
+// chart), is outside what Argo CD lets it read, or "".
+func (c *compilation) leaves(f, dir string, chart bool) string {
+	if f == "" || strings.Contains(f, "://") {
+		return ""
+	}
+	if chart {
+		if f == ".." || strings.HasPrefix(f, "../") {
+			return "leaves the chart; Argo CD reads a chart's values files from the chart"
+		}
+		return ""
+	}
+	if _, ok := inSource(dir, f); !ok {
+		return fmt.Sprintf("leads outside the repository from the source's path %q; Argo CD refuses a file resolved outside the repository root", dir)
+	}
+	return ""
+}
+
 // kustomize lowers a kustomize block.
 func (c *compilation) kustomize(k *lang.Kustomize, dir string) *ir.Kustomize {
 	e := c.eval
@@ -188,8 +219,8 @@ func (c *compilation) kustomize(k *lang.Kustomize, dir string) *ir.Kustomize {
 	// beside its overlays ("../../components/tracing"); they must stay
 	// in the repository.
 	for _, comp := range c.boundedList(k.Components, gComponent) {
-		if p := path.Join(dir, comp); p == ".." || strings.HasPrefix(p, "../") {
-			c.diags = append(c.diags, diag.Error(k.Components.Expr.Range(), "Invalid path",
+		if _, ok := inSource(dir, comp); !ok {
+			c.diags = append(c.diags, diag.Error(c.elemRange(k.Components, comp), "Invalid path",
 				fmt.Sprintf("%s leads outside the repository from the source's path %q. %s", quoteShort(comp), dir, gComponent.hint)))
 			continue
 		}
@@ -265,8 +296,8 @@ func (c *compilation) directory(d *lang.Directory) *ir.Directory {
 	out.Exclude, _ = e.typed(d.Exclude, gGlob)
 	if j := d.Jsonnet; j != nil {
 		out.Jsonnet = &ir.Jsonnet{
-			ExtVars: c.vars(j.ExtVars),
-			TLAs:    c.vars(j.TLAs),
+			ExtVars: c.jsonnetVars(j.ExtVars),
+			TLAs:    c.jsonnetVars(j.TLAs),
 			Libs:    c.boundedList(j.Libs, gRepoPath),
 		}
 	}
@@ -282,6 +313,82 @@ func (c *compilation) vars(a *hcl.Attribute) []ir.Var {
 		out = append(out, ir.Var{Name: k, Value: m[k]})
 	}
 	return out
+}
+
+// jsonnetVars evaluates ext_vars or tlas, sorted by name. A string is a
+// Jsonnet string; a number, bool, null, list or object is data Jsonnet
+// reads as code (issue 22): platc writes it as compact JSON with code set,
+// and JSON is Jsonnet that only evaluates to itself. What an author
+// writes is never passed as Jsonnet source, so no expression of theirs
+// runs in the repo server.
+func (c *compilation) jsonnetVars(a *hcl.Attribute) []ir.JsonnetVar {
+	v, ok := c.eval.value(a, cty.DynamicPseudoType, "")
+	if !ok {
+		return nil
+	}
+	if !v.IsKnown() || !v.Type().IsObjectType() && !v.Type().IsMapType() {
+		c.diags = append(c.diags, diag.Error(a.Expr.Range(), "Incorrect attribute value type",
+			fmt.Sprintf("%s must be an object of variable names to values, such as { cluster = \"prod-1\", replicas = 3 }; got %s.", a.Name, friendlyType(v.Type()))))
+		return nil
+	}
+	if v.LengthInt() > maxMapEntries {
+		c.diags = append(c.diags, diag.Error(a.Expr.Range(), "Too many entries",
+			fmt.Sprintf("%s has %d entries; at most %d are allowed.", a.Name, v.LengthInt(), maxMapEntries)))
+		return nil
+	}
+	vals := v.AsValueMap()
+	var out []ir.JsonnetVar
+	for _, k := range sortedKeys(vals) {
+		ev := vals[k]
+		kr, vr := c.entryRanges(a, k)
+		if why := gVarName.validate(k); why != "" {
+			c.diags = append(c.diags, gVarName.diagnose(k, why, kr))
+			continue
+		}
+		if !ev.IsNull() && ev.Type() == cty.String {
+			s := ev.AsString()
+			if why := gText.validate(s); why != "" && s != "" {
+				c.diags = append(c.diags, gText.diagnose(s, why, vr))
+				continue
+			}
+			out = append(out, ir.JsonnetVar{Name: k, Value: s})
+			continue
+		}
+		jv, ok := c.dataValue(ev, vr)
+		if !ok {
+			continue
+		}
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		// Jsonnet reads "<" as well as "\u003c"; the plain form is
+		// what a reader of the Application expects.
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(jv); err != nil {
+			c.diags = append(c.diags, diag.Error(vr, "Unsupported value", fmt.Sprintf("%s[%q] cannot be written as JSON: %s.", a.Name, k, err)))
+			continue
+		}
+		// Argo CD substitutes its build environment ($ARGOCD_APP_NAME)
+		// into every variable before Jsonnet reads it; a value with a
+		// quote in it would then turn data into code. "$" occurs in
+		// compact JSON only inside strings, and Jsonnet reads the
+		// escape as "$", so the data reaches Jsonnet as written.
+		text := strings.ReplaceAll(strings.TrimSuffix(b.String(), "\n"), "$", `\u0024`)
+		// Compact JSON has "{{" or "{%" only inside a string, so this
+		// checks every string and key of the value at once.
+		if why := gJsonnetData.validate(text); why != "" {
+			c.diags = append(c.diags, gJsonnetData.diagnose(text, why, vr))
+			continue
+		}
+		out = append(out, ir.JsonnetVar{Name: k, Value: text, Code: true})
+	}
+	return out
+}
+
+// gJsonnetData is a Jsonnet variable's value written as JSON.
+var gJsonnetData = &grammar{
+	what: "Jsonnet variable", max: 1 << 16,
+	check: gText.check,
+	hint:  "A Jsonnet variable is a string, or data (a number, bool, list or object) of at most 64 KiB as JSON, without template delimiters in its strings.",
 }
 
 // plugin lowers a plugin block. Parameters are strings, lists of strings

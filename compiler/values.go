@@ -49,10 +49,10 @@ func checkNumbers(v cty.Value) (why string) {
 			return "An infinite number cannot be written to YAML. Write the number you mean."
 		}
 		if f, _ := bf.Float64(); math.IsInf(f, 0) {
-			return fmt.Sprintf("%s is beyond the range of the 64-bit floating-point numbers Helm and Argo CD read values into (about 1.8e308). Write it as a string if the chart expects text.", shortNumber(bf))
+			return fmt.Sprintf("%s is beyond the range of the 64-bit floating-point numbers Helm, Jsonnet and Argo CD read values into (about 1.8e308). Write it as a string if the chart or Jsonnet program expects text.", shortNumber(bf))
 		}
 		if bf.IsInt() && new(big.Float).Abs(bf).Cmp(maxExactInteger) > 0 {
-			return fmt.Sprintf("%s is an integer larger than 2^53; Helm and Argo CD read numbers as 64-bit floats, so the chart would get a different number. Write it as a string, such as \"%s\", if the chart accepts one.", shortNumber(bf), shortNumber(bf))
+			return fmt.Sprintf("%s is an integer larger than 2^53; Helm, Jsonnet and Argo CD read numbers as 64-bit floats, so the chart or Jsonnet program would get a different number. Write it as a string, such as \"%s\", if it accepts one.", shortNumber(bf), shortNumber(bf))
 		}
 	case t.IsListType() || t.IsSetType() || t.IsTupleType() || t.IsMapType() || t.IsObjectType():
 		for it := v.ElementIterator(); it.Next(); {

@@ -43,16 +43,11 @@ func (r *run) deployApps(ctx context.Context) int {
 	perms := append(basePermissions(), r.workflowPermissions()...)
 	perms = append(perms, r.appPermissions()...)
 	perms = append(perms, driftPermissions(r.cfg.Program.Platform.ArgoCD.Namespace)...)
-	dests := destinations(r.cfg.ScopeApps)
-	if len(dests) > 0 {
-		// Asked only when an app in scope deploys to another cluster:
-		// the Secrets hold that cluster's credentials.
-		perms = append(perms, preflight.Permission{Verb: "list", Resource: "secrets", Namespace: r.cfg.Program.Platform.ArgoCD.Namespace,
-			Why: "to check Argo CD knows the clusters apps deploy to (its cluster Secrets)"})
-	}
+	perms, dests := r.destinationCheck(perms)
 	opts := r.clusterOptions(perms, DeployTemplate)
 	opts.Adopted = adopted(r.cfg.ScopeApps)
 	opts.Destinations = dests
+	opts.DestinationsNeed = "an Application for a cluster Argo CD does not know never syncs"
 	cr, code := r.phase0(ctx, true, opts)
 	if code != exitcode.OK {
 		return code
@@ -245,6 +240,21 @@ func adopted(scope []*ir.App) []preflight.Adopted {
 		}
 	}
 	return out
+}
+
+// destinationCheck is what Phase 0 needs to check that Argo CD knows
+// the declared clusters the apps in scope deploy to: the clusters, and
+// perms with the permission to list Argo CD's cluster Secrets, asked
+// only when an app in scope deploys to another cluster, since those
+// Secrets hold the clusters' credentials. Deploy, validate and teardown
+// all run it.
+func (r *run) destinationCheck(perms []preflight.Permission) ([]preflight.Permission, []preflight.Destination) {
+	dests := destinations(r.cfg.ScopeApps)
+	if len(dests) > 0 {
+		perms = append(perms, preflight.Permission{Verb: "list", Resource: "secrets", Namespace: r.cfg.Program.Platform.ArgoCD.Namespace,
+			Why: "to check Argo CD knows the clusters apps deploy to (its cluster Secrets)"})
+	}
+	return perms, dests
 }
 
 // destinations lists the declared clusters the apps of scope with a

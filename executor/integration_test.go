@@ -600,9 +600,11 @@ func TestDeployAdoptedApplication(t *testing.T) {
 }
 
 // An app deploying to another cluster needs Argo CD to know that
-// cluster as its environment declares it: deploy's Phase 0 asks for the
-// cluster Secrets only then, stops while the cluster is unknown or
-// registered with another server, and goes on once it is registered.
+// cluster as its environment declares it: Phase 0 of deploy, teardown
+// and validate asks for the cluster Secrets only then; deploy and
+// teardown stop while the cluster is unknown or registered with another
+// server, validate warns and goes on, and all go on once it is
+// registered.
 func TestDeployDestinationCluster(t *testing.T) {
 	f := newFixture(t, "dest")
 	src, err := os.ReadFile(filepath.Join(f.dir, "platform.hcl"))
@@ -629,7 +631,28 @@ func TestDeployDestinationCluster(t *testing.T) {
 	r = f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
 	expect(t, r, exitcode.Failure, "failed")
 	contains(t, "report", r.out, "Phase 0 found blocking problems: destination-clusters",
-		`Argo CD knows no cluster named \"edge-eu\" (apps api)`)
+		`Argo CD knows no cluster named \"edge-eu\" (apps api) (an Application for a cluster Argo CD does not know never syncs)`)
+
+	// Teardown stops there too: Argo CD could not delete what api
+	// deployed. Validate only warns, and goes on to report every app.
+	r = f.run(t, config.Teardown, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, exitcode.Failure, "failed")
+	contains(t, "report", r.out, "Phase 0 found blocking problems: destination-clusters",
+		`Argo CD knows no cluster named \"edge-eu\" (apps api) (Argo CD cannot delete what the apps deployed there`)
+	if f.countWorkflows(t) != 0 {
+		t.Error("teardown's Phase 0 failed but a workflow was submitted")
+	}
+	r = f.run(t, config.Validate, testenv.AdminToken, nil)
+	contains(t, "report", r.out, `"name":"destination-clusters","status":"warn"`,
+		`Argo CD knows no cluster named \"edge-eu\" (apps api) (the apps deploying there cannot be Synced or Healthy)`)
+	contains(t, "logs", r.logs, `"phase":"verification"`)
+	if strings.Contains(r.out, "Phase 0 found blocking problems") {
+		t.Errorf("validate stopped at an unknown cluster:\n%s", r.out)
+	}
+	// Validate's least-privileged reader is told which permission the
+	// remote cluster adds, as the deployer is.
+	r = f.run(t, config.Validate, testenv.DeployerToken, nil)
+	contains(t, "report", r.out, "list secrets in namespace argocd-dest")
 
 	secret := `apiVersion: v1
 kind: Secret
@@ -655,6 +678,10 @@ stringData:
 	r = f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
 	expect(t, r, exitcode.OK, "dry-run")
 	contains(t, "logs", r.logs, "Argo CD knows the 1 declared cluster apps deploy to: edge-eu")
+	for _, action := range []config.Action{config.Validate, config.Teardown} {
+		r = f.run(t, action, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
+		contains(t, "logs", r.logs, "Argo CD knows the 1 declared cluster apps deploy to: edge-eu")
+	}
 }
 
 func (f *fixture) runKubeconfig(t *testing.T, kc []byte) result {

@@ -42,7 +42,11 @@ func (r *run) teardown(ctx context.Context) int {
 	perms = append(perms,
 		preflight.Permission{Verb: "list", Resource: "persistentvolumeclaims", Why: "to report volumes kept or left behind"},
 		preflight.Permission{Verb: "list", Resource: "namespaces", Why: "to report namespaces stuck terminating"})
-	cr, code := r.phase0(ctx, true, r.clusterOptions(perms, TeardownTemplate))
+	perms, dests := r.destinationCheck(perms)
+	opts := r.clusterOptions(perms, TeardownTemplate)
+	opts.Destinations = dests
+	opts.DestinationsNeed = "Argo CD cannot delete what the apps deployed there, so the teardown would wait on their Applications until it times out"
+	cr, code := r.phase0(ctx, true, opts)
 	if code != exitcode.OK {
 		return code
 	}

@@ -39,8 +39,13 @@ func (r *run) driftOutcome(code int) int {
 // validateApps is validate without what removed apps add to the outcome.
 func (r *run) validateApps(ctx context.Context) int {
 	perms := append(basePermissions(), r.appPermissions()...)
-	opts := r.clusterOptions(append(perms, driftPermissions(r.cfg.Program.Platform.ArgoCD.Namespace)...))
+	perms, dests := r.destinationCheck(append(perms, driftPermissions(r.cfg.Program.Platform.ArgoCD.Namespace)...))
+	opts := r.clusterOptions(perms)
 	opts.Advisory = true
+	// An unknown cluster only warns: validate goes on to report every
+	// app, those deploying there included.
+	opts.Destinations = dests
+	opts.DestinationsNeed = "the apps deploying there cannot be Synced or Healthy"
 	opts.Templates, opts.ClusterTemplates = nil, nil
 	cr, code := r.phase0(ctx, false, opts)
 	if code != exitcode.OK {

@@ -40,8 +40,8 @@
 // ignoreDifferences, labels, annotations, info, the revision history,
 // the resources finalizer, sync retry and managed namespace metadata.
 // The compiler judges every such value (trial): an Application platc
-// cannot express (another cluster, a Jsonnet variable that is code, a
-// field the language lacks, a value its grammars refuse) is adopted
+// cannot express (a Jsonnet variable that is code rather than JSON data,
+// a field the language lacks, a value its grammars refuse) is adopted
 // rather than translated: its app has no source, and the Application is
 // kept verbatim for the user to keep applying.
 package importer

@@ -32,7 +32,7 @@ func (im *importer) writeHCL() []byte {
 		}
 	}
 	if len(im.clusters) > 0 {
-		w("\n# %s\n", comment("The clusters besides Argo CD's own that Applications deploy to, as Argo CD knows them: platc deploy checks in Phase 0 that it does."))
+		w("\n# %s\n", comment("The clusters besides Argo CD's own that Applications deploy to, as Argo CD knows them: platc deploy, validate and teardown check in Phase 0 that it does."))
 		w("environment %s {\n", str(compiler.DefaultEnv))
 		cls := slices.Clone(im.clusters)
 		slices.SortFunc(cls, func(a, b *clusterOut) int { return strings.Compare(a.name, b.name) })

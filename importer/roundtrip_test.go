@@ -178,6 +178,19 @@ func normalize(t *testing.T, app map[string]any) map[string]any {
 		if src["chart"] == nil && src["targetRevision"] == nil {
 			src["targetRevision"] = "HEAD"
 		}
+		if j, ok := dig(src, "directory", "jsonnet").(map[string]any); ok {
+			for _, k := range []string{"extVars", "tlas"} {
+				vs, _ := j[k].([]any)
+				for _, x := range vs {
+					normalizeJsonnetVar(t, x.(map[string]any))
+				}
+				// Variables are named: their order means nothing
+				// to Jsonnet, and HCL writes them as a map.
+				slices.SortStableFunc(vs, func(a, b any) int {
+					return strings.Compare(fmt.Sprint(dig(a, "name")), fmt.Sprint(dig(b, "name")))
+				})
+			}
+		}
 		if h, ok := src["helm"].(map[string]any); ok {
 			if v, ok := h["values"].(string); ok {
 				if h["valuesObject"] == nil && strings.TrimSpace(v) != "" {
@@ -221,6 +234,31 @@ func normalize(t *testing.T, app map[string]any) map[string]any {
 		})
 	}
 	return prune(jsonTree(t, app)).(map[string]any)
+}
+
+// normalizeJsonnetVar writes a Jsonnet variable that is JSON data one
+// way: the import carries it as an HCL value, and the build writes it as
+// compact JSON, a string as a plain variable (Jsonnet reads "\"a\"" with
+// code: true and "a" without it alike).
+func normalizeJsonnetVar(t *testing.T, v map[string]any) {
+	t.Helper()
+	if v["code"] != true {
+		return
+	}
+	var data any
+	if err := json.Unmarshal([]byte(v["value"].(string)), &data); err != nil {
+		return // code, not data: compared as written
+	}
+	if s, ok := data.(string); ok {
+		v["value"] = s
+		delete(v, "code")
+		return
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v["value"] = string(b)
 }
 
 // prune leaves out false, "", empty lists and maps, and null, which

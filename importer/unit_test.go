@@ -1,15 +1,18 @@
 package importer
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-jsonnet"
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
 	"github.com/zclconf/go-cty/cty"
+	ctyjson "github.com/zclconf/go-cty/cty/json"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/lint/manifest"
@@ -431,5 +434,64 @@ metadata:
 	}
 	if !found {
 		t.Errorf("the adopted app's wait hook is not listed for deletion: %+v", res.Report.Hooks)
+	}
+}
+
+// A Jsonnet variable with code: true is carried as data only when it is
+// data: Jsonnet itself (go-jsonnet, the library Argo CD's repo server
+// evaluates with) gives the same value for the original text as the
+// importer read. Anything else is code, and adopted.
+func TestJsonnetData(t *testing.T) {
+	for _, tc := range []struct {
+		text, why string
+	}{
+		{`3`, ""},
+		{`-2.5e3`, ""},
+		{`"storefront"`, ""},
+		{`null`, ""},
+		{` {"a": [1, "x", true, null, {}], "b": {"c": []}} `, ""},
+		{`"\u0041 \n"`, ""},
+		{`1 + 1`, "not JSON data"},
+		{`{a: 1}`, "not JSON data"},
+		{`[1,]`, "not JSON data"},
+		{`{} {}`, "not JSON data"},
+		{`std.extVar("x")`, "not JSON data"},
+		{`{"a": 1, "a": 2}`, "not JSON data"},
+		{`{"app": "$ARGOCD_APP_NAME"}`, "substituted"},
+		{strings.Repeat("[", 70) + strings.Repeat("]", 70), "not JSON data"},
+	} {
+		t.Run(tc.text, func(t *testing.T) {
+			v, why := jsonnetData(tc.text)
+			if tc.why == "" && why != "" || tc.why != "" && !strings.Contains(why, tc.why) {
+				t.Fatalf("jsonnetData(%q) says %q, want %q", tc.text, why, tc.why)
+			}
+			if why != "" {
+				return
+			}
+			b, err := ctyjson.Marshal(v, v.Type())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got any
+			if err := json.Unmarshal(b, &got); err != nil {
+				t.Fatal(err)
+			}
+			out, err := jsonnet.MakeVM().EvaluateAnonymousSnippet("tla", tc.text)
+			if err != nil {
+				t.Fatalf("Jsonnet refuses %q, which the importer took for data: %v", tc.text, err)
+			}
+			var want any
+			if err := json.Unmarshal([]byte(out), &want); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%q: the importer's value differs from Jsonnet's (-jsonnet +importer):\n%s", tc.text, diff)
+			}
+		})
+	}
+	// Jsonnet refuses a duplicate key, so such text is no JSON data
+	// Jsonnet would read.
+	if _, err := jsonnet.MakeVM().EvaluateAnonymousSnippet("tla", `{"a": 1, "a": 2}`); err == nil {
+		t.Error("Jsonnet accepts a duplicate key; the importer need not refuse it")
 	}
 }

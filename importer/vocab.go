@@ -1,7 +1,9 @@
 package importer
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strconv"
@@ -32,6 +34,7 @@ const (
 	kBlock                     // mapping → nested block
 	kBlocks                    // list of mappings → one block each
 	kNameValues                // list of {name, value} → map attribute
+	kJsonnetVars               // list of {name, value, code} → object attribute
 	kPluginParams              // plugin parameters → object attribute
 )
 
@@ -70,8 +73,8 @@ var (
 		{"include", "include", kString, nil},
 		{"exclude", "exclude", kString, nil},
 		{"jsonnet", "jsonnet", kBlock, []field{
-			{"extVars", "ext_vars", kNameValues, nil},
-			{"tlas", "tlas", kNameValues, nil},
+			{"extVars", "ext_vars", kJsonnetVars, nil},
+			{"tlas", "tlas", kJsonnetVars, nil},
 			{"libs", "libs", kStrings, nil},
 		}},
 	}
@@ -170,9 +173,6 @@ func hclField(v *yaml.Node, at string, f field) (lines []string, why []string) {
 		for _, it := range items(v) {
 			name := manifest.Str(manifest.Lookup(it, "name"))
 			val := manifest.Lookup(it, "value")
-			if c, _ := yamlBool(manifest.Lookup(it, "code")); c {
-				return nil, []string{fmt.Sprintf("its %s %q is Jsonnet code, which platc does not pass on (nothing an author writes runs as code)", at, name)}
-			}
 			if _, dup := m[name]; dup || name == "" || val == nil || val.Kind != yaml.ScalarNode || len(it.Content) > 6 {
 				return bad("a list of distinct names with string values")
 			}
@@ -182,6 +182,36 @@ func hclField(v *yaml.Node, at string, f field) (lines []string, why []string) {
 			return bad("a list of names and values")
 		}
 		return []string{f.hcl + " = " + valueText(strMapValue(m))}, nil
+	case kJsonnetVars:
+		obj := map[string]cty.Value{}
+		for _, it := range items(v) {
+			name := manifest.Str(manifest.Lookup(it, "name"))
+			val := manifest.Lookup(it, "value")
+			code := false
+			if c := manifest.Lookup(it, "code"); c != nil {
+				b, ok := yamlBool(c)
+				if !ok {
+					return bad("a list of names and values with code true or false")
+				}
+				code = b
+			}
+			if _, dup := obj[name]; dup || name == "" || val == nil || val.Kind != yaml.ScalarNode || len(it.Content) > 6 {
+				return bad("a list of distinct names with string values")
+			}
+			if !code {
+				obj[name] = cty.StringVal(val.Value)
+				continue
+			}
+			cv, why := jsonnetData(val.Value)
+			if why != "" {
+				return nil, []string{fmt.Sprintf("its %s %q is Jsonnet code, %s: platc passes Argo CD no code that an author or a repository wrote, since nothing user-supplied may run as code (docs/security.md)", at, name, why)}
+			}
+			obj[name] = cv
+		}
+		if v.Kind != yaml.SequenceNode {
+			return bad("a list of names and values")
+		}
+		return []string{f.hcl + " = " + valueText(cty.ObjectVal(obj))}, nil
 	case kPluginParams:
 		obj := map[string]cty.Value{}
 		for _, it := range items(v) {
@@ -237,6 +267,93 @@ func hclField(v *yaml.Node, at string, f field) (lines []string, why []string) {
 		return lines, why
 	}
 	return nil, []string{fmt.Sprintf("its %s cannot be read", at)}
+}
+
+// jsonnetData reads the value of a Jsonnet variable with code: true as
+// the data it is, or says why it is code: JSON (a subset of Jsonnet) is
+// data, with no duplicate key (Jsonnet refuses those) and no "$", which
+// Argo CD substitutes from its build environment before Jsonnet reads
+// the text, so the result would depend on more than the value.
+func jsonnetData(text string) (cty.Value, string) {
+	notJSON := "not JSON data"
+	if strings.Contains(text, "$") {
+		return cty.NilVal, "substituted from Argo CD's build environment (\"$\") before Jsonnet reads it"
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	v, ok := jsonToCty(dec, 0)
+	if !ok {
+		return cty.NilVal, notJSON
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return cty.NilVal, notJSON
+	}
+	return v, ""
+}
+
+// jsonToCty reads one JSON value from dec as an HCL value, refusing
+// duplicate keys and nesting deeper than 64.
+func jsonToCty(dec *json.Decoder, depth int) (cty.Value, bool) {
+	tok, err := dec.Token()
+	if err != nil || depth > 64 {
+		return cty.NilVal, false
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		switch t {
+		case '{':
+			obj := map[string]cty.Value{}
+			for dec.More() {
+				kt, err := dec.Token()
+				k, ok := kt.(string)
+				if err != nil || !ok {
+					return cty.NilVal, false
+				}
+				if _, dup := obj[k]; dup {
+					return cty.NilVal, false
+				}
+				v, ok := jsonToCty(dec, depth+1)
+				if !ok {
+					return cty.NilVal, false
+				}
+				obj[k] = v
+			}
+			if _, err := dec.Token(); err != nil {
+				return cty.NilVal, false
+			}
+			if len(obj) == 0 {
+				return cty.EmptyObjectVal, true
+			}
+			return cty.ObjectVal(obj), true
+		case '[':
+			var list []cty.Value
+			for dec.More() {
+				v, ok := jsonToCty(dec, depth+1)
+				if !ok {
+					return cty.NilVal, false
+				}
+				list = append(list, v)
+			}
+			if _, err := dec.Token(); err != nil {
+				return cty.NilVal, false
+			}
+			if len(list) == 0 {
+				return cty.EmptyTupleVal, true
+			}
+			return cty.TupleVal(list), true
+		}
+		return cty.NilVal, false
+	case string:
+		return cty.StringVal(t), true
+	case bool:
+		return cty.BoolVal(t), true
+	case json.Number:
+		n, err := cty.ParseNumberVal(t.String())
+		return n, err == nil
+	case nil:
+		return cty.NullVal(cty.DynamicPseudoType), true
+	}
+	return cty.NilVal, false
 }
 
 // block is an HCL block of the given lines.

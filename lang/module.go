@@ -297,9 +297,9 @@ type Directory struct {
 	DeclRange                 hcl.Range
 }
 
-// Jsonnet holds the Jsonnet options of a directory source. Variables are
-// strings only: Argo CD reads a code variable as Jsonnet, and nothing an
-// HCL author writes may run as code.
+// Jsonnet holds the Jsonnet options of a directory source. A variable is
+// a string or a typed value the compiler passes as JSON, never Jsonnet
+// code an HCL author wrote.
 type Jsonnet struct {
 	ExtVars, TLAs, Libs *hcl.Attribute
 	DeclRange           hcl.Range

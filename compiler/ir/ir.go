@@ -432,10 +432,19 @@ type Directory struct {
 	Jsonnet          *Jsonnet
 }
 
-// Jsonnet holds Jsonnet string variables and library paths.
+// Jsonnet holds Jsonnet variables and library paths.
 type Jsonnet struct {
-	ExtVars, TLAs []Var
+	ExtVars, TLAs []JsonnetVar
 	Libs          []string
+}
+
+// JsonnetVar is one Jsonnet variable. A string is passed as a string; any
+// other value is passed as its JSON text with Code set, which Argo CD
+// hands to Jsonnet as code: JSON is a subset of Jsonnet, so the text
+// evaluates to exactly that data and nothing else.
+type JsonnetVar struct {
+	Name, Value string
+	Code        bool
 }
 
 // Plugin is a config management plugin and what it is given.

@@ -101,9 +101,12 @@ type ClusterOptions struct {
 	// a missing Application themselves).
 	Adopted []Adopted
 	// Destinations are the declared clusters besides the in-cluster one
-	// that the apps in scope deploy to; Argo CD must know each (deploy
-	// sets it).
-	Destinations []Destination
+	// that the apps in scope deploy to; Argo CD must know each (deploy,
+	// validate and teardown set it). DestinationsNeed says what goes
+	// wrong for the action when it does not, for the message; under
+	// Advisory an unknown cluster only warns.
+	Destinations     []Destination
+	DestinationsNeed string
 }
 
 // ClusterReport is the cluster half of Phase 0.

@@ -28,8 +28,10 @@ type Destination struct {
 // checkDestinations makes sure Argo CD knows every cluster the apps in
 // scope deploy to, as their environment declares it: an Application for
 // a cluster Argo CD does not know never syncs, and the deploy would
-// only find out when its step times out. The cluster Argo CD runs in is
-// always known and never asked about.
+// only find out when its step times out; a teardown would wait forever
+// on the Application's resources finalizer; validate would only see
+// apps that are not Healthy. The cluster Argo CD runs in is always known
+// and never asked about.
 func checkDestinations(ctx context.Context, c *cluster.Client, opts ClusterOptions, r *ClusterReport) {
 	if len(opts.Destinations) == 0 {
 		return
@@ -67,8 +69,15 @@ func checkDestinations(ctx context.Context, c *cluster.Client, opts ClusterOptio
 		}
 	}
 	if len(problems) > 0 {
-		r.add("destination-clusters", Fail, "%s; register each cluster with Argo CD under the name and server its environment's cluster block declares (argocd cluster add --name, or a Secret labelled %s in namespace %s), or correct the cluster block",
-			strings.Join(problems, "; "), ClusterSecretSelector, opts.ArgoCDNamespace)
+		status, need := Fail, ""
+		if opts.Advisory {
+			status = Warn
+		}
+		if opts.DestinationsNeed != "" {
+			need = " (" + opts.DestinationsNeed + ")"
+		}
+		r.add("destination-clusters", status, "%s%s; register each cluster with Argo CD under the name and server its environment's cluster block declares (argocd cluster add --name, or a Secret labelled %s in namespace %s), or correct the cluster block",
+			strings.Join(problems, "; "), need, ClusterSecretSelector, opts.ArgoCDNamespace)
 		return
 	}
 	n := len(opts.Destinations)

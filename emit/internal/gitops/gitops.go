@@ -209,17 +209,19 @@ type DirectorySource struct {
 	Jsonnet *JsonnetSource `json:"jsonnet,omitempty"`
 }
 
-// JsonnetSource holds Jsonnet variables (never code) and libraries.
+// JsonnetSource holds Jsonnet variables and libraries.
 type JsonnetSource struct {
 	ExtVars []JsonnetVar `json:"extVars,omitempty"`
 	TLAs    []JsonnetVar `json:"tlas,omitempty"`
 	Libs    []string     `json:"libs,omitempty"`
 }
 
-// JsonnetVar is a Jsonnet string variable.
+// JsonnetVar is a Jsonnet variable; with Code, Value is JSON the
+// compiler wrote (data, never an author's Jsonnet).
 type JsonnetVar struct {
 	Name  string `json:"name"`
 	Value string `json:"value"`
+	Code  bool   `json:"code,omitempty"`
 }
 
 // PluginSource names a config management plugin.
@@ -554,10 +556,10 @@ func source(src *ir.Source) Source {
 	return s
 }
 
-func jsonnetVars(vs []ir.Var) []JsonnetVar {
+func jsonnetVars(vs []ir.JsonnetVar) []JsonnetVar {
 	var out []JsonnetVar
 	for _, v := range vs {
-		out = append(out, JsonnetVar{Name: v.Name, Value: fmt.Sprint(v.Value)})
+		out = append(out, JsonnetVar{Name: v.Name, Value: v.Value, Code: v.Code})
 	}
 	return out
 }

@@ -87,10 +87,22 @@ func retryValues(v map[string]string, r ir.Retry) {
 // its backoff plus the call headroom. The task's own deadline (2*sync:
 // it may first wait out an operation someone else started) stays the
 // per-attempt bound.
+//
+// An app's resource waits run before it, side by side: the longest adds
+// its whole worst case.
 func syncBudget(a *ir.App) time.Duration {
 	full := a.Timeouts.Sync + a.Timeouts.Health + callHeadroom
-	return satmath.Add(full, retries(callHeadroom, a.Retry))
+	var wait time.Duration
+	for _, rd := range a.ResourceDeps {
+		wait = max(wait, worstCase(waitTimeout(rd.Resource)+callHeadroom, fixedRetryPolicy))
+	}
+	return satmath.Add(satmath.Add(full, retries(callHeadroom, a.Retry)), wait)
 }
+
+// waitTimeout bounds the wait for a resource node: the health timeout of
+// the app that manages it, since the wait starts once that app is Healthy
+// and the resource is one of those its health is made of.
+func waitTimeout(r *ir.Resource) time.Duration { return r.App.Timeouts.Health }
 
 // teardownBudget is the same for an app's delete-and-wait task: inspect
 // (its deadline once), the snapshots when the app's volumes may be

@@ -53,7 +53,7 @@ func (c *compilation) resources(la *lang.App, a *ir.App) {
 			continue
 		}
 		seen[lr.Name] = lr.NameRange
-		r := &ir.Resource{Name: lr.Name, App: a, NameRange: lr.NameRange, DeclRange: lr.DeclRange}
+		r := &ir.Resource{Name: lr.Name, App: a, Timeout: a.Timeouts.Health, NameRange: lr.NameRange, DeclRange: lr.DeclRange}
 		c.eval.require(lr.Kind, "kind", "resource", lr.DeclRange)
 		c.eval.require(lr.ResourceName, "name", "resource", lr.DeclRange)
 		if kind, ok := c.eval.str(lr.Kind); ok {

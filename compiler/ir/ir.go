@@ -320,7 +320,10 @@ type Resource struct {
 	// namespace (a cluster-scoped one has none).
 	Namespace string
 	// Wait is what "ready" means for this kind, decided by the compiler.
-	Wait      ResourceWait
+	Wait ResourceWait
+	// Timeout bounds the wait: the health timeout of the app, as the wait
+	// starts once the app is Healthy.
+	Timeout   time.Duration
 	NameRange hcl.Range
 	DeclRange hcl.Range
 }

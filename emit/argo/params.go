@@ -94,15 +94,10 @@ func syncBudget(a *ir.App) time.Duration {
 	full := a.Timeouts.Sync + a.Timeouts.Health + callHeadroom
 	var wait time.Duration
 	for _, rd := range a.ResourceDeps {
-		wait = max(wait, worstCase(waitTimeout(rd.Resource)+callHeadroom, fixedRetryPolicy))
+		wait = max(wait, worstCase(rd.Resource.Timeout+callHeadroom, fixedRetryPolicy))
 	}
 	return satmath.Add(satmath.Add(full, retries(callHeadroom, a.Retry)), wait)
 }
-
-// waitTimeout bounds the wait for a resource node: the health timeout of
-// the app that manages it, since the wait starts once that app is Healthy
-// and the resource is one of those its health is made of.
-func waitTimeout(r *ir.Resource) time.Duration { return r.App.Timeouts.Health }
 
 // teardownBudget is the same for an app's delete-and-wait task: inspect
 // (its deadline once), the snapshots when the app's volumes may be

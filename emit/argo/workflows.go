@@ -72,7 +72,7 @@ func (b *builder) waitTask(r *ir.Resource) wfv1.DAGTask {
 	t := wfv1.DAGTask{Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
 		value("application", r.App.Application), value("group", r.Group), value("kind", r.Kind),
 		value("name", r.ResourceName), value("namespace", r.Namespace), value("wait", string(r.Wait)),
-		value("timeout", seconds(waitTimeout(r))), value("deadline", seconds(waitTimeout(r)+callHeadroom)),
+		value("timeout", seconds(r.Timeout)), value("deadline", seconds(r.Timeout+callHeadroom)),
 	}}}
 	t.Template, t.TemplateRef = b.call(tmplWaitResource)
 	return t

@@ -80,6 +80,9 @@ func TestFailureThenResume(t *testing.T) {
 		wantSame(t, "apps synced by the resumed deploy", s.started(s.pl.Timeline.Since(mark)), []string{"api", "web"})
 		wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, s.pl.Timeline.Events()))
 		s.wantConverged()
+		// RFC 5.1's resource node: api's wait for database's Database ran
+		// in the real DAG, after database and before api.
+		s.wantWaitBetween("wait-database-primary", "database", "api")
 	})
 
 	t.Run("teardown with every volume snapshotted", func(t *testing.T) {
@@ -227,6 +230,52 @@ func shopWith(t *testing.T, edits ...string) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// wantWaitBetween checks, on the newest Workflow's nodes as the real
+// controller wrote them, that the wait task succeeded, started once
+// after's task had finished, and finished before before's task started.
+func (s *scenario) wantWaitBetween(wait, after, before string) {
+	s.t.Helper()
+	wfs := s.workflowList()
+	if len(wfs) == 0 {
+		s.t.Fatal("no Workflow")
+	}
+	newest := wfs[0]
+	for _, w := range wfs[1:] {
+		if w.GetCreationTimestamp().After(newest.GetCreationTimestamp().Time) {
+			newest = w
+		}
+	}
+	nodes, _, _ := unstructured.NestedMap(newest.Object, "status", "nodes")
+	type span struct {
+		phase         string
+		start, finish time.Time
+	}
+	got := map[string]span{}
+	for _, n := range nodes {
+		m, ok := n.(map[string]any)
+		if !ok || m["type"] == "Pod" {
+			continue // the task's own node (Retry), not an attempt
+		}
+		at := func(k string) time.Time {
+			v, _ := m[k].(string)
+			tm, _ := time.Parse(time.RFC3339, v)
+			return tm
+		}
+		if name, _ := m["displayName"].(string); name == wait || name == after || name == before {
+			ph, _ := m["phase"].(string)
+			got[name] = span{ph, at("startedAt"), at("finishedAt")}
+		}
+	}
+	w, a, b := got[wait], got[after], got[before]
+	if w.phase != "Succeeded" {
+		s.t.Fatalf("the wait task %s is %q in the Workflow (nodes found: %v)", wait, w.phase, got)
+	}
+	// Node times have second precision.
+	if w.start.Before(a.finish) || b.start.Before(w.finish) {
+		s.t.Errorf("%s ran %s to %s, but %s finished at %s and %s started at %s", wait, w.start, w.finish, after, a.finish, before, b.start)
+	}
 }
 
 // wantStartedAfterFailure checks, on the newest Workflow's nodes as the

@@ -1,12 +1,16 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/platc/platc/compiler/ir"
@@ -118,8 +122,47 @@ func TestTeardownPartlyDeployed(t *testing.T) {
 		t.Errorf("%d Applications left after teardown", len(left))
 	}
 	orphan()
-	r = s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name)
-	wantIn(t, "report", string(r.Report), "already removed")
+
+	// RFC 6.5 step 5, orchestration primitives last: with
+	// TEARDOWN_PRIMITIVES=true the teardown that finds the platform
+	// removed goes on with the generated teardown playbook, which
+	// uninstalls Argo Events, Argo Workflows, the root Application's
+	// release and Argo CD with Helm. Read with the real helm list; Sealed
+	// Secrets stays, and so do the CRDs (TEARDOWN_CRDS is unset).
+	primitives := []string{"argo-events", "argo-workflows", "platc-root", "argocd"}
+	wantSame(t, "the primitives' releases before", s.helmReleases(primitives...), primitives)
+	r = s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name, "TEARDOWN_PRIMITIVES=true")
+	wantIn(t, "report", string(r.Report), "already removed", "Argo Events, Argo Workflows and Argo CD uninstalled", "TEARDOWN_CRDS=true")
+	wantNone(t, "the primitives' releases left by TEARDOWN_PRIMITIVES=true", s.helmReleases(primitives...))
+	wantSame(t, "Sealed Secrets' release", s.helmReleases("sealed-secrets-controller"), []string{"sealed-secrets-controller"})
+	if _, err := s.env.Dynamic.Resource(crdGVR).Get(s.ctx, "applications.argoproj.io", metav1.GetOptions{}); err != nil {
+		t.Errorf("the Application CRD is gone without TEARDOWN_CRDS=true: %v", err)
+	}
+}
+
+// helmReleases lists, with the real helm (helm list --all-namespaces),
+// which of names are installed releases, sorted.
+func (s *scenario) helmReleases(names ...string) []string {
+	s.t.Helper()
+	cmd := exec.CommandContext(s.ctx, filepath.Join(os.Getenv("PLATC_E2E_BIN"), "helm"), "list", "--all-namespaces", "--all", "--output", "json", "--kubeconfig", s.env.Kubeconfig)
+	out, err := cmd.Output()
+	if err != nil {
+		s.t.Fatalf("helm list: %v", err)
+	}
+	var rels []struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(out, &rels); err != nil {
+		s.t.Fatalf("helm list: %v\n%s", err, out)
+	}
+	var got []string
+	for _, r := range rels {
+		if slices.Contains(names, r.Name) {
+			got = append(got, r.Name)
+		}
+	}
+	slices.Sort(got)
+	return got
 }
 
 // TARGET_SCOPE: a stack whose outside dependency is not Healthy is

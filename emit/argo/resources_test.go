@@ -1,6 +1,7 @@
 package argo
 
 import (
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -103,5 +104,55 @@ func TestResourceWaitTemplate(t *testing.T) {
 	}
 	if strings.Contains(string(small), "wait-resource") {
 		t.Errorf("the small golden, without resource dependencies, has a wait-resource template")
+	}
+}
+
+// Wait tasks count against Argo's 200 tasks per DAG: 150 apps waiting
+// for 150 resources of one app do not fit one DAG with their waits (301
+// tasks), so the deploy is grouped, every template within the limit, and
+// Argo's validation accepts it.
+func TestResourceWaitsWithinTaskLimit(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`platform "big" {
+  git {
+    repo_url = "https://git.example.com/big.git"
+  }
+}
+environment "production" {}
+app "provider" {
+  namespace = "provider"
+  source {
+    path = "apps/provider"
+  }
+`)
+	for i := range 150 {
+		fmt.Fprintf(&b, "  resource \"cm-%d\" {\n    kind = \"ConfigMap\"\n    name = \"cm-%d\"\n  }\n", i, i)
+	}
+	b.WriteString("}\n")
+	for i := range 150 {
+		fmt.Fprintf(&b, "app \"user-%d\" {\n  namespace  = \"u\"\n  depends_on = [app.provider.resource.cm-%d]\n  source {\n    path = \"apps/user\"\n  }\n}\n", i, i)
+	}
+	p := source(t, b.String())
+	wfts, cwfts := objects(t, emitFiles(t, p))
+	deploy := wfts[DeployTemplate]
+	waits := 0
+	for _, tmpl := range deploy.Spec.Templates {
+		if tmpl.DAG == nil {
+			continue
+		}
+		if n := len(tmpl.DAG.Tasks); n > MaxTasks {
+			t.Errorf("template %s has %d tasks", tmpl.Name, n)
+		}
+		for _, task := range tmpl.DAG.Tasks {
+			if strings.HasPrefix(task.Name, "wait-provider-") {
+				waits++
+			}
+		}
+	}
+	if waits != 150 {
+		t.Errorf("%d wait tasks, want 150", waits)
+	}
+	if err := validate.ValidateWorkflowTemplate(wfts, cwfts, deploy, nil, validate.ValidateOpts{Lint: true}); err != nil {
+		t.Errorf("deploy: %v", err)
 	}
 }

@@ -51,7 +51,7 @@ func ScopedDeploy(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
 		inline = append(inline, b.checkHealthy())
 	}
 	g := plan.DeployGraph(apps)
-	gr, err := plan.Group(g, limits(MaxTemplates-2-len(pre)-len(inline)))
+	gr, err := plan.Group(g, plan.DeployLimits(apps, limits(MaxTemplates-2-len(pre)-len(inline))))
 	if err != nil {
 		return nil, err
 	}

@@ -130,7 +130,7 @@ func (b *builder) deadline(g *plan.Graph, gr plan.Grouping, budget func(*ir.App)
 // phase after the DAG. The template takes no parameters.
 func (b *builder) deploy() (*wfv1.WorkflowTemplate, plan.Grouping, error) {
 	g := plan.DeployGraph(b.p.Apps)
-	gr, err := plan.Group(g, Limits)
+	gr, err := plan.Group(g, plan.DeployLimits(b.p.Apps, Limits))
 	if err != nil {
 		return nil, gr, err
 	}

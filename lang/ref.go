@@ -87,7 +87,7 @@ func parseRef(e hcl.Expression) (Ref, hcl.Diagnostics) {
 			Detail:   fmt.Sprintf("A dependency on one resource of an app is written app.%s.resource.NAME, where NAME is a resource block of app %q.", names[0], names[0]),
 			Subject:  &r,
 		}}
-	case root == string(RefApp):
+	case root == string(RefApp) && len(names) > 1:
 		return Ref{}, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid reference in depends_on",

@@ -102,7 +102,7 @@ func (c *compilation) resourceWait(r *ir.Resource, at hcl.Range) ir.ResourceWait
 		return ir.WaitHealthy
 	}
 	c.diags = append(c.diags, diag.Error(at, "Resource without a health rule",
-		fmt.Sprintf("Nothing decides when a %s is healthy: neither this platform, platc's built-in library nor Argo CD has a health check for it, so a wait for resource %q could not tell ready from not ready. Add a health %q block with healthy and degraded expressions (see docs/health.md).", key, r.Name, key)))
+		fmt.Sprintf("Nothing decides when a resource of kind %s is healthy: neither this platform, platc's built-in library nor Argo CD has a health check for it, so a wait for resource %q could not tell ready from not ready. Add a health %q block with healthy and degraded expressions (see docs/health.md).", key, r.Name, key)))
 	return ""
 }
 

@@ -48,6 +48,7 @@ func (c *compilation) apps() {
 		}
 		c.prog.Apps = append(c.prog.Apps, a)
 	}
+	c.resourceDeps(byIndex)
 	c.finishHealth(used)
 	c.uniqueApplications(byIndex)
 	if s.order == nil {
@@ -197,6 +198,7 @@ func (c *compilation) appFields(la *lang.App, a *ir.App) {
 	}
 	c.hooks(la, a)
 	c.customResources(la, a)
+	c.resources(la, a)
 }
 
 // typedList evaluates a as a list of strings of grammar g, reporting each

@@ -36,9 +36,12 @@ type structure struct {
 	stackByName map[string]*lang.Stack
 	stackApps   map[*lang.Stack][]int // every app of a stack, declaration order
 	deps        [][]edge              // deps[i]: edges of apps[i], in the order written
-	order       []int                 // topological order; nil if the graph has a cycle
-	wave        []int
-	diags       hcl.Diagnostics
+	// resRefs[i] are the app.X.resource.R references of apps[i] whose app
+	// resolved, in the order written; each also made an edge to X.
+	resRefs [][]lang.Ref
+	order   []int // topological order; nil if the graph has a cycle
+	wave    []int
+	diags   hcl.Diagnostics
 	// appSug and stackSug suggest names for unknown references; made on
 	// the first one.
 	appSug, stackSug *diag.Suggester
@@ -96,6 +99,7 @@ func buildStructure(m *lang.Module) *structure {
 // unknown names, self-dependencies and dependencies on one's own stack.
 func (s *structure) resolveEdges() {
 	s.deps = make([][]edge, len(s.apps))
+	s.resRefs = make([][]lang.Ref, len(s.apps))
 	// Stack-level references are resolved once per stack, so an unknown
 	// name there is reported once rather than once per app.
 	stackTargets := make(map[*lang.Stack][][]int, len(s.stacks))
@@ -105,6 +109,13 @@ func (s *structure) resolveEdges() {
 			if ref.Kind == lang.RefStack && ref.Name == st.Name {
 				s.diags = append(s.diags, diag.Error(ref.Range, "Self-referential dependency",
 					fmt.Sprintf("stack.%s depends on itself. Remove stack.%s from its own depends_on.", st.Name, st.Name)))
+				continue
+			}
+			if ref.Resource != "" {
+				// A wait belongs to the app that needs the resource; a stack
+				// has no task of its own to put it before.
+				s.diags = append(s.diags, diag.Error(ref.Range, "Resource dependency on a stack",
+					fmt.Sprintf("stack.%s cannot depend on %s: a resource dependency belongs to the app that needs the resource. Move it to the depends_on of each app of stack.%s that needs it, or depend on app.%s as a whole here.", st.Name, ref, st.Name, ref.Name)))
 				continue
 			}
 			targets[k] = s.resolve(ref)
@@ -137,6 +148,9 @@ func (s *structure) resolveEdges() {
 			}
 			for _, j := range s.resolve(ref) {
 				add(j, ref, false)
+				if ref.Resource != "" {
+					s.resRefs[i] = append(s.resRefs[i], ref)
+				}
 			}
 		}
 		if a.Stack == nil || s.stackByName[a.Stack.Name] != a.Stack {

@@ -58,12 +58,20 @@ func ReadDeclared(path string) (*Declared, error) {
 		var out []ref
 		for _, it := range items {
 			tr, diags := hcl.AbsTraversalForExpr(it)
+			// app.NAME.resource.R waits for a resource of NAME and
+			// depends on NAME (docs/language.md, resource): its edge is
+			// NAME's.
+			if !diags.HasErrors() && len(tr) == 4 && tr.RootName() == "app" {
+				if r, ok := tr[2].(hcl.TraverseAttr); ok && r.Name == "resource" {
+					tr = tr[:2]
+				}
+			}
 			if diags.HasErrors() || len(tr) != 2 {
-				return nil, fmt.Errorf("%s: a depends_on item is not app.NAME or stack.NAME", it.Range())
+				return nil, fmt.Errorf("%s: a depends_on item is not app.NAME, app.NAME.resource.R or stack.NAME", it.Range())
 			}
 			name, ok := tr[1].(hcl.TraverseAttr)
 			if !ok || (tr.RootName() != "app" && tr.RootName() != "stack") {
-				return nil, fmt.Errorf("%s: a depends_on item is not app.NAME or stack.NAME", it.Range())
+				return nil, fmt.Errorf("%s: a depends_on item is not app.NAME, app.NAME.resource.R or stack.NAME", it.Range())
 			}
 			out = append(out, ref{tr.RootName(), name.Name})
 		}

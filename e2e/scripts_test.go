@@ -220,6 +220,18 @@ func TestStepScripts(t *testing.T) {
 		wantNone(t, "sync operations started by a step under automated sync", s.started(s.pl.Timeline.Since(mark)))
 	})
 
+	t.Run("wait-resource reads the real resource tree", func(t *testing.T) {
+		// database was converged above: its Database is Healthy by the
+		// platform's rule, as Argo CD 3 reports it in the resource tree
+		// (not in the Application's status). A misspelt name waits out its
+		// timeout and names the Databases there are; a kind without health
+		// in exists mode is found by its existence.
+		db := with(app("database"), "GROUP", "example.com", "KIND", "Database", "NAME", "database", "NAMESPACE", "database", "WAIT", "healthy", "TIMEOUT", "60")
+		s.step("wait-resource", db).want(t, 0, "Healthy")
+		s.step("wait-resource", with(db, "NAME", "databse", "TIMEOUT", "3")).want(t, 10, "still not Healthy after 3s", "database/database (Healthy)")
+		s.step("wait-resource", with(db, "GROUP", "apps", "KIND", "Deployment", "WAIT", "exists")).want(t, 0, "exists")
+	})
+
 	t.Run("inspect-volumes on an app without claims", func(t *testing.T) {
 		// Issue 12: get-resource prints nothing for no claims; the script
 		// used to fail on grep's empty result.

@@ -1,12 +1,16 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/platc/platc/compiler/ir"
@@ -80,6 +84,9 @@ func TestFailureThenResume(t *testing.T) {
 		wantSame(t, "apps synced by the resumed deploy", s.started(s.pl.Timeline.Since(mark)), []string{"api", "web"})
 		wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, s.pl.Timeline.Events()))
 		s.wantConverged()
+		// RFC 5.1's resource node: api's wait for database's Database ran
+		// in the real DAG, after database and before api.
+		s.wantWaitBetween("wait-database-primary", "database", "api")
 	})
 
 	t.Run("teardown with every volume snapshotted", func(t *testing.T) {
@@ -115,8 +122,47 @@ func TestTeardownPartlyDeployed(t *testing.T) {
 		t.Errorf("%d Applications left after teardown", len(left))
 	}
 	orphan()
-	r = s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name)
-	wantIn(t, "report", string(r.Report), "already removed")
+
+	// RFC 6.5 step 5, orchestration primitives last: with
+	// TEARDOWN_PRIMITIVES=true the teardown that finds the platform
+	// removed goes on with the generated teardown playbook, which
+	// uninstalls Argo Events, Argo Workflows, the root Application's
+	// release and Argo CD with Helm. Read with the real helm list; Sealed
+	// Secrets stays, and so do the CRDs (TEARDOWN_CRDS is unset).
+	primitives := []string{"argo-events", "argo-workflows", "platc-root", "argocd"}
+	wantSame(t, "the primitives' releases before", s.helmReleases(primitives...), primitives)
+	r = s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name, "TEARDOWN_PRIMITIVES=true")
+	wantIn(t, "report", string(r.Report), "already removed", "Argo Events, Argo Workflows and Argo CD uninstalled", "TEARDOWN_CRDS=true")
+	wantNone(t, "the primitives' releases left by TEARDOWN_PRIMITIVES=true", s.helmReleases(primitives...))
+	wantSame(t, "Sealed Secrets' release", s.helmReleases("sealed-secrets-controller"), []string{"sealed-secrets-controller"})
+	if _, err := s.env.Dynamic.Resource(crdGVR).Get(s.ctx, "applications.argoproj.io", metav1.GetOptions{}); err != nil {
+		t.Errorf("the Application CRD is gone without TEARDOWN_CRDS=true: %v", err)
+	}
+}
+
+// helmReleases lists, with the real helm (helm list --all-namespaces),
+// which of names are installed releases, sorted.
+func (s *scenario) helmReleases(names ...string) []string {
+	s.t.Helper()
+	cmd := exec.CommandContext(s.ctx, filepath.Join(os.Getenv("PLATC_E2E_BIN"), "helm"), "list", "--all-namespaces", "--all", "--output", "json", "--kubeconfig", s.env.Kubeconfig)
+	out, err := cmd.Output()
+	if err != nil {
+		s.t.Fatalf("helm list: %v", err)
+	}
+	var rels []struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(out, &rels); err != nil {
+		s.t.Fatalf("helm list: %v\n%s", err, out)
+	}
+	var got []string
+	for _, r := range rels {
+		if slices.Contains(names, r.Name) {
+			got = append(got, r.Name)
+		}
+	}
+	slices.Sort(got)
+	return got
 }
 
 // TARGET_SCOPE: a stack whose outside dependency is not Healthy is
@@ -227,6 +273,52 @@ func shopWith(t *testing.T, edits ...string) string {
 		t.Fatal(err)
 	}
 	return dir
+}
+
+// wantWaitBetween checks, on the newest Workflow's nodes as the real
+// controller wrote them, that the wait task succeeded, started once
+// after's task had finished, and finished before before's task started.
+func (s *scenario) wantWaitBetween(wait, after, before string) {
+	s.t.Helper()
+	wfs := s.workflowList()
+	if len(wfs) == 0 {
+		s.t.Fatal("no Workflow")
+	}
+	newest := wfs[0]
+	for _, w := range wfs[1:] {
+		if w.GetCreationTimestamp().After(newest.GetCreationTimestamp().Time) {
+			newest = w
+		}
+	}
+	nodes, _, _ := unstructured.NestedMap(newest.Object, "status", "nodes")
+	type span struct {
+		phase         string
+		start, finish time.Time
+	}
+	got := map[string]span{}
+	for _, n := range nodes {
+		m, ok := n.(map[string]any)
+		if !ok || m["type"] == "Pod" {
+			continue // the task's own node (Retry), not an attempt
+		}
+		at := func(k string) time.Time {
+			v, _ := m[k].(string)
+			tm, _ := time.Parse(time.RFC3339, v)
+			return tm
+		}
+		if name, _ := m["displayName"].(string); name == wait || name == after || name == before {
+			ph, _ := m["phase"].(string)
+			got[name] = span{ph, at("startedAt"), at("finishedAt")}
+		}
+	}
+	w, a, b := got[wait], got[after], got[before]
+	if w.phase != "Succeeded" {
+		s.t.Fatalf("the wait task %s is %q in the Workflow (nodes found: %v)", wait, w.phase, got)
+	}
+	// Node times have second precision.
+	if w.start.Before(a.finish) || b.start.Before(w.finish) {
+		s.t.Errorf("%s ran %s to %s, but %s finished at %s and %s started at %s", wait, w.start, w.finish, after, a.finish, before, b.start)
+	}
 }
 
 // wantStartedAfterFailure checks, on the newest Workflow's nodes as the

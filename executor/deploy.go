@@ -422,6 +422,15 @@ func (r *run) blockers(a *ir.App, nodes map[string]nodeState) string {
 			names = append(names, d.App.Name)
 		}
 	}
+	if len(names) == 0 && len(a.ResourceDeps) > 0 {
+		// Every app it depends on succeeded: a resource wait failed (its
+		// step is among the failures, with the reason).
+		refs := make([]string, len(a.ResourceDeps))
+		for k, rd := range a.ResourceDeps {
+			refs[k] = rd.Resource.Ref()
+		}
+		return fmt.Sprintf("a resource it waits for was not ready (%s; see the failed wait step)", english.List(refs))
+	}
 	if len(names) == 0 {
 		return "a dependency did not succeed"
 	}

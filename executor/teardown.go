@@ -42,6 +42,7 @@ func (r *run) teardown(ctx context.Context) int {
 	perms = append(perms,
 		preflight.Permission{Verb: "list", Resource: "persistentvolumeclaims", Why: "to report volumes kept or left behind"},
 		preflight.Permission{Verb: "list", Resource: "namespaces", Why: "to report namespaces stuck terminating"})
+	perms = append(perms, r.primitivesPermissions()...)
 	perms, dests := r.destinationCheck(perms)
 	opts := r.clusterOptions(perms, TeardownTemplate)
 	opts.Destinations = dests
@@ -70,7 +71,7 @@ func (r *run) teardown(ctx context.Context) int {
 		r.rep.Summary = fmt.Sprintf("already removed: none of the %d %s in scope has an Application", len(apps), english.Plural(len(apps), "app"))
 		r.rep.Metrics["removed"] = 0
 		r.retained(ctx, apps)
-		return exitcode.OK
+		return r.afterTeardown(ctx, exitcode.OK)
 	}
 	r.log.Infof(r.phase, "platform", "%d of %d apps still have an Application", len(present), len(apps))
 	if !cr.Workflows.Installed {
@@ -116,7 +117,7 @@ func (r *run) teardown(ctx context.Context) int {
 	r.rep.Metrics["removed"] = len(r.rep.Removed)
 	r.rep.Metrics["orphans"] = len(r.rep.Orphans)
 	r.rep.Metrics["retained"] = len(r.rep.Retained)
-	return r.teardownOutcome(res, orphanStep)
+	return r.afterTeardown(ctx, r.teardownOutcome(res, orphanStep))
 }
 
 // teardownPlan is a dry run's report: what would be removed, in order,

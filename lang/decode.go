@@ -267,6 +267,16 @@ func (d *decoder) decodeApp(b *hcl.Block, stack *Stack) *App {
 			ManagedFieldsManagers: ia["managed_fields_managers"], DeclRange: ib.DefRange,
 		})
 	}
+	for _, rb := range c.Blocks {
+		if rb.Type != "resource" {
+			continue
+		}
+		ra := d.content(rb.Body, resourceSchema).Attributes
+		app.Resources = append(app.Resources, &Resource{
+			Name: rb.Labels[0], NameRange: rb.LabelRanges[0], DeclRange: rb.DefRange,
+			Kind: ra["kind"], ResourceName: ra["name"], Namespace: ra["namespace"],
+		})
+	}
 	for _, hb := range c.Blocks {
 		if hb.Type != "hook" {
 			continue

@@ -55,6 +55,7 @@ var blockKinds = []blockKind{
 	{managedNamespaceSchema, "in a sync's managed_namespace_metadata block", "managed_namespace_metadata"},
 	{ignoreDifferencesSchema, "in an ignore_differences block", "ignore_differences"},
 	{hookSchema, "in a hook block", "hook"},
+	{resourceSchema, "in an app's resource block", "resource"},
 	{timeoutsSchema, "in a timeouts block", "timeouts"},
 	{retrySchema, "in a retry block", "retry"},
 	{teardownSchema, "in a teardown block", "teardown"},

@@ -22,7 +22,7 @@ func TestUnexpectedNamesAreExplained(t *testing.T) {
 		{"argument for a block", `app "a" { timeout = "10m" }`, []string{
 			`An argument named "timeout" is not expected in an app block. Did you mean the block "timeouts" (timeouts { ... })?`,
 			"the arguments namespace, class, project, application, custom_resources, depends_on, annotations, labels, info, revision_history_limit, finalizer, cluster and expected_duration",
-			"and the blocks source, sync, hook, ignore_differences, timeouts, retry and teardown",
+			"and the blocks source, sync, hook, ignore_differences, resource, timeouts, retry and teardown",
 			`section "app"`,
 		}},
 		{"typo", `app "a" { namespce = "x" }`, []string{`Did you mean "namespace"?`}},

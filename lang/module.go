@@ -211,6 +211,22 @@ type App struct {
 	Sync              *Sync
 	Hooks             []*Hook
 	IgnoreDifferences []*IgnoreDifferences
+	// Resources are the app's resource blocks: resources inside the app
+	// that other apps may depend on (RFC 5.1 resource nodes).
+	Resources []*Resource
+}
+
+// Resource is a resource "NAME" block: one Kubernetes resource the app
+// deploys, which another app can wait for with
+// depends_on = [app.APP.resource.NAME].
+type Resource struct {
+	Name      string
+	NameRange hcl.Range
+	DeclRange hcl.Range
+	// Kind is "GROUP/Kind", or a bare Kind for the core group.
+	Kind         *hcl.Attribute
+	ResourceName *hcl.Attribute // the resource's metadata.name
+	Namespace    *hcl.Attribute
 }
 
 // IgnoreDifferences is one ignore_differences block: the fields of some
@@ -395,12 +411,22 @@ const (
 	RefStack RefKind = "stack"
 )
 
-// Ref is one parsed depends_on element, such as app.ceph-operator.
+// Ref is one parsed depends_on element, such as app.ceph-operator, or
+// app.ceph-cluster.resource.block-storage for one resource of an app.
 type Ref struct {
-	Kind  RefKind
-	Name  string
-	Range hcl.Range
+	Kind RefKind
+	Name string
+	// Resource names a resource block of app Name (app.NAME.resource.R);
+	// "" for a dependency on the whole app or stack.
+	Resource string
+	Range    hcl.Range
 }
 
-// String returns the reference as written: "app.NAME" or "stack.NAME".
-func (r Ref) String() string { return string(r.Kind) + "." + r.Name }
+// String returns the reference as written: "app.NAME", "stack.NAME" or
+// "app.NAME.resource.R".
+func (r Ref) String() string {
+	if r.Resource != "" {
+		return string(r.Kind) + "." + r.Name + ".resource." + r.Resource
+	}
+	return string(r.Kind) + "." + r.Name
+}

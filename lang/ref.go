@@ -2,6 +2,7 @@ package lang
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/hashicorp/hcl/v2"
 	"github.com/hashicorp/hcl/v2/hclsyntax"
@@ -60,22 +61,44 @@ func parseRef(e hcl.Expression) (Ref, hcl.Diagnostics) {
 			Subject:  &r,
 		}}
 	}
-	if len(trav) != 2 {
+	names := make([]string, 0, len(trav)-1)
+	for _, t := range trav[1:] {
+		attr, ok := t.(hcl.TraverseAttr)
+		if !ok {
+			return Ref{}, hcl.Diagnostics{{
+				Severity: hcl.DiagError,
+				Summary:  "Invalid reference in depends_on",
+				Detail:   fmt.Sprintf("A dependency is written %s.NAME; index syntax is not supported here.", root),
+				Subject:  &r,
+			}}
+		}
+		names = append(names, attr.Name)
+	}
+	switch {
+	case len(names) == 1:
+		return Ref{Kind: RefKind(root), Name: names[0], Range: r}, nil
+	case root == string(RefApp) && len(names) == 3 && names[1] == "resource":
+		// One resource of an app (RFC 5.1 resource node).
+		return Ref{Kind: RefApp, Name: names[0], Resource: names[2], Range: r}, nil
+	case root == string(RefApp) && len(names) >= 2 && names[1] == "resource":
 		return Ref{}, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid reference in depends_on",
-			Detail:   fmt.Sprintf("A dependency is written %s.NAME, with exactly one name after %q.", root, root+"."),
+			Detail:   fmt.Sprintf("A dependency on one resource of an app is written app.%s.resource.NAME, where NAME is a resource block of app %q.", names[0], names[0]),
 			Subject:  &r,
 		}}
-	}
-	attr, ok := trav[1].(hcl.TraverseAttr)
-	if !ok {
+	case root == string(RefApp) && len(names) > 1:
 		return Ref{}, hcl.Diagnostics{{
 			Severity: hcl.DiagError,
 			Summary:  "Invalid reference in depends_on",
-			Detail:   fmt.Sprintf("A dependency is written %s.NAME; index syntax is not supported here.", root),
+			Detail:   fmt.Sprintf("A dependency is written app.NAME for the whole app, or app.NAME.resource.R for one of its resource blocks; %q is neither.", trav.RootName()+"."+strings.Join(names, ".")),
 			Subject:  &r,
 		}}
 	}
-	return Ref{Kind: RefKind(root), Name: attr.Name, Range: r}, nil
+	return Ref{}, hcl.Diagnostics{{
+		Severity: hcl.DiagError,
+		Summary:  "Invalid reference in depends_on",
+		Detail:   fmt.Sprintf("A dependency is written %s.NAME, with exactly one name after %q.", root, root+"."),
+		Subject:  &r,
+	}}
 }

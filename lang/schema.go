@@ -103,8 +103,12 @@ var appSchema = &hcl.BodySchema{
 	}, settingsAttrs...),
 	Blocks: append([]hcl.BlockHeaderSchema{
 		{Type: "source"}, {Type: "sync"}, {Type: "hook", LabelNames: []string{"name"}},
-		{Type: "ignore_differences"},
+		{Type: "ignore_differences"}, {Type: "resource", LabelNames: []string{"name"}},
 	}, settingsBlocks...),
+}
+
+var resourceSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{{Name: "kind"}, {Name: "name"}, {Name: "namespace"}},
 }
 
 var ignoreDifferencesSchema = &hcl.BodySchema{

@@ -25,7 +25,7 @@ var blockSchemas = map[*hcl.BodySchema]map[string]*hcl.BodySchema{
 	stackSchema:       settingsSchemas("app", appSchema),
 	appSchema: settingsSchemas(
 		"source", sourceSchema, "sync", syncSchema, "hook", hookSchema,
-		"ignore_differences", ignoreDifferencesSchema),
+		"ignore_differences", ignoreDifferencesSchema, "resource", resourceSchema),
 	sourceSchema: {
 		"helm": helmSchema, "kustomize": kustomizeSchema,
 		"directory": directorySchema, "plugin": pluginSchema,

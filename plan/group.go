@@ -133,7 +133,22 @@ func (gr Grouping) Nested() bool { return len(gr.Members) > 1 }
 
 // DeployGrouping is the layout of p's deploy DAG within lim.
 func DeployGrouping(p *ir.Program, lim Limits) (Grouping, error) {
-	return Group(DeployGraph(p.Apps), lim)
+	return Group(DeployGraph(p.Apps), DeployLimits(p.Apps, lim))
+}
+
+// DeployLimits are lim for a deploy of apps: a resource wait (RFC 5.1
+// resource node) is a task beside the apps' tasks in the template of the
+// apps that wait for it, so each resource waited for takes one task from
+// every template's room, wherever it lands.
+func DeployLimits(apps []*ir.App, lim Limits) Limits {
+	seen := map[*ir.Resource]bool{}
+	for _, a := range apps {
+		for _, rd := range a.ResourceDeps {
+			seen[rd.Resource] = true
+		}
+	}
+	lim.Tasks = max(lim.Tasks-len(seen), 1)
+	return lim
 }
 
 // grouper lays one graph out within one set of limits.

@@ -61,7 +61,9 @@ func executorFlags(action config.Action) []envVarFlag {
 	if action == config.Teardown {
 		fs = append(fs,
 			stringEnvFlag("confirm", "TEARDOWN_CONFIRM", "the platform name, to confirm the teardown (required)"),
-			stringEnvFlag("pv-policy", "PV_POLICY", "retain, delete or snapshot (default: each app's own policy, retain unless set)"))
+			stringEnvFlag("pv-policy", "PV_POLICY", "retain, delete or snapshot (default: each app's own policy, retain unless set)"),
+			envVarFlag{&cli.BoolFlag{Name: "primitives", Usage: "once the teardown workflow succeeds, uninstall Argo Events, Argo Workflows and Argo CD with the teardown playbook (env TEARDOWN_PRIMITIVES=true)"}, "primitives", "TEARDOWN_PRIMITIVES"},
+			envVarFlag{&cli.BoolFlag{Name: "crds", Usage: "with --primitives, also delete the CRDs their charts keep (env TEARDOWN_CRDS=true)"}, "crds", "TEARDOWN_CRDS"})
 	}
 	return fs
 }
@@ -112,30 +114,32 @@ func input(cmd *cli.Command, action config.Action, efs []envVarFlag) config.Inpu
 		return ""
 	}
 	return config.Input{
-		Action:          action,
-		Generator:       generator(),
-		KubeconfigData:  os.Getenv("KUBECONFIG_DATA"),
-		KubeconfigPath:  get("kubeconfig-path"),
-		Kubeconfig:      os.Getenv("KUBECONFIG"),
-		Environment:     get("environment"),
-		TargetScope:     get("scope"),
-		DryRun:          get("dry-run"),
-		Prune:           get("prune"),
-		LogLevel:        get("log-level"),
-		LogFormat:       get("log-format"),
-		TraceID:         get("trace-id"),
-		SpanID:          get("span-id"),
-		MetricsFile:     get("metrics-file"),
-		PushgatewayURL:  get("pushgateway-url"),
-		OTLPEndpoint:    firstEnv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
-		OTLPProtocol:    firstEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"),
-		PlatformPath:    get("platform"),
-		EnvFile:         get("environment-config"),
-		DagFile:         get("dag-config"),
-		SecretsDir:      get("secrets-dir"),
-		TeardownConfirm: get("confirm"),
-		PVPolicy:        get("pv-policy"),
-		Timeout:         get("timeout"),
+		Action:             action,
+		Generator:          generator(),
+		KubeconfigData:     os.Getenv("KUBECONFIG_DATA"),
+		KubeconfigPath:     get("kubeconfig-path"),
+		Kubeconfig:         os.Getenv("KUBECONFIG"),
+		Environment:        get("environment"),
+		TargetScope:        get("scope"),
+		DryRun:             get("dry-run"),
+		Prune:              get("prune"),
+		LogLevel:           get("log-level"),
+		LogFormat:          get("log-format"),
+		TraceID:            get("trace-id"),
+		SpanID:             get("span-id"),
+		MetricsFile:        get("metrics-file"),
+		PushgatewayURL:     get("pushgateway-url"),
+		OTLPEndpoint:       firstEnv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
+		OTLPProtocol:       firstEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"),
+		PlatformPath:       get("platform"),
+		EnvFile:            get("environment-config"),
+		DagFile:            get("dag-config"),
+		SecretsDir:         get("secrets-dir"),
+		TeardownConfirm:    get("confirm"),
+		PVPolicy:           get("pv-policy"),
+		TeardownPrimitives: get("primitives"),
+		TeardownCRDs:       get("crds"),
+		Timeout:            get("timeout"),
 	}
 }
 

@@ -239,6 +239,13 @@ type App struct {
 
 	// Deps are the app's direct dependencies, in topological order.
 	Deps []Dep
+	// ResourceDeps are the resources of other apps this app waits for
+	// (depends_on = [app.X.resource.R]), ordered by their app's position
+	// and then by name. Each one's app is also in Deps: the reference
+	// implies that edge.
+	ResourceDeps []ResourceDep
+	// Resources are the app's resource blocks, sorted by name.
+	Resources []*Resource
 	// Dependents are the apps that depend directly on this one, in
 	// topological order: the reverse graph.
 	Dependents []*App
@@ -295,6 +302,63 @@ type Dep struct {
 	// FromStack is true when the edge comes from the enclosing stack's
 	// depends_on rather than the app's own.
 	FromStack bool
+}
+
+// Resource is a resource node (RFC 5.1): one Kubernetes resource of an
+// app that other apps may wait for, found among the resources the app's
+// Application manages.
+type Resource struct {
+	// Name is the resource block's label.
+	Name string
+	App  *App
+	// Group is the API group, "" for the core group.
+	Group, Kind string
+	// ResourceName is the object's metadata.name.
+	ResourceName string
+	// Namespace is the object's namespace; "" matches the one object of
+	// that group, kind and name the Application manages, whatever its
+	// namespace (a cluster-scoped one has none).
+	Namespace string
+	// Wait is what "ready" means for this kind, decided by the compiler.
+	Wait ResourceWait
+	// Timeout bounds the wait: the health timeout of the app, as the wait
+	// starts once the app is Healthy.
+	Timeout   time.Duration
+	NameRange hcl.Range
+	DeclRange hcl.Range
+}
+
+// ResourceWait is what a wait for a resource node waits for.
+type ResourceWait string
+
+const (
+	// WaitHealthy: Argo CD reports the resource Healthy by its health
+	// rule (platc's, the platform's or Argo CD's own).
+	WaitHealthy ResourceWait = "healthy"
+	// WaitExists: the kind has no status and Argo CD assesses no health
+	// for it (a StorageClass, a ConfigMap): it is ready once it exists.
+	WaitExists ResourceWait = "exists"
+)
+
+// Ref is the resource as depends_on names it: app.APP.resource.NAME.
+func (r *Resource) Ref() string { return "app." + r.App.Name + ".resource." + r.Name }
+
+// TaskName is the wait step's task in the deploy DAG, beside the apps'
+// tasks; the compiler refuses an app of the same name.
+func (r *Resource) TaskName() string { return "wait-" + r.App.Name + "-" + r.Name }
+
+// KindKey is "group/Kind", or Kind for the core group.
+func (r *Resource) KindKey() string {
+	if r.Group == "" {
+		return r.Kind
+	}
+	return r.Group + "/" + r.Kind
+}
+
+// ResourceDep is one depends_on element naming a resource node.
+type ResourceDep struct {
+	Resource *Resource
+	Range    hcl.Range
 }
 
 // DependsOn reports whether a depends directly on b.

@@ -334,7 +334,7 @@ func TestAnsibleTools(t *testing.T) {
 	dir := writeExample(t)
 
 	// One run checks site.yml and each playbook as its own entry point.
-	playbooks := []string{"site.yml"}
+	playbooks := []string{"site.yml", "teardown.yml", "playbooks/primitives-teardown.yml"}
 	for _, r := range roles {
 		playbooks = append(playbooks, "playbooks/"+r+".yml")
 	}

@@ -26,6 +26,13 @@ type Release struct {
 	ValuesFile string
 }
 
+// TeardownOrder is the roles whose releases the teardown playbook
+// (teardown.yml, role primitives-teardown) uninstalls, in its order: the
+// reverse of the bootstrap, the root Application's release while Argo CD
+// still runs to honour its finalizers, and not Sealed Secrets, whose key
+// the Secrets left in the cluster may still need.
+var TeardownOrder = []string{"argo-events", "argo-workflows", "gitops-handoff", "argocd"}
+
 // Releases are the Helm releases of the bootstrap in the order site.yml
 // installs them, read from the same variables as the variables file, so
 // the comparison and the bootstrap cannot disagree.

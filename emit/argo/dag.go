@@ -19,12 +19,17 @@ import (
 //
 // An empty graph becomes a suspend template of zero duration: Argo
 // rejects a DAG without tasks, and an empty platform still has a deploy.
-func dag(name string, g *plan.Graph, gr plan.Grouping, task func(a *ir.App) wfv1.DAGTask, failFast *bool) []wfv1.Template {
+//
+// wait, when set (deploys), builds the task of a resource wait (RFC 5.1
+// resource node) without its name and depends: each app with resource
+// dependencies then depends on a wait task in its own template too (see
+// appTasks).
+func dag(name string, g *plan.Graph, gr plan.Grouping, task func(a *ir.App) wfv1.DAGTask, wait func(r *ir.Resource) wfv1.DAGTask, failFast *bool) []wfv1.Template {
 	if len(g.Apps) == 0 {
 		return []wfv1.Template{{Name: name, Suspend: &wfv1.SuspendTemplate{Duration: "0"}}}
 	}
 	if !gr.Nested() {
-		return []wfv1.Template{{Name: name, DAG: &wfv1.DAGTemplate{Tasks: appTasks(g, gr.Members[0], nil, 0, task), FailFast: failFast}}}
+		return []wfv1.Template{{Name: name, DAG: &wfv1.DAGTemplate{Tasks: appTasks(g, gr.Members[0], nil, 0, task, wait), FailFast: failFast}}}
 	}
 	groupOf := make([]int, len(g.Apps))
 	for k, members := range gr.Members {
@@ -41,7 +46,7 @@ func dag(name string, g *plan.Graph, gr plan.Grouping, task func(a *ir.App) wfv1
 			deps = append(deps, names[h])
 		}
 		top.DAG.Tasks = append(top.DAG.Tasks, wfv1.DAGTask{Name: names[k], Template: names[k], Depends: strings.Join(deps, " && ")})
-		out = append(out, wfv1.Template{Name: names[k], DAG: &wfv1.DAGTemplate{Tasks: appTasks(g, members, groupOf, k, task), FailFast: failFast}})
+		out = append(out, wfv1.Template{Name: names[k], DAG: &wfv1.DAGTemplate{Tasks: appTasks(g, members, groupOf, k, task, wait), FailFast: failFast}})
 	}
 	out[0] = top
 	return out
@@ -49,15 +54,45 @@ func dag(name string, g *plan.Graph, gr plan.Grouping, task func(a *ir.App) wfv1
 
 // appTasks are the tasks of the apps members of g, in group k when
 // groupOf is set: each depends on its dependencies in the same group.
-func appTasks(g *plan.Graph, members, groupOf []int, k int, task func(a *ir.App) wfv1.DAGTask) []wfv1.DAGTask {
+// With wait set, an app that waits for resources of other apps also
+// depends on one wait task per resource, named Resource.TaskName, placed
+// before the first app of the template that needs it and shared by the
+// others. The wait depends on the resource's app when that app's task is
+// in the same template; otherwise the group ordering (or, in a scoped
+// deploy, the dependency checks) already put that app first.
+func appTasks(g *plan.Graph, members, groupOf []int, k int, task func(a *ir.App) wfv1.DAGTask, wait func(r *ir.Resource) wfv1.DAGTask) []wfv1.DAGTask {
 	tasks := make([]wfv1.DAGTask, 0, len(members))
+	var here map[*ir.App]bool
+	waits := map[*ir.Resource]bool{}
 	for _, i := range members {
-		t := task(g.Apps[i])
-		t.Name = g.Apps[i].Name
+		a := g.Apps[i]
+		t := task(a)
+		t.Name = a.Name
 		var deps []string
 		for _, d := range g.Deps[i] {
 			if groupOf == nil || groupOf[d] == k {
 				deps = append(deps, g.Apps[d].Name)
+			}
+		}
+		if wait != nil && len(a.ResourceDeps) > 0 {
+			if here == nil {
+				here = make(map[*ir.App]bool, len(members))
+				for _, j := range members {
+					here[g.Apps[j]] = true
+				}
+			}
+			for _, rd := range a.ResourceDeps {
+				r := rd.Resource
+				if !waits[r] {
+					waits[r] = true
+					w := wait(r)
+					w.Name = r.TaskName()
+					if here[r.App] {
+						w.Depends = r.App.Name
+					}
+					tasks = append(tasks, w)
+				}
+				deps = append(deps, r.TaskName())
 			}
 		}
 		t.Depends = strings.Join(deps, " && ")

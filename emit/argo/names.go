@@ -42,6 +42,7 @@ const (
 	tmplConfirm       = "check-confirmation"
 	tmplSuspend       = "suspend-parents"
 	tmplOrphans       = "orphan-report"
+	tmplWaitResource  = "wait-resource"
 )
 
 // Templates local to one workflow. Group templates are named groupPrefix

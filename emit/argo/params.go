@@ -87,9 +87,16 @@ func retryValues(v map[string]string, r ir.Retry) {
 // its backoff plus the call headroom. The task's own deadline (2*sync:
 // it may first wait out an operation someone else started) stays the
 // per-attempt bound.
+//
+// An app's resource waits run before it, side by side: the longest adds
+// its whole worst case.
 func syncBudget(a *ir.App) time.Duration {
 	full := a.Timeouts.Sync + a.Timeouts.Health + callHeadroom
-	return satmath.Add(full, retries(callHeadroom, a.Retry))
+	var wait time.Duration
+	for _, rd := range a.ResourceDeps {
+		wait = max(wait, worstCase(rd.Resource.Timeout+callHeadroom, fixedRetryPolicy))
+	}
+	return satmath.Add(satmath.Add(full, retries(callHeadroom, a.Retry)), wait)
 }
 
 // teardownBudget is the same for an app's delete-and-wait task: inspect

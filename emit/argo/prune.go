@@ -135,7 +135,7 @@ func Prune(p *ir.Program, removed []Removed) (*wfv1.Workflow, error) {
 	budget := func(a *ir.App) time.Duration { return teardownBudget(a, a.Teardown.Volumes == ir.VolumesSnapshot) }
 	spec := b.spec(PruneAction, satmath.Add(b.deadline(g, gr, budget), deadlineMargin), true)
 	spec.Arguments = wfv1.Arguments{Parameters: []wfv1.Parameter{{Name: ParamVolumes, Value: wfv1.AnyStringPtr(VolumesPerApp)}}}
-	spec.Templates = append([]wfv1.Template{main}, dag(tmplApps, g, gr, b.deleteTask, continueAfterFailure())...)
+	spec.Templates = append([]wfv1.Template{main}, dag(tmplApps, g, gr, b.deleteTask, nil, continueAfterFailure())...)
 	spec.Templates = append(spec.Templates, inline...)
 	return b.workflow(PruneAction, apps, apps, spec)
 }

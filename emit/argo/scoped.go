@@ -39,6 +39,9 @@ func ScopedDeploy(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
 	b.inline = true
 	var pre []wfv1.Template
 	inline := []wfv1.Template{b.syncAndWait()}
+	if waitsForResources(apps) {
+		inline = append(inline, b.waitResource())
+	}
 	if len(outside) > 0 {
 		checks, err := b.checks(outside, b.checkTask, MaxTemplates-6)
 		if err != nil {
@@ -48,7 +51,7 @@ func ScopedDeploy(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
 		inline = append(inline, b.checkHealthy())
 	}
 	g := plan.DeployGraph(apps)
-	gr, err := plan.Group(g, limits(MaxTemplates-2-len(pre)-len(inline)))
+	gr, err := plan.Group(g, plan.DeployLimits(apps, limits(MaxTemplates-2-len(pre)-len(inline))))
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +109,7 @@ func (b *builder) checks(apps []*ir.App, task func(*ir.App) wfv1.DAGTask, maxGro
 	if err != nil {
 		return nil, err
 	}
-	return dag(tmplChecks, g, gr, task, nil), nil
+	return dag(tmplChecks, g, gr, task, nil, nil), nil
 }
 
 // scopeOf sorts scope into dependency order and finds the apps outside

@@ -247,6 +247,34 @@ func (b *builder) syncAndWait() wfv1.Template {
 // cannot fix (package step says which).
 const ExitNotRetried = platcstep.ExitNotRetried
 
+// waitResource is `platc step wait-resource`: read-only, it reads the
+// Application's resource tree (RBAC get on applications) until the
+// resource exists and, for a kind with health, is Healthy. Only failed
+// calls are retried; Degraded, ambiguous or timed out is final.
+func (b *builder) waitResource() wfv1.Template {
+	t := b.platcTemplate(tmplWaitResource,
+		[]wfv1.Parameter{{Name: "application"}, param("group", ""), {Name: "kind"}, {Name: "name"}, param("namespace", ""),
+			{Name: "wait"}, {Name: "timeout"}, {Name: "deadline"}},
+		env("APP", "application", "GROUP", "group", "KIND", "kind", "NAME", "name", "NAMESPACE", "namespace",
+			"WAIT", "wait", "TIMEOUT", "timeout"))
+	t.ActiveDeadlineSeconds = deadlineFromInput()
+	t.RetryStrategy = fixedRetry()
+	t.RetryStrategy.Expression = `lastRetry.exitCode != "` + strconv.Itoa(ExitNotRetried) + `"`
+	return t
+}
+
+// waitsForResources reports whether any of apps waits for a resource
+// node, so that the wait-resource template is emitted only where a task
+// calls it.
+func waitsForResources(apps []*ir.App) bool {
+	for _, a := range apps {
+		if len(a.ResourceDeps) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (b *builder) checkHealthy() wfv1.Template {
 	t := b.scriptTemplate(tmplCheckHealthy, "check-healthy", inputParams(checkInputs, nil), env("APP", "application"))
 	t.Outputs.Parameters = []wfv1.Parameter{outputFile("health", "/tmp/health", "Unknown"), outputFile("sync", "/tmp/sync", "Unknown")}
@@ -377,14 +405,18 @@ func (b *builder) orphanReport() wfv1.Template {
 // clusterTemplate is templates.yaml: every step, in one
 // ClusterWorkflowTemplate that deploy, teardown and validate reference.
 func (b *builder) clusterTemplate() *wfv1.ClusterWorkflowTemplate {
+	templates := []wfv1.Template{
+		b.syncAndWait(), b.checkHealthy(), b.checkAbsent(),
+		b.deleteAndWait(), b.inspectVolumes(), b.snapshotVolume(), b.deleteApplication(),
+		b.checkConfirmation(), b.suspendParents(), b.orphanReport(),
+	}
+	if waitsForResources(b.p.Apps) {
+		templates = append(templates, b.waitResource())
+	}
 	return &wfv1.ClusterWorkflowTemplate{
 		TypeMeta:   metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "ClusterWorkflowTemplate"},
 		ObjectMeta: metav1.ObjectMeta{Name: ClusterTemplate, Labels: b.labels("")},
-		Spec: wfv1.WorkflowSpec{Templates: []wfv1.Template{
-			b.syncAndWait(), b.checkHealthy(), b.checkAbsent(),
-			b.deleteAndWait(), b.inspectVolumes(), b.snapshotVolume(), b.deleteApplication(),
-			b.checkConfirmation(), b.suspendParents(), b.orphanReport(),
-		}},
+		Spec:       wfv1.WorkflowSpec{Templates: templates},
 	}
 }
 

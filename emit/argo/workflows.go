@@ -67,6 +67,17 @@ func (b *builder) syncTask(a *ir.App) wfv1.DAGTask {
 	return t
 }
 
+// waitTask waits for one resource node of the app that manages it.
+func (b *builder) waitTask(r *ir.Resource) wfv1.DAGTask {
+	t := wfv1.DAGTask{Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
+		value("application", r.App.Application), value("group", r.Group), value("kind", r.Kind),
+		value("name", r.ResourceName), value("namespace", r.Namespace), value("wait", string(r.Wait)),
+		value("timeout", seconds(r.Timeout)), value("deadline", seconds(r.Timeout+callHeadroom)),
+	}}}
+	t.Template, t.TemplateRef = b.call(tmplWaitResource)
+	return t
+}
+
 func (b *builder) deleteTask(a *ir.App) wfv1.DAGTask {
 	t := wfv1.DAGTask{Arguments: args(deleteInputs, deleteValues(a), b.defs.del)}
 	t.Template, t.TemplateRef = b.call(tmplDeleteAndWait)
@@ -119,7 +130,7 @@ func (b *builder) deadline(g *plan.Graph, gr plan.Grouping, budget func(*ir.App)
 // phase after the DAG. The template takes no parameters.
 func (b *builder) deploy() (*wfv1.WorkflowTemplate, plan.Grouping, error) {
 	g := plan.DeployGraph(b.p.Apps)
-	gr, err := plan.Group(g, Limits)
+	gr, err := plan.Group(g, plan.DeployLimits(b.p.Apps, Limits))
 	if err != nil {
 		return nil, gr, err
 	}
@@ -143,7 +154,7 @@ func (b *builder) deploySpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templat
 	main.Steps = append(main.Steps, steps(tmplApps)...)
 	spec := b.spec("deploy", deadline, true)
 	spec.Templates = append([]wfv1.Template{main}, pre...)
-	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.syncTask, continueAfterFailure())...)
+	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.syncTask, b.waitTask, continueAfterFailure())...)
 	return spec, nil
 }
 
@@ -211,7 +222,7 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 			Description: wfv1.AnyStringPtr(volumesDescription(b.p))},
 	}}
 	spec.Templates = append([]wfv1.Template{main}, pre...)
-	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.deleteTask, continueAfterFailure())...)
+	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.deleteTask, nil, continueAfterFailure())...)
 	return spec, nil
 }
 
@@ -253,7 +264,7 @@ func (b *builder) validate() (*wfv1.WorkflowTemplate, error) {
 	}
 	deadline := satmath.Add(b.bound(g, gr, func(*ir.App) time.Duration { return shortDeadlineDuration }), deadlineMargin)
 	spec := b.spec("validate", deadline, false)
-	spec.Templates = dag(tmplMain, g, gr, b.checkTask, continueAfterFailure())
+	spec.Templates = dag(tmplMain, g, gr, b.checkTask, nil, continueAfterFailure())
 	return &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(ValidateTemplate, "validate"), Spec: spec}, nil
 }
 

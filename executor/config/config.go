@@ -78,7 +78,10 @@ type Input struct {
 
 	TeardownConfirm string // TEARDOWN_CONFIRM
 	PVPolicy        string // PV_POLICY
-	Timeout         string // ACTION_TIMEOUT
+	// TeardownPrimitives and TeardownCRDs are TEARDOWN_PRIMITIVES and
+	// TEARDOWN_CRDS.
+	TeardownPrimitives, TeardownCRDs string
+	Timeout                          string // ACTION_TIMEOUT
 }
 
 // Config is a checked configuration.
@@ -121,6 +124,10 @@ type Config struct {
 
 	TeardownConfirm string
 	PVPolicy        ir.VolumePolicy
+	// TeardownPrimitives: once the teardown workflow has succeeded, the
+	// teardown playbook removes Argo Events, Argo Workflows and Argo CD
+	// (RFC 6.5 step 5); TeardownCRDs: their CRDs too.
+	TeardownPrimitives, TeardownCRDs bool
 	// Timeout is the longest the action may take; zero means derive it
 	// from the workflow's own deadline.
 	Timeout time.Duration
@@ -201,6 +208,14 @@ func Load(in Input) (*Config, *Problems) {
 			p.add("PV_POLICY %q is not a volume policy; use retain, delete or snapshot, or leave it unset for each app's own policy", in.PVPolicy)
 		}
 		cfg.TeardownConfirm = strings.TrimSpace(in.TeardownConfirm)
+		cfg.TeardownPrimitives = parseBool("TEARDOWN_PRIMITIVES", in.TeardownPrimitives, p)
+		cfg.TeardownCRDs = parseBool("TEARDOWN_CRDS", in.TeardownCRDs, p)
+		switch {
+		case cfg.TeardownCRDs && !cfg.TeardownPrimitives:
+			p.add("TEARDOWN_CRDS=true removes the CRDs of the orchestration primitives, which only TEARDOWN_PRIMITIVES=true removes; set both, or neither")
+		case cfg.TeardownPrimitives && cfg.Scope.Kind != ScopePlatform:
+			p.add("TEARDOWN_PRIMITIVES=true removes Argo CD and Argo Workflows, which the rest of the platform needs; it applies to a whole-platform teardown only. Unset TARGET_SCOPE, or TEARDOWN_PRIMITIVES")
+		}
 	}
 	cfg.MetricsFile = checkMetricsFile(in.MetricsFile, p)
 	cfg.PushgatewayURL = checkPushgateway(in.PushgatewayURL, p)

@@ -305,3 +305,37 @@ func TestTraceSettings(t *testing.T) {
 		}
 	}
 }
+
+// TEARDOWN_PRIMITIVES and TEARDOWN_CRDS are teardown's, booleans, the
+// CRDs only with the primitives, and the primitives only for a
+// whole-platform teardown.
+func TestTeardownPrimitivesSettings(t *testing.T) {
+	for _, tc := range []struct {
+		primitives, crds, scope string
+		want                    string
+		prim, crd               bool
+	}{
+		{},
+		{primitives: "true", prim: true},
+		{primitives: "true", crds: "true", prim: true, crd: true},
+		{crds: "true", want: "TEARDOWN_CRDS=true removes the CRDs of the orchestration primitives, which only TEARDOWN_PRIMITIVES=true removes"},
+		{primitives: "sure", want: `TEARDOWN_PRIMITIVES "sure" is not a boolean`},
+		{primitives: "true", scope: "app:web", want: "applies to a whole-platform teardown only"},
+	} {
+		in := setup(t, "")
+		in.Action = Teardown
+		in.TeardownConfirm = "acme"
+		in.TeardownPrimitives, in.TeardownCRDs, in.TargetScope = tc.primitives, tc.crds, tc.scope
+		cfg, p := Load(in)
+		got := strings.Join(p.Errors, "\n")
+		if tc.want == "" {
+			if !p.Empty() || cfg.TeardownPrimitives != tc.prim || cfg.TeardownCRDs != tc.crd {
+				t.Errorf("%+v: problems %q, primitives %t, crds %t", tc, p.Errors, cfg.TeardownPrimitives, cfg.TeardownCRDs)
+			}
+			continue
+		}
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%+v: problems %q lack %q", tc, p.Errors, tc.want)
+		}
+	}
+}

@@ -49,7 +49,9 @@ with the reason; the edge costs nothing at deploy time.`,
 			covered := make(bitset, g.words)
 			for k, e := range elems {
 				targets := targetsOf(p.Program, e.ref)
-				redundant := len(targets) > 0
+				// A resource reference gives its app's edge, but it also
+				// adds a wait for the resource, which nothing else gives.
+				redundant := len(targets) > 0 && e.ref.Resource == ""
 				var why string
 				var related []diag.Related
 				for _, b := range targets {
@@ -175,7 +177,7 @@ func coveredBy(earlier []element, e element, b *ir.App, p *ir.Program) (string, 
 		}
 		rel := []diag.Related{{Range: f.ref.Range, Message: fmt.Sprintf("%s gives the same edge", f.ref)}}
 		switch {
-		case f.ref == e.ref || (f.ref.Kind == e.ref.Kind && f.ref.Name == e.ref.Name):
+		case f.ref == e.ref || (f.ref.Kind == e.ref.Kind && f.ref.Name == e.ref.Name && f.ref.Resource == ""):
 			return "is listed twice", rel
 		case f.stack != nil && e.stack == nil:
 			return fmt.Sprintf("is already given by %s in the depends_on of stack %q", f.ref, f.stack.Name), rel

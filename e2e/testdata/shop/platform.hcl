@@ -2,10 +2,12 @@
 # tear down: short timeouts and retries, so a failing app fails in
 # seconds; two stacks and two independent chains; one custom resource
 # kind with the platform's own health rule; apps that keep data under
-# each volume policy; chart sources and Git path sources.
+# each volume policy; chart sources and Git path sources; one resource
+# node (RFC 5.1): api waits for database's Database object itself.
 #
 #   stack base:      network → database (example.com/Database, snapshot)
-#   stack services:  api (delete) → web          (depends on stack base)
+#   stack services:  api (delete) → web          (depends on stack base;
+#                    api also on app.database.resource.primary)
 #   outside stacks:  cache (retain) → metrics (retain)   (independent)
 
 platform "shop" {
@@ -63,6 +65,13 @@ stack "base" {
     teardown {
       volumes = "snapshot"
     }
+    # The simulated operator's Database is named after its app, in the
+    # app's namespace (e2e/content.go).
+    resource "primary" {
+      kind      = "example.com/Database"
+      name      = "database"
+      namespace = "database"
+    }
   }
 }
 
@@ -71,6 +80,7 @@ stack "services" {
 
   app "api" {
     namespace         = "api"
+    depends_on        = [app.database.resource.primary]
     expected_duration = "30s"
     source {
       chart    = "api"

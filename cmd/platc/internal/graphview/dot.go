@@ -84,6 +84,16 @@ func (d *Drawing) Dot(w io.Writer) {
 		}
 		b.WriteString(";\n")
 	}
+	// Resource waits: a dashed detour from an app through the wait step to
+	// the apps that wait for it (the edge between the apps stays drawn).
+	for _, w := range d.waits() {
+		n := w.r.TaskName()
+		fmt.Fprintf(&b, "  %q [shape=note, style=filled, fillcolor=%q, fontcolor=%q, fontsize=11, label=%q];\n", n, waitFill, "#37474f", w.label())
+		fmt.Fprintf(&b, "  %q -> %q [style=dashed];\n", w.r.App.Name, n)
+		for _, a := range w.dependents {
+			fmt.Fprintf(&b, "  %q -> %q [style=dashed];\n", n, a.Name)
+		}
+	}
 	b.WriteString("}\n")
 	io.WriteString(w, b.String())
 }
@@ -144,6 +154,14 @@ func (d *Drawing) Mermaid(w io.Writer) {
 			critical = append(critical, fmt.Sprint(k))
 		}
 		k++
+	}
+	for i, w := range d.waits() {
+		r := fmt.Sprintf("r%d", i)
+		fmt.Fprintf(&b, "  %s[/%q/]\n", r, strings.ReplaceAll(w.label(), "\n", " "))
+		fmt.Fprintf(&b, "  %s -.-> %s\n", id(w.r.App.Index), r)
+		for _, a := range w.dependents {
+			fmt.Fprintf(&b, "  %s -.-> %s\n", r, id(a.Index))
+		}
 	}
 	if len(critical) > 0 {
 		fmt.Fprintf(&b, "  linkStyle %s stroke:%s,stroke-width:3px\n", strings.Join(critical, ","), criticalColor)

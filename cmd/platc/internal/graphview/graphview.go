@@ -126,6 +126,46 @@ func (d *Drawing) bundle() {
 	d.bundles = kept
 }
 
+// waitNode is a resource node (RFC 5.1) that some app waits for: drawn
+// between its app and the apps that wait for it, as the deploy runs it.
+type waitNode struct {
+	r          *ir.Resource
+	dependents []*ir.App
+}
+
+// waits lists the resource nodes apps wait for, in the order of their
+// first dependent; nil when drawing by stack, where they would sit inside
+// a stack's node.
+func (d *Drawing) waits() []waitNode {
+	if d.byStack {
+		return nil
+	}
+	var out []waitNode
+	at := map[*ir.Resource]int{}
+	for _, a := range d.p.Apps {
+		for _, rd := range a.ResourceDeps {
+			k, ok := at[rd.Resource]
+			if !ok {
+				k = len(out)
+				at[rd.Resource] = k
+				out = append(out, waitNode{r: rd.Resource})
+			}
+			out[k].dependents = append(out[k].dependents, a)
+		}
+	}
+	return out
+}
+
+// label says what a resource node waits for.
+func (w waitNode) label() string {
+	r := w.r
+	id := r.ResourceName
+	if r.Namespace != "" {
+		id = r.Namespace + "/" + id
+	}
+	return fmt.Sprintf("%s: resource %s\n%s %s (%s)", r.App.Name, r.Name, r.KindKey(), id, r.Wait)
+}
+
 // name is the label of node i.
 func (d *Drawing) name(i int) string {
 	if d.byStack {
@@ -152,4 +192,5 @@ func (d *Drawing) title() string {
 const (
 	criticalColor = "#c62828"
 	edgeColor     = "#757575"
+	waitFill      = "#fff8e1"
 )

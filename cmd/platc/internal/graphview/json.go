@@ -17,6 +17,22 @@ type graphJSON struct {
 	CriticalPath []string `json:"critical_path"`
 	// StackEdges is the stack-level graph (--by stack draws it).
 	StackEdges []graphEdgeJSON `json:"stack_edges"`
+	// Resources are the resource nodes apps wait for (RFC 5.1), each a
+	// wait step between its app and the apps listed.
+	Resources []graphResourceJSON `json:"resources,omitempty"`
+}
+
+type graphResourceJSON struct {
+	// Resource is the reference, app.APP.resource.NAME; Task the wait
+	// step's task in the deploy DAG.
+	Resource  string   `json:"resource"`
+	Task      string   `json:"task"`
+	App       string   `json:"app"`
+	Kind      string   `json:"kind"`
+	Name      string   `json:"name"`
+	Namespace string   `json:"namespace,omitempty"`
+	Wait      string   `json:"wait"`
+	WaitedBy  []string `json:"waited_by"`
 }
 
 type graphAppJSON struct {
@@ -82,6 +98,15 @@ func (d *Drawing) JSON(w io.Writer) error {
 	sg := plan.ByStack(p)
 	for _, e := range sg.Edges {
 		out.StackEdges = append(out.StackEdges, graphEdgeJSON{From: sg.Nodes[e.From].Name(), To: sg.Nodes[e.To].Name()})
+	}
+	for _, wn := range (&Drawing{p: p}).waits() {
+		r := wn.r
+		gr := graphResourceJSON{Resource: r.Ref(), Task: r.TaskName(), App: r.App.Name, Kind: r.KindKey(),
+			Name: r.ResourceName, Namespace: r.Namespace, Wait: string(r.Wait)}
+		for _, a := range wn.dependents {
+			gr.WaitedBy = append(gr.WaitedBy, a.Name)
+		}
+		out.Resources = append(out.Resources, gr)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

@@ -36,6 +36,9 @@ type planAppJSON struct {
 	Class     string   `json:"class"`
 	Wave      int      `json:"wave"`
 	DependsOn []string `json:"depends_on"`
+	// WaitsFor are the resources of other apps the app waits for (RFC
+	// 5.1 resource nodes), each a wait step of the deploy.
+	WaitsFor []planWaitJSON `json:"waits_for,omitempty"`
 	// SyncTimeoutSeconds and HealthTimeoutSeconds bound the deploy step.
 	SyncTimeoutSeconds      float64 `json:"sync_timeout_seconds"`
 	HealthTimeoutSeconds    float64 `json:"health_timeout_seconds"`
@@ -44,6 +47,17 @@ type planAppJSON struct {
 	StartSeconds            float64 `json:"start_seconds"`
 	FinishSeconds           float64 `json:"finish_seconds"`
 	Critical                bool    `json:"critical"`
+}
+
+type planWaitJSON struct {
+	// Resource is the reference, app.APP.resource.NAME.
+	Resource  string `json:"resource"`
+	Kind      string `json:"kind"`
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+	// Wait is "healthy" or "exists", as the compiler decided for the kind.
+	Wait           string  `json:"wait"`
+	TimeoutSeconds float64 `json:"timeout_seconds"`
 }
 
 type deadlinesJSON struct {
@@ -134,6 +148,11 @@ func (v *View) WriteJSON(w io.Writer) error {
 		}
 		for _, dep := range a.Deps {
 			d.DependsOn = append(d.DependsOn, dep.App.Name)
+		}
+		for _, rd := range a.ResourceDeps {
+			r := rd.Resource
+			d.WaitsFor = append(d.WaitsFor, planWaitJSON{Resource: r.Ref(), Kind: r.KindKey(), Name: r.ResourceName,
+				Namespace: r.Namespace, Wait: string(r.Wait), TimeoutSeconds: r.Timeout.Seconds()})
 		}
 		out.AppDetails = append(out.AppDetails, d)
 	}

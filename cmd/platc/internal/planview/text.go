@@ -34,6 +34,7 @@ func (v *View) WriteText(w io.Writer) {
 		}
 		tw.Flush()
 	}
+	writeResourceWaits(w, p)
 	writeCriticalPath(w, s)
 	fmt.Fprintf(w, "\nEstimated duration: %s. Each app starts as soon as its own dependencies are healthy, so the critical path is the whole deploy.\n", Human(s.Makespan))
 	v.writeGrouping(w)
@@ -58,6 +59,36 @@ func (v *View) writeHeader(w io.Writer) {
 	p := v.Program
 	fmt.Fprintf(w, "Platform %q, environment %q: %s in %s, %s, %s.\n", p.Platform.Name, p.Env.Name,
 		english.Count(len(p.Apps), "app"), english.Count(len(p.Stacks), "stack"), english.Count(p.EdgeCount(), "dependency"), english.Count(len(p.Waves), "wave"))
+}
+
+// writeResourceWaits lists the wait steps of resource dependencies (RFC
+// 5.1 resource nodes), when there are any: each runs after its resource's
+// app is Healthy and before the apps that wait for it.
+func writeResourceWaits(w io.Writer, p *ir.Program) {
+	var lines []string
+	for _, a := range p.Apps {
+		for _, rd := range a.ResourceDeps {
+			r := rd.Resource
+			id := r.ResourceName
+			if r.Namespace != "" {
+				id = r.Namespace + "/" + id
+			}
+			what := "must be Healthy"
+			if r.Wait == ir.WaitExists {
+				what = "must exist"
+			}
+			lines = append(lines, fmt.Sprintf("  %s\twaits for %s\t%s %s\t%s, within %s\n", a.Name, r.Ref(), r.KindKey(), id, what, Human(r.Timeout)))
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nResource waits (%s, each a step after its app is Healthy):\n", english.Count(len(lines), "wait"))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, l := range lines {
+		fmt.Fprint(tw, l)
+	}
+	tw.Flush()
 }
 
 func writeCriticalPath(w io.Writer, s plan.Schedule) {

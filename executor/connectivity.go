@@ -74,3 +74,19 @@ func (r *run) connectivity(ctx context.Context, cr *preflight.ClusterReport) {
 	bootstrap := !cr.ArgoCD.Installed || !cr.Workflows.Installed
 	cr.Checks = append(cr.Checks, preflight.CheckConnectivity(ctx, r.endpoints(bootstrap), preflight.ConnectivityOptions{ToolPath: toolPath(r.env.ToolPath)})...)
 }
+
+// credentials adds the RFC 3.2.6 checks of the platform's credentials to
+// Phase 0's report: a deploy only, since only the bootstrap reads the
+// files. A problem fails when this deploy runs the bootstrap, which
+// writes the Secrets from them.
+func (r *run) credentials(cr *preflight.ClusterReport) {
+	if r.cfg.Action != config.Deploy || cr.Unreachable {
+		return
+	}
+	var creds []preflight.Credential
+	for _, c := range r.cfg.Program.Platform.Credentials {
+		creds = append(creds, preflight.Credential{Name: c.Name, Type: string(c.Type), Path: c.Path})
+	}
+	bootstrap := !cr.ArgoCD.Installed || !cr.Workflows.Installed
+	cr.Checks = append(cr.Checks, preflight.CheckCredentials(r.cfg.SecretsDir, creds, bootstrap)...)
+}

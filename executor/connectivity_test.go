@@ -1,6 +1,9 @@
 package executor
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -72,5 +75,54 @@ func TestEndpoints(t *testing.T) {
 	got := r.endpoints(true)
 	if len(got) != 6 || got[1].URL != "https://mirror.example.com/argo" || got[2].URL != "https://bitnami-labs.github.io/sealed-secrets" {
 		t.Errorf("with bootstrap: %v", got)
+	}
+}
+
+// Phase 0 checks the platform's credentials on a deploy: failing when
+// the bootstrap will write the Secrets from them, warning when Argo CD
+// and Argo Workflows are installed and an earlier bootstrap wrote them.
+func TestCredentialChecks(t *testing.T) {
+	p := compileEnv(t, `
+platform "acme" {
+  git { repo_url = "https://git.example.com/platform.git" }
+  credential "platform-git" {
+    type     = "basic_auth"
+    repo_url = "https://git.example.com/platform.git"
+  }
+}
+app "a" {
+  namespace = "a"
+  source { path = "apps/a" }
+}
+`, "")
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "platform-git"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "platform-git", "username"), []byte("bot"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		action    config.Action
+		installed bool
+		want      []preflight.Status
+	}{
+		{config.Deploy, false, []preflight.Status{preflight.Fail}},
+		{config.Deploy, true, []preflight.Status{preflight.Warn}},
+		{config.Validate, false, nil},
+	} {
+		r := &run{cfg: &config.Config{Action: tc.action, Program: p, ScopeApps: p.Apps, SecretsDir: dir}}
+		cr := &preflight.ClusterReport{ArgoCD: preflight.Component{Installed: tc.installed}, Workflows: preflight.Component{Installed: tc.installed}}
+		r.credentials(cr)
+		var got []preflight.Status
+		for _, c := range cr.Checks {
+			got = append(got, c.Status)
+			if !strings.Contains(c.Message, `credential "platform-git" (basic_auth, `+filepath.Join(dir, "platform-git")+`): password: no such file`) {
+				t.Errorf("message: %s", c.Message)
+			}
+		}
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s, installed %t (-want +got):\n%s", tc.action, tc.installed, diff)
+		}
 	}
 }

@@ -20,7 +20,8 @@ import (
 // basic-auth login, made up by the box and put under the secrets
 // directory. The generated bootstrap writes Argo CD's repository Secrets
 // from those files; Argo CD's real repo-server logs in with them, and
-// the deploy converges. Without the Secret, a hard refresh of database
+// the deploy converges; Phase 0 reaches both with those logins. Without
+// the Secret, a hard refresh of database
 // is refused by the server: the authentication is enforced.
 func TestPrivateRepositories(t *testing.T) {
 	dir := shopWith(t, `  git {
@@ -65,7 +66,11 @@ func TestPrivateRepositories(t *testing.T) {
 	}
 
 	r := s.run("deploy", ExitOK)
-	wantIn(t, "report", string(r.Report), `platform-git`, `private-charts`, "username and password present")
+	// Phase 0: each credential's files, and each private repository
+	// reached with its login, as the repo-server will log in.
+	wantIn(t, "report", string(r.Report), `platform-git`, `private-charts`, "username and password present",
+		`https://git.shop.test/platform.git (for the platform repository, app database and app web): reachable with the login of credential \"platform-git\" (git ls-remote)`,
+		`https://charts.shop.test/private (for app cache): reachable with the login of credential \"private-charts\" (HTTP 200)`)
 	password, err := os.ReadFile(filepath.Join(s.pl.secretsDir, "charts", "private", "password"))
 	if err != nil {
 		t.Fatal(err)

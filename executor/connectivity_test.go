@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/platc/platc/executor/config"
+	"github.com/platc/platc/executor/logging"
 	"github.com/platc/platc/executor/preflight"
 )
 
@@ -124,5 +125,86 @@ app "a" {
 		if diff := cmp.Diff(tc.want, got); diff != "" {
 			t.Errorf("%s, installed %t (-want +got):\n%s", tc.action, tc.installed, diff)
 		}
+	}
+}
+
+// Phase 0's reach checks get the login of the credential Argo CD will
+// use for each repository: a repository Secret before a credential
+// template, none for a public repository or unreadable files, and the
+// password is redacted from the log from then on.
+func TestLogins(t *testing.T) {
+	p := compileEnv(t, `
+platform "acme" {
+  git { repo_url = "https://git.example.com/team/platform.git" }
+  credential "team" {
+    type       = "basic_auth"
+    url_prefix = "https://git.example.com/team/"
+  }
+  credential "platform-git" {
+    type     = "basic_auth"
+    repo_url = "https://git.example.com/team/platform.git"
+  }
+  credential "charts" {
+    type     = "basic_auth"
+    repo_url = "https://charts.example.com/private"
+  }
+}
+app "a" {
+  namespace = "a"
+  source {
+    path            = "a"
+    repo_url        = "https://git.example.com/team/a.git"
+    target_revision = "v1"
+  }
+}
+app "b" {
+  namespace = "b"
+  source {
+    chart    = "b"
+    repo_url = "https://charts.example.com/private/"
+    version  = "1.0.0"
+  }
+}
+app "c" {
+  namespace = "c"
+  source {
+    chart    = "c"
+    repo_url = "https://charts.example.com/public"
+    version  = "1.0.0"
+  }
+}
+`, "")
+	dir := t.TempDir()
+	for _, c := range []string{"team", "platform-git"} {
+		if err := os.MkdirAll(filepath.Join(dir, c), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []string{"username", "password"} {
+			if err := os.WriteFile(filepath.Join(dir, c, f), []byte(c+"-"+f+"-value"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var logs strings.Builder
+	r := &run{cfg: &config.Config{Action: config.Deploy, Program: p, ScopeApps: p.Apps, SecretsDir: dir}, log: logging.New(&logs, logging.Options{Action: "deploy"})}
+	eps := r.endpoints(false)
+	r.logins(eps)
+	got := map[string]string{}
+	for _, e := range eps {
+		if e.Login != nil {
+			got[e.URL] = e.Login.Credential + " " + e.Login.User
+		}
+	}
+	want := map[string]string{
+		"https://git.example.com/team/platform.git": "platform-git platform-git-username-value",
+		"https://git.example.com/team/a.git":        "team team-username-value",
+		// charts' files are missing: no login, and the credential check fails.
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("logins (-want +got):\n%s", diff)
+	}
+	r.log.Infof("preflight", "test", "echo platform-git-password-value")
+	if strings.Contains(logs.String(), "platform-git-password-value") {
+		t.Errorf("the password is not redacted:\n%s", logs.String())
 	}
 }

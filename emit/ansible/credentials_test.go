@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"golang.org/x/crypto/ssh"
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -83,13 +84,11 @@ func TestCredentialSecrets(t *testing.T) {
 	srv := testenv.Require(t)
 	kc, _ := srv.Clients(t)
 	ctx := context.Background()
-	for _, ns := range []string{"argocd", "platc-cred-clean"} {
-		_ = kc.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{})
-	}
+	// The server is this test process's own: web and dns do not exist
+	// (the unit creates them), argocd does, as after the argocd role.
 	for _, ns := range []string{"web", "dns"} {
-		// Left from an earlier run of the test: the unit creates them.
-		if err := kc.CoreV1().Namespaces().Delete(ctx, ns, metav1.DeleteOptions{}); err != nil && !apierrors.IsNotFound(err) {
-			t.Fatal(err)
+		if _, err := kc.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Fatalf("namespace %s exists before the unit runs (%v)", ns, err)
 		}
 	}
 	srv.Namespace(t, "argocd")
@@ -154,6 +153,14 @@ func TestCredentialSecrets(t *testing.T) {
 		return run(t, ansibleDir, env, "ansible-playbook", "-i", "inventories/default/hosts.yml", "-v",
 			"-e", `{"platc_secrets_dir": "`+secretsDir+`"}`, "play.yml")
 	}
+	// A Secret left from an earlier credential of the same name, with a
+	// key and a label platc does not write: replaced, not merged.
+	if _, err := kc.CoreV1().Secrets("argocd").Create(ctx, &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: "platc-repo-platform-git", Namespace: "argocd", Labels: map[string]string{"stale": "yes"}},
+		Data:       map[string][]byte{"sshPrivateKey": []byte("an old key")},
+	}, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		t.Fatal(err)
+	}
 	out, err := playbook(secrets)
 	if err != nil {
 		t.Fatalf("ansible-playbook: %v\n%s", err, out)
@@ -200,7 +207,7 @@ func TestCredentialSecrets(t *testing.T) {
 			t.Errorf("%s/%s: %v", want.ns, want.name, err)
 			continue
 		}
-		if string(s.Type) != want.typ || s.Labels["argocd.argoproj.io/secret-type"] != want.secretType || s.Labels["app.kubernetes.io/managed-by"] != "platc" {
+		if string(s.Type) != want.typ || s.Labels["argocd.argoproj.io/secret-type"] != want.secretType || s.Labels["app.kubernetes.io/managed-by"] != "platc" || s.Labels["stale"] != "" {
 			t.Errorf("%s/%s: type %s, labels %v", want.ns, want.name, s.Type, s.Labels)
 		}
 		if len(s.Data) != len(want.data)+len(want.stringData) {

@@ -169,6 +169,11 @@ func (e *Env) startRepoServer(ctx context.Context, args, env []string, state, re
 		"NO_PROXY=127.0.0.1,localhost", "no_proxy=127.0.0.1,localhost",
 		"SSL_CERT_FILE="+e.caFile, "GIT_SSL_CAINFO="+e.caFile,
 		"HOME="+filepath.Join(state, "tmp"),
+		// The socket through which git's askpass helper asks the
+		// repo-server for a repository's login. Its default is one path
+		// in /tmp, which every box on the machine would share: a helper
+		// would ask another box's repo-server and be told "unknown nonce".
+		"ARGOCD_ASK_PASS_SOCK="+filepath.Join(state, "askpass.sock"),
 		// v3.2's repo-server verifies nothing without GPG; no wrapper needed.
 	)
 	p, err := e.procs.start("argocd-repo-server", e.bin("argocd-repo-server"), append(slices.Clone(args),

@@ -38,7 +38,7 @@ func (pl *Platform) runBootstrap(ctx context.Context) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
-	workdir, args, err := executor.WriteBootstrap(dir, files, pl.Program, e.kubeconfig("default"), "")
+	workdir, args, err := executor.WriteBootstrap(dir, files, pl.Program, e.kubeconfig("default"), pl.secretsDir)
 	if err != nil {
 		return err
 	}

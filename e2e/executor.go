@@ -95,7 +95,8 @@ func (pl *Platform) Platc(ctx context.Context, action string, env ...string) (*R
 		"ENVIRONMENT=" + pl.Program.Env.Name,
 		"PLATFORM_PATH=" + pl.Opts.Path,
 		"LOG_FORMAT=json",
-		// /config/environment.yaml and /secrets are optional and absent.
+		// /config/environment.yaml is optional and absent; /secrets is
+		// set below when the platform declares credentials.
 		// Like Argo CD's repo-server, the executor reaches the simulated
 		// internet (Phase 0's connectivity checks) through the proxy, and
 		// trusts its CA as an image trusts the public ones; the API
@@ -104,6 +105,10 @@ func (pl *Platform) Platc(ctx context.Context, action string, env ...string) (*R
 		"NO_PROXY=127.0.0.1,localhost",
 		"SSL_CERT_FILE=" + e.caFile, "GIT_SSL_CAINFO=" + e.caFile,
 	}, env...)
+	if pl.secretsDir != "" {
+		// The platform's credentials (credentials.go), as /secrets.
+		cmd.Env = append(cmd.Env, "SECRETS_DIR="+pl.secretsDir)
+	}
 	// The bootstrap host's network and trust (bootstrap.go): the
 	// executor is that host whenever it runs the bootstrap.
 	cmd.Env = append(cmd.Env, e.bootstrapHostNet()...)

@@ -75,6 +75,10 @@ type Platform struct {
 	// platform (samples it lacked, say).
 	Notes []string
 
+	// secretsDir holds the files of the platform's credentials, as
+	// /secrets would; "" when it declares none.
+	secretsDir string
+
 	steps   *stepRunner
 	kubelet *processKubelet
 	// standIns are the stand-in charts, as published.
@@ -151,6 +155,9 @@ func (pl *Platform) publish(ctx context.Context) error {
 		for name, b := range files {
 			repos[repo][path.Join(dir, name)] = b
 		}
+	}
+	if err := pl.credentials(); err != nil {
+		return err
 	}
 	platformRepo := normalURL(p.Platform.Git.RepoURL)
 	gen, err := readTree(pl.Generated)

@@ -37,6 +37,21 @@ type sources struct {
 	// charts maps a chart repository URL to its charts.
 	charts map[string]map[string][]chartVersion
 	hosts  map[string]bool
+	// auth are the private repositories: a request for one without its
+	// basic-auth username and password is answered 401, as a real Git
+	// or chart server answers it. admitted and refused count, per
+	// repository URL, the requests that were let through or not.
+	auth     []repoAuth
+	admitted map[string]int
+	refused  map[string]int
+}
+
+// repoAuth is one private repository, or with prefix every repository
+// whose URL starts with url, and its login.
+type repoAuth struct {
+	url        string
+	prefix     bool
+	user, pass string
 }
 
 type gitRepo struct {
@@ -53,7 +68,8 @@ type chartVersion struct {
 }
 
 func newSources(root string) *sources {
-	return &sources{root: root, repos: map[string]*gitRepo{}, charts: map[string]map[string][]chartVersion{}, hosts: map[string]bool{}}
+	return &sources{root: root, repos: map[string]*gitRepo{}, charts: map[string]map[string][]chartVersion{}, hosts: map[string]bool{},
+		admitted: map[string]int{}, refused: map[string]int{}}
 }
 
 // normalURL trims what Git and Helm ignore at the end of a URL.
@@ -386,6 +402,9 @@ func (s *sources) handler(backend, host string) http.Handler {
 		}
 		s.mu.Unlock()
 		if repo != nil {
+			if !s.allow(w, r, repo.url) {
+				return
+			}
 			h := &cgi.Handler{
 				Path: backend,
 				Env: []string{
@@ -399,14 +418,22 @@ func (s *sources) handler(backend, host string) http.Handler {
 		// Chart repositories: <repo>/index.yaml and <repo>/charts/<file>.
 		base := scheme + "://" + host
 		if strings.HasSuffix(p, "/index.yaml") {
-			if b, ok := s.chartIndex(normalURL(base + strings.TrimSuffix(p, "/index.yaml"))); ok {
+			repoURL := normalURL(base + strings.TrimSuffix(p, "/index.yaml"))
+			if b, ok := s.chartIndex(repoURL); ok {
+				if !s.allow(w, r, repoURL) {
+					return
+				}
 				w.Header().Set("Content-Type", "application/x-yaml")
 				_, _ = w.Write(b)
 				return
 			}
 		}
 		if dir, file := path.Split(p); strings.HasSuffix(dir, "/charts/") {
-			if b, ok := s.chartArchiveAt(normalURL(base+strings.TrimSuffix(dir, "/charts/")), file); ok {
+			repoURL := normalURL(base + strings.TrimSuffix(dir, "/charts/"))
+			if b, ok := s.chartArchiveAt(repoURL, file); ok {
+				if !s.allow(w, r, repoURL) {
+					return
+				}
 				w.Header().Set("Content-Type", "application/gzip")
 				_, _ = w.Write(b)
 				return
@@ -427,4 +454,47 @@ func (e *Env) serveSources() error {
 		e.net.site(h, e.src.handler(backend, h))
 	}
 	return nil
+}
+
+// protect makes the repository at url (every repository under it, with
+// prefix) private: served only to requests with this basic-auth login.
+func (s *sources) protect(url string, prefix bool, user, pass string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !prefix {
+		url = normalURL(url)
+	}
+	s.auth = append(s.auth, repoAuth{url: url, prefix: prefix, user: user, pass: pass})
+}
+
+// allow answers 401 to a request for a private repository without its
+// login, as Git's and Helm's servers do, and counts the request.
+func (s *sources) allow(w http.ResponseWriter, r *http.Request, repoURL string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var need *repoAuth
+	for i, a := range s.auth {
+		if a.url == repoURL || a.prefix && strings.HasPrefix(repoURL, a.url) {
+			need = &s.auth[i]
+		}
+	}
+	if need == nil {
+		return true
+	}
+	if user, pass, ok := r.BasicAuth(); ok && user == need.user && pass == need.pass {
+		s.admitted[repoURL]++
+		return true
+	}
+	s.refused[repoURL]++
+	w.Header().Set("WWW-Authenticate", `Basic realm="platc e2e"`)
+	http.Error(w, "authentication required", http.StatusUnauthorized)
+	return false
+}
+
+// requests returns how many requests for the private repository at url
+// were let through and how many were refused.
+func (s *sources) requests(url string) (admitted, refused int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.admitted[normalURL(url)], s.refused[normalURL(url)]
 }

@@ -34,11 +34,14 @@ const (
 	DriftProject = "project" // an AppProject, or a repository it must allow
 	DriftRoot    = "root"    // the root Application's source
 	DriftToken   = "token"   // the automation token Secret
+	// DriftCredential: a Secret the bootstrap writes from a declared
+	// credential is missing or not labelled as platc labels it.
+	DriftCredential = "credential"
 )
 
 // driftOrder is the order the kinds are reported in: what owns, then
 // what is owned.
-var driftOrder = []string{DriftRelease, DriftHealth, DriftRBAC, DriftProject, DriftRoot, DriftToken}
+var driftOrder = []string{DriftRelease, DriftHealth, DriftRBAC, DriftProject, DriftRoot, DriftToken, DriftCredential}
 
 // argocdCM is the ConfigMap Argo CD reads its settings from, and
 // argocdRBACCM its RBAC policy.
@@ -56,10 +59,11 @@ const BootstrapFix = "cd generated/<env>/ansible && ansible-playbook site.yml"
 // Drift is one difference between what the bootstrap installed and what
 // the platform compiles to now.
 type Drift struct {
-	What string `json:"what"` // DriftRelease, DriftHealth, DriftRBAC, DriftProject, DriftRoot or DriftToken
+	What string `json:"what"` // DriftRelease, DriftHealth, DriftRBAC, DriftProject, DriftRoot, DriftToken or DriftCredential
 	// Object is the release's name (release), the kind as <group>/<Kind>
 	// (health), the ConfigMap (rbac), the AppProject's name (project),
-	// the root Application's name (root) or the Secret (token).
+	// the root Application's name (root) or the Secret (token,
+	// credential).
 	Object  string `json:"object"`
 	Message string `json:"message"`
 	// Apps are the apps this drift hurts: those declaring the kind
@@ -184,7 +188,59 @@ func bootstrapDrift(ctx context.Context, c *cluster.Client, p *ir.Program, scope
 	default:
 		res.Drift = append(res.Drift, tokenDrift(wns, ts.Name, ts.Key, tok.Data)...)
 	}
+	res.credentials(ctx, c, p)
 	return res
+}
+
+// credentials checks that each Secret the bootstrap writes from the
+// platform's credentials exists with its labels: a credential added to
+// a running platform has none until the bootstrap runs again, and Argo
+// CD would be refused by the repository. Only the Secret's metadata is
+// compared; its data comes from files only the bootstrap reads. Read by
+// name, and as for the token, a Secret the user may not read is listed
+// as not read rather than asked for in Phase 0.
+func (res *driftCheck) credentials(ctx context.Context, c *cluster.Client, p *ir.Program) {
+	for _, cr := range p.Platform.Credentials {
+		for _, ns := range cr.Namespaces {
+			cctx, cancel := c.Call(ctx)
+			sec, err := c.Kube.CoreV1().Secrets(ns).Get(cctx, cr.SecretName, metav1.GetOptions{})
+			cancel()
+			switch {
+			case apierrors.IsForbidden(err):
+				res.NotRead = append(res.NotRead, fmt.Sprintf("Secret %s/%s", ns, cr.SecretName))
+			case err != nil && !apierrors.IsNotFound(err):
+				res.Errs = append(res.Errs, fmt.Errorf("reading Secret %s/%s: %s", ns, cr.SecretName, c.Explain(err)))
+			default:
+				var labels map[string]string
+				if err == nil {
+					labels = sec.Labels
+				}
+				res.Drift = append(res.Drift, credentialDrift(cr, ns, err == nil, labels)...)
+			}
+		}
+	}
+}
+
+// credentialDrift compares one credential's Secret in ns with what the
+// bootstrap writes: it exists, and a repository credential's carries the
+// label Argo CD finds it by.
+func credentialDrift(cr ir.Credential, ns string, exists bool, labels map[string]string) []Drift {
+	use := "the apps in " + ns + " cannot use it"
+	want := ""
+	if cr.Type.IsRepository() {
+		use = "Argo CD cannot read " + cr.URL
+		want = "repository"
+		if cr.Template {
+			want, use = "repo-creds", "Argo CD has no credentials for the repositories under "+cr.URL
+		}
+	}
+	switch {
+	case !exists:
+		return []Drift{{What: DriftCredential, Object: cr.SecretName, Message: fmt.Sprintf("the Secret %s/%s of credential %s does not exist; %s", ns, cr.SecretName, cr.Name, use)}}
+	case want != "" && labels["argocd.argoproj.io/secret-type"] != want:
+		return []Drift{{What: DriftCredential, Object: cr.SecretName, Message: fmt.Sprintf("the Secret %s/%s of credential %s is not labelled argocd.argoproj.io/secret-type=%s; %s", ns, cr.SecretName, cr.Name, want, use)}}
+	}
+	return nil
 }
 
 // releases compares the bootstrap's Helm releases (emit/ansible's

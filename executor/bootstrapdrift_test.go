@@ -336,3 +336,61 @@ func TestDeployRefusesHealthDrift(t *testing.T) {
 		}
 	}
 }
+
+// A credential added to a running platform: its Secrets do not exist
+// until the bootstrap runs again, which the drift says (and a deploy
+// reconciles); once they are there, with Argo CD's label, nothing
+// drifts. A repository Secret without the label is drift too: Argo CD
+// would not find it.
+func TestBootstrapDriftCredentials(t *testing.T) {
+	kc, dc := bootstrapped(t, driftDay0)
+	src := strings.Replace(driftDay0, `    revision = "v1"
+  }
+}`, `    revision = "v1"
+  }
+  credential "charts" {
+    type     = "basic_auth"
+    repo_url = "https://charts.example.com"
+  }
+  credential "registry" {
+    type       = "docker_config"
+    namespaces = ["queue"]
+  }
+}`, 1)
+	p := compileEnv(t, src, "staging")
+	var got []string
+	for _, d := range driftOf(t, kc, dc, p) {
+		got = append(got, d.What+" "+d.Object+": "+d.Message)
+	}
+	want := []string{
+		"credential platc-repo-charts: the Secret argocd/platc-repo-charts of credential charts does not exist; Argo CD cannot read https://charts.example.com",
+		"credential registry: the Secret queue/registry of credential registry does not exist; the apps in queue cannot use it",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("drift:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	for _, s := range []*corev1.Secret{
+		{ObjectMeta: metav1.ObjectMeta{Name: "platc-repo-charts", Namespace: "argocd", Labels: map[string]string{"argocd.argoproj.io/secret-type": "repository"}}},
+		{ObjectMeta: metav1.ObjectMeta{Name: "registry", Namespace: "queue"}},
+	} {
+		if _, err := kc.CoreV1().Secrets(s.Namespace).Create(context.Background(), s, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if d := driftOf(t, kc, dc, p); len(d) != 0 {
+		t.Errorf("drift with the Secrets there: %+v", d)
+	}
+
+	s, err := kc.CoreV1().Secrets("argocd").Get(context.Background(), "platc-repo-charts", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Labels = nil
+	if _, err := kc.CoreV1().Secrets("argocd").Update(context.Background(), s, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if d := driftOf(t, kc, dc, p); len(d) != 1 || !strings.Contains(d[0].Message, "is not labelled argocd.argoproj.io/secret-type=repository") {
+		t.Errorf("drift of an unlabelled repository Secret: %+v", d)
+	}
+}

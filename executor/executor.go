@@ -209,6 +209,7 @@ func (r *run) phase0(ctx context.Context, tools bool, opts preflight.ClusterOpti
 	}
 	cr := preflight.CheckCluster(ctx, r.client, opts)
 	r.connectivity(ctx, cr)
+	r.credentials(cr)
 	pf.Cluster = cr
 	for _, c := range cr.Checks {
 		switch c.Status {

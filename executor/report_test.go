@@ -142,8 +142,9 @@ func TestReportDriftKinds(t *testing.T) {
 		{What: DriftRBAC, Object: "argocd-rbac-cm", Message: "ConfigMap argocd-rbac-cm: policy.csv different"},
 		{What: DriftRelease, Object: "argocd", Message: "chart version 7.6.0, the platform says 7.7.0"},
 		{What: DriftRelease, Object: "argo-events", Message: "values differ at crds.keep (missing)"},
+		{What: DriftCredential, Object: "platc-repo-charts", Message: "the Secret argocd/platc-repo-charts of credential charts does not exist; Argo CD cannot read https://charts.example.com"},
 	}
-	rep := &Report{Action: "validate", Status: "degraded", ExitCode: 2, BootstrapDrift: drift, Reconciled: drift[:1], Metrics: map[string]int{"bootstrap_drift": 7, "reconciled": 1}}
+	rep := &Report{Action: "validate", Status: "degraded", ExitCode: 2, BootstrapDrift: drift, Reconciled: drift[:1], Metrics: map[string]int{"bootstrap_drift": 8, "reconciled": 1}}
 	var b bytes.Buffer
 	rep.WriteText(&b)
 	want := `
@@ -157,8 +158,9 @@ Bootstrap drift (installed by the bootstrap, not what the platform compiles to n
   project: AppProject data does not exist [blocks deploy]
   root: targetRevision is "v1", the platform says "v2"
   token: the automation token Secret argo/platc-argocd-token does not exist
+  credential: the Secret argocd/platc-repo-charts of credential charts does not exist; Argo CD cannot read https://charts.example.com
 
-Metrics: bootstrap_drift=7 reconciled=1
+Metrics: bootstrap_drift=8 reconciled=1
 `
 	if !strings.Contains(b.String(), want) {
 		t.Errorf("text report:\n%s\nwant it to contain:\n%s", b.String(), want)

@@ -126,6 +126,17 @@ func (d *decoder) decodePlatform(b *hcl.Block) *Platform {
 			DeclRange:       blk.DefRange,
 		}
 	}
+	for _, blk := range content.Blocks {
+		if blk.Type != "credential" {
+			continue
+		}
+		a := d.content(blk.Body, credentialSchema).Attributes
+		p.Credentials = append(p.Credentials, &Credential{
+			Name: blk.Labels[0], NameRange: blk.LabelRanges[0], DeclRange: blk.DefRange,
+			Type: a["type"], Path: a["path"], RepoURL: a["repo_url"], URLPrefix: a["url_prefix"],
+			Namespaces: a["namespaces"], Key: a["key"],
+		})
+	}
 	return p
 }
 

@@ -35,6 +35,7 @@ var blockKinds = []blockKind{
 	{workflowsSchema, "in a platform's workflows block", "workflows"},
 	{gitSchema, "in a platform's git block", "git"},
 	{bootstrapSchema, "in a platform's bootstrap block", "bootstrap"},
+	{credentialSchema, "in a platform's credential block", "credential"},
 	{environmentSchema, "in an environment block", "environment"},
 	{clusterSchema, "in an environment's cluster block", "cluster"},
 	{defaultsSchema, "in the defaults block", "defaults"},

@@ -41,6 +41,24 @@ type Platform struct {
 	Workflows *Workflows
 	Git       *Git
 	Bootstrap *Bootstrap
+	// Credentials are the platform's credential blocks, in source order.
+	Credentials []*Credential
+}
+
+// Credential is platform.credential "NAME": a private repository, image
+// registry or DNS provider and the file under the executor's secrets
+// directory that holds its credential. Only the file is named; platc
+// never reads a secret value at compile time.
+type Credential struct {
+	Name       string
+	NameRange  hcl.Range
+	Type       *hcl.Attribute
+	Path       *hcl.Attribute
+	RepoURL    *hcl.Attribute
+	URLPrefix  *hcl.Attribute
+	Namespaces *hcl.Attribute
+	Key        *hcl.Attribute
+	DeclRange  hcl.Range
 }
 
 // ArgoCD is platform.argocd: how workflows reach the Argo CD API server.

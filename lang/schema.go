@@ -23,6 +23,7 @@ var rootSchema = &hcl.BodySchema{
 var platformSchema = &hcl.BodySchema{
 	Blocks: []hcl.BlockHeaderSchema{
 		{Type: "argocd"}, {Type: "workflows"}, {Type: "git"}, {Type: "bootstrap"},
+		{Type: "credential", LabelNames: []string{"name"}},
 	},
 }
 
@@ -58,6 +59,13 @@ var bootstrapSchema = &hcl.BodySchema{
 		{Name: "argocd_chart"}, {Name: "workflows_chart"}, {Name: "events_chart"},
 		{Name: "sealed_secrets_chart"}, {Name: "argo_repo"}, {Name: "sealed_secrets_repo"},
 		{Name: "argocd_apps_chart"},
+	},
+}
+
+var credentialSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "type"}, {Name: "path"}, {Name: "repo_url"}, {Name: "url_prefix"},
+		{Name: "namespaces"}, {Name: "key"},
 	},
 }
 

@@ -16,7 +16,7 @@ var blockSchemas = map[*hcl.BodySchema]map[string]*hcl.BodySchema{
 	},
 	platformSchema: {
 		"argocd": argocdSchema, "workflows": workflowsSchema, "git": gitSchema,
-		"bootstrap": bootstrapSchema,
+		"bootstrap": bootstrapSchema, "credential": credentialSchema,
 	},
 	argocdSchema:      {"token_secret": secretRefSchema},
 	environmentSchema: {"cluster": clusterSchema},

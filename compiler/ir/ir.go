@@ -80,6 +80,56 @@ type Platform struct {
 	Workflows Workflows
 	Git       Git
 	Bootstrap Bootstrap
+	// Credentials are the platform's credentials, in source order.
+	Credentials []Credential
+	DeclRange   hcl.Range
+}
+
+// CredentialType is the form of a credential file under the executor's
+// secrets directory.
+type CredentialType string
+
+// The credential types.
+const (
+	// SSHKey is a Git SSH private key (OpenSSH or PEM), one file.
+	SSHKey CredentialType = "ssh_key"
+	// BasicAuth is a directory holding the files username and password (a
+	// Git token is the password), for a Git or Helm repository over HTTP.
+	BasicAuth CredentialType = "basic_auth"
+	// DockerConfig is a .dockerconfigjson file, for image pull Secrets.
+	DockerConfig CredentialType = "docker_config"
+	// DNSToken is a DNS provider's API token, one file.
+	DNSToken CredentialType = "dns_token"
+)
+
+// IsRepository reports whether the credential is one Argo CD uses to
+// read a repository.
+func (t CredentialType) IsRepository() bool { return t == SSHKey || t == BasicAuth }
+
+// Credential is one credential the bootstrap turns into Secrets. Only the
+// file holding it is named; its value never passes through platc.
+type Credential struct {
+	Name string
+	Type CredentialType
+	// Path is the file (a directory for BasicAuth) relative to the
+	// secrets directory.
+	Path string
+	// URL is the repository Argo CD matches: one repository's URL, or,
+	// with Template, the prefix of every repository the credential
+	// template (Argo CD's repo-creds) serves. Empty for the other types.
+	URL      string
+	Template bool
+	// RepoType is Argo CD's repository type, "git" or "helm".
+	RepoType string
+	// OCI marks a Helm repository in an OCI registry (enableOCI).
+	OCI bool
+	// SecretName is the Secret the bootstrap creates, in each of
+	// Namespaces: Argo CD's namespace for a repository credential, the
+	// namespaces the platform lists for the others.
+	SecretName string
+	Namespaces []string
+	// Key is the DNSToken Secret's key; "token" unless set.
+	Key       string
 	DeclRange hcl.Range
 }
 

@@ -203,7 +203,77 @@ func groupVars(p *ir.Program) (om, error) {
 		kv{"gitops_handoff_submit_template", gitops.DeployTemplate},
 		kv{"gitops_handoff_values", handoff},
 	)
+	secrets, files, namespaces := credentialVars(p)
+	vars = append(vars,
+		kv{"gitops_handoff_credentials", secrets},
+		kv{"gitops_handoff_credential_files", files},
+		kv{"gitops_handoff_credential_namespaces", namespaces},
+	)
 	return vars, nil
+}
+
+// credentialVars lists the Secrets the gitops-handoff role creates from
+// the platform's credentials: for each, its name, namespace, type and
+// labels, the fields that are not secret (an Argo CD repository's url
+// and type), and which file under platc_secrets_dir each data key is
+// read from. The files' content never passes through platc. Also the
+// files to read, once each, and the namespaces to create first.
+func credentialVars(p *ir.Program) (secrets []om, files, namespaces []string) {
+	for _, c := range p.Platform.Credentials {
+		var data []om
+		file := func(key, path string) {
+			data = append(data, om{{"key", key}, {"file", path}})
+			if !slices.Contains(files, path) {
+				files = append(files, path)
+			}
+		}
+		typ := "Opaque"
+		labels := om{{"app.kubernetes.io/managed-by", "platc"}, {"platc.io/credential", c.Name}}
+		var stringData om
+		switch c.Type {
+		case ir.SSHKey:
+			file("sshPrivateKey", c.Path)
+		case ir.BasicAuth:
+			file("username", c.Path+"/username")
+			file("password", c.Path+"/password")
+		case ir.DockerConfig:
+			typ = "kubernetes.io/dockerconfigjson"
+			file(".dockerconfigjson", c.Path)
+		case ir.DNSToken:
+			file(c.Key, c.Path)
+		}
+		if c.Type.IsRepository() {
+			// Argo CD's declarative repositories: a Secret labelled
+			// repository serves one URL, repo-creds every URL under it.
+			kind := "repository"
+			if c.Template {
+				kind = "repo-creds"
+			}
+			labels = append(labels, kv{"argocd.argoproj.io/secret-type", kind})
+			stringData = om{{"url", c.URL}, {"type", c.RepoType}}
+			if c.RepoType == "helm" {
+				stringData = append(stringData, kv{"name", c.Name})
+			}
+			if c.OCI {
+				stringData = append(stringData, kv{"enableOCI", "true"})
+			}
+		}
+		for _, ns := range c.Namespaces {
+			secrets = append(secrets, om{
+				{"credential", c.Name},
+				{"name", c.SecretName},
+				{"namespace", ns},
+				{"type", typ},
+				{"labels", labels},
+				{"string_data", stringData},
+				{"data", data},
+			})
+			if ns != p.Platform.ArgoCD.Namespace && !slices.Contains(namespaces, ns) {
+				namespaces = append(namespaces, ns)
+			}
+		}
+	}
+	return secrets, files, namespaces
 }
 
 // handoffValues are the argocd-apps chart values: the AppProjects and the

@@ -3,6 +3,7 @@ package preflight
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,10 +23,20 @@ type Endpoint struct {
 	// Purpose says who needs it, for the report ("the root Application
 	// and 3 apps").
 	Purpose string
+	// Login is the basic-auth login of the platform's credential for the
+	// repository, read from the secrets directory; nil for a public one.
+	Login *Login
 	// Ref is, for a Git repository, the branch or tag that must exist
 	// in it (the revision Argo CD is to deploy); empty, or a commit SHA,
 	// which no ref lists, means only HEAD is asked for.
 	Ref string
+}
+
+// Login is a basic_auth credential's username and password, sent by the
+// check as Argo CD's repo-server will send them. Never printed.
+type Login struct {
+	Credential     string // the credential's name, for messages
+	User, Password string
 }
 
 // EndpointKind says how an endpoint is checked.
@@ -61,8 +72,9 @@ const MaxEndpoints = 64
 // Argo CD's repo-server is the one that fetches, and a deploy reports its
 // ComparisonError if it cannot. An endpoint that answers but asks for
 // credentials is reachable; whether Argo CD holds them is its repository
-// configuration. Credentials are never sent, so the checks run no
-// credential helper and no prompt.
+// configuration. Only the login of the platform's own credential for a
+// repository is sent (Endpoint.Login), never one from the environment: the
+// checks run no credential helper and no prompt.
 func CheckConnectivity(ctx context.Context, eps []Endpoint, opts ConnectivityOptions) []Check {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 10 * time.Second
@@ -89,11 +101,11 @@ func CheckConnectivity(ctx context.Context, eps []Endpoint, opts ConnectivityOpt
 			var msg string
 			switch ep.Kind {
 			case GitRepo:
-				st, msg = checkGit(cctx, ep.URL, ep.Ref, opts)
+				st, msg = checkGit(cctx, ep.URL, ep.Ref, ep.Login, opts)
 			case OCIRepo:
-				st, msg = checkHTTP(cctx, opts.Client, ociBase(ep.URL), true)
+				st, msg = checkHTTP(cctx, opts.Client, ociBase(ep.URL), true, ep.Login)
 			default:
-				st, msg = checkHTTP(cctx, opts.Client, strings.TrimSuffix(ep.URL, "/")+"/index.yaml", false)
+				st, msg = checkHTTP(cctx, opts.Client, strings.TrimSuffix(ep.URL, "/")+"/index.yaml", false, ep.Login)
 			}
 			if cctx.Err() != nil && st == Warn && !strings.HasPrefix(msg, "reachable") {
 				msg = fmt.Sprintf("no answer within %s", opts.Timeout)
@@ -120,12 +132,17 @@ func ociBase(repo string) string {
 // checkHTTP GETs u and reads at most 1 KiB of the answer. For an OCI
 // registry 401 is the normal answer to an anonymous /v2/ (the token
 // challenge), so it means reachable.
-func checkHTTP(ctx context.Context, c *http.Client, u string, registry bool) (Status, string) {
+func checkHTTP(ctx context.Context, c *http.Client, u string, registry bool, login *Login) (Status, string) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return Warn, "not a URL platc can request"
 	}
 	req.Header.Set("User-Agent", "platc-preflight")
+	if login != nil && !registry {
+		// A registry's /v2/ answers 401 with a token challenge whatever
+		// the login; only a chart repository's index shows it works.
+		req.SetBasicAuth(login.User, login.Password)
+	}
 	resp, err := c.Do(req)
 	if err != nil {
 		return Warn, "unreachable: " + netReason(err)
@@ -133,6 +150,10 @@ func checkHTTP(ctx context.Context, c *http.Client, u string, registry bool) (St
 	defer resp.Body.Close()
 	_, _ = io.CopyN(io.Discard, resp.Body, 1024)
 	switch code := resp.StatusCode; {
+	case login != nil && !registry && code < 300:
+		return Pass, fmt.Sprintf("reachable with the login of credential %q (HTTP %d)", login.Credential, code)
+	case login != nil && !registry && (code == http.StatusUnauthorized || code == http.StatusForbidden):
+		return Warn, fmt.Sprintf("refuses the login of credential %q (HTTP %d); Argo CD's repo-server, which logs in with the same, will be refused too. Correct the credential's files", login.Credential, code)
 	case code < 300, registry && code == http.StatusUnauthorized:
 		return Pass, fmt.Sprintf("reachable (HTTP %d)", code)
 	case code == http.StatusUnauthorized || code == http.StatusForbidden:
@@ -161,7 +182,7 @@ func netReason(err error) string {
 // could only report as a ComparisonError after the root moved to it.
 // Only the transports a repository URL may name are allowed (never ext::
 // or file), and no credential helper, prompt or askpass runs.
-func checkGit(ctx context.Context, repo, ref string, opts ConnectivityOptions) (Status, string) {
+func checkGit(ctx context.Context, repo, ref string, login *Login, opts ConnectivityOptions) (Status, string) {
 	pattern := "HEAD"
 	if ref != "" && ref != "HEAD" && !isCommit(ref) {
 		pattern = ref
@@ -189,6 +210,12 @@ func checkGit(ctx context.Context, repo, ref string, opts ConnectivityOptions) (
 			env = append(env, kv)
 		}
 	}
+	if login != nil && (strings.HasPrefix(repo, "https://") || strings.HasPrefix(repo, "http://")) {
+		// The login as a header from git's environment-only configuration
+		// (git 2.31): never on the command line, where ps shows it.
+		auth := base64.StdEncoding.EncodeToString([]byte(login.User + ":" + login.Password))
+		env = append(env, "GIT_CONFIG_COUNT=1", "GIT_CONFIG_KEY_0=http.extraHeader", "GIT_CONFIG_VALUE_0=Authorization: Basic "+auth)
+	}
 	cmd.Env = env
 	cmd.WaitDelay = time.Second
 	var errb, outb bytes.Buffer
@@ -201,6 +228,9 @@ func checkGit(ctx context.Context, repo, ref string, opts ConnectivityOptions) (
 		}
 		for _, auth := range []string{"Authentication failed", "could not read Username", "terminal prompts disabled", "Permission denied", "403", "401"} {
 			if strings.Contains(errb.String(), auth) {
+				if login != nil {
+					return Warn, fmt.Sprintf("refuses the login of credential %q; Argo CD's repo-server, which logs in with the same, will be refused too. Correct the credential's files (%s)", login.Credential, msg)
+				}
 				return Warn, "reachable, but it asks for credentials; Argo CD needs a repository Secret for it (" + msg + ")"
 			}
 		}
@@ -208,6 +238,9 @@ func checkGit(ctx context.Context, repo, ref string, opts ConnectivityOptions) (
 	}
 	if pattern != "HEAD" && !hasRef(outb.String(), pattern) {
 		return Warn, fmt.Sprintf("reachable, but it has no branch or tag %q, the revision to deploy; Argo CD cannot resolve it. Push it (git push origin %s) or correct platform.git.revision", ref, ref)
+	}
+	if login != nil {
+		return Pass, fmt.Sprintf("reachable with the login of credential %q (git ls-remote)", login.Credential)
 	}
 	return Pass, "reachable (git ls-remote)"
 }

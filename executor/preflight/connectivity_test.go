@@ -156,3 +156,69 @@ func TestConnectivityGitRef(t *testing.T) {
 		t.Errorf("a tag never pushed: %v", got[2])
 	}
 }
+
+// A private repository is checked with the login of the platform's
+// credential for it, as Argo CD will log in: the real git (the login in
+// its environment, never on its command line) and a chart repository's
+// index pass with the right login and warn, naming the credential, with
+// a wrong one. The messages hold no part of the login.
+func TestConnectivityLogin(t *testing.T) {
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("git is not installed")
+	}
+	dir := t.TempDir()
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(git, args...)
+		cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "HOME="+dir, "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@e", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@e")
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, b)
+		}
+	}
+	work := filepath.Join(dir, "work")
+	run("init", "-q", "-b", "main", work)
+	run("-C", work, "commit", "-q", "--allow-empty", "-m", "x")
+	run("clone", "-q", "--bare", work, filepath.Join(dir, "platform.git"))
+	run("-C", filepath.Join(dir, "platform.git"), "update-server-info")
+	if err := os.WriteFile(filepath.Join(dir, "index.yaml"), []byte("apiVersion: v1\nentries: {}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	files := http.FileServer(http.Dir(dir))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if u, p, ok := r.BasicAuth(); !ok || u != "bot" || p != "right-password-value" {
+			w.Header().Set("WWW-Authenticate", `Basic realm="test"`)
+			http.Error(w, "authentication required", http.StatusUnauthorized)
+			return
+		}
+		files.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	right := &Login{Credential: "platform-git", User: "bot", Password: "right-password-value"}
+	wrong := &Login{Credential: "platform-git", User: "bot", Password: "wrong-password-value"}
+	got := CheckConnectivity(context.Background(), []Endpoint{
+		{Kind: GitRepo, URL: srv.URL + "/platform.git", Purpose: "for the platform repository", Login: right},
+		{Kind: GitRepo, URL: srv.URL + "/platform.git", Purpose: "for the platform repository", Login: wrong},
+		{Kind: HelmRepo, URL: srv.URL, Purpose: "for app a", Login: right},
+		{Kind: HelmRepo, URL: srv.URL, Purpose: "for app a", Login: wrong},
+		{Kind: HelmRepo, URL: srv.URL, Purpose: "for app a"},
+	}, ConnectivityOptions{ToolPath: filepath.Dir(git), Timeout: 10 * time.Second})
+	want := []struct {
+		st  Status
+		msg string
+	}{
+		{Pass, `reachable with the login of credential "platform-git" (git ls-remote)`},
+		{Warn, `refuses the login of credential "platform-git"`},
+		{Pass, `reachable with the login of credential "platform-git" (HTTP 200)`},
+		{Warn, `refuses the login of credential "platform-git" (HTTP 401)`},
+		{Warn, "asks for credentials (HTTP 401)"},
+	}
+	for i, w := range want {
+		if got[i].Status != w.st || !strings.Contains(got[i].Message, w.msg) {
+			t.Errorf("check %d: %s %q, want %s with %q", i, got[i].Status, got[i].Message, w.st, w.msg)
+		}
+		if strings.Contains(got[i].Message, "password-value") || strings.Contains(got[i].Message, "Ym90Oi") {
+			t.Errorf("check %d shows the login: %s", i, got[i].Message)
+		}
+	}
+}

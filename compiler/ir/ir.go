@@ -114,7 +114,21 @@ type Workflows struct {
 	// Timeout caps a whole workflow run; zero means the emitter derives
 	// one from the apps' timeouts.
 	Timeout time.Duration
+	// NodeBudget is the most status nodes one Workflow may hold, counted
+	// at worst (every retry used). Above it the emitter splits a workflow
+	// into a parent and child workflows. The compiler sets it:
+	// workflows.node_budget, by default DefaultNodeBudget.
+	NodeBudget int
 }
+
+// DefaultNodeBudget is the node budget of a Workflow (docs/workflows.md,
+// "Argo's limits"): Argo's controller rewrites the whole Workflow object,
+// node status included, on every reconcile, and a node's status is about
+// 0.5 KB of JSON, so 1,000 nodes keep a Workflow near 0.5 MB, within the
+// 1 MiB object limit platc keeps and well short of the point where Argo
+// starts compressing node status (and, beyond, needs a database to
+// offload it).
+const DefaultNodeBudget = 1000
 
 // Git is the repository generated output is committed to.
 type Git struct {

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor/cluster"
 	"github.com/platc/platc/internal/exitcode"
 )
@@ -70,10 +71,10 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 		cancel()
 		switch {
 		case apierrors.IsNotFound(err):
-			return followResult{WF: cur, Nodes: appNodes(cur, names), Gone: true}
+			return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), Gone: true}
 		case err != nil:
 			if r.now().Sub(lastOK) > r.maxOutage() {
-				return followResult{WF: cur, Nodes: appNodes(cur, names), Err: fmt.Errorf("lost the Kubernetes API for over %s while following workflow %s: %s", r.maxOutage(), wf.Name, r.client.Explain(err))}
+				return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), Err: fmt.Errorf("lost the Kubernetes API for over %s while following workflow %s: %s", r.maxOutage(), wf.Name, r.client.Explain(err))}
 			}
 			r.log.Warnf(r.phase, "workflow", "reading workflow %s failed, retrying: %s", wf.Name, r.client.Explain(err))
 		default:
@@ -97,7 +98,7 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 				warned = true
 				r.log.Warnf(r.phase, "workflow", "workflow %s has not been picked up by the workflow controller yet; is the Argo Workflows controller running in the cluster?", cur.Name)
 			}
-			nodes := appNodes(cur, names)
+			nodes := r.treeNodes(ctx, cur, names)
 			r.progress(apps, nodes, seen)
 			if cur.Status.Phase.Completed() {
 				others := otherFailures(cur, names)
@@ -108,14 +109,76 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 			}
 		}
 		if !r.now().Before(deadline) {
-			return followResult{WF: cur, Nodes: appNodes(cur, names), TimedOut: true}
+			return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), TimedOut: true}
 		}
 		select {
 		case <-ctx.Done():
-			return followResult{WF: cur, Nodes: appNodes(cur, names), Err: ctx.Err()}
+			return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), Err: ctx.Err()}
 		case <-time.After(r.env.PollInterval):
 		}
 	}
+}
+
+// treeNodes are the app nodes of wf and, when wf is the parent of a
+// workflow split over the node budget (docs/workflows.md), of its child
+// Workflows, found by the label the parent puts on them: the apps run in
+// the children. A child that cannot be listed or read is left out of this
+// poll (warned about) and read again at the next; its apps show as not
+// started meanwhile, never as done.
+func (r *run) treeNodes(ctx context.Context, wf *wfv1.Workflow, names map[string]bool) map[string]nodeState {
+	nodes := appNodes(wf, names)
+	if !splitParent(wf) {
+		return nodes
+	}
+	cctx, cancel := r.client.Call(ctx)
+	list, err := r.client.Dynamic.Resource(cluster.Workflows).Namespace(wf.Namespace).List(cctx, metav1.ListOptions{LabelSelector: argo.LabelParent + "=" + wf.Name})
+	cancel()
+	if err != nil {
+		r.log.Warnf(r.phase, "workflow", "listing the child workflows of %s failed, retrying: %s", wf.Name, r.client.Explain(err))
+		return nodes
+	}
+	var children []*wfv1.Workflow
+	for i := range list.Items {
+		c, err := fromUnstructured(&list.Items[i])
+		if err != nil {
+			r.log.Warnf(r.phase, "workflow", "%s", err)
+			continue
+		}
+		children = append(children, c)
+	}
+	return mergeChildNodes(nodes, children, names)
+}
+
+// splitParent reports whether wf runs child workflows: a template of its
+// stored spec creates Workflows.
+func splitParent(wf *wfv1.Workflow) bool {
+	specs := []*wfv1.WorkflowSpec{&wf.Spec}
+	if s := wf.Status.StoredWorkflowSpec; s != nil {
+		specs = append(specs, s)
+	}
+	for _, spec := range specs {
+		for _, t := range spec.Templates {
+			if t.Resource != nil && strings.Contains(t.Resource.Manifest, argo.LabelParent) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mergeChildNodes adds the app nodes of children to nodes. An app in two
+// children (a child created again when the parent was retried) keeps the
+// node that started last, as appNodes does within one workflow.
+func mergeChildNodes(nodes map[string]nodeState, children []*wfv1.Workflow, names map[string]bool) map[string]nodeState {
+	for _, c := range children {
+		for app, st := range appNodes(c, names) {
+			if prev, ok := nodes[app]; ok && prev.StartedAt.After(st.StartedAt) {
+				continue
+			}
+			nodes[app] = st
+		}
+	}
+	return nodes
 }
 
 func (r *run) maxOutage() time.Duration {

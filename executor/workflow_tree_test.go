@@ -1,0 +1,94 @@
+package executor
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/platc/platc/emit/argo"
+	"github.com/platc/platc/executor/config"
+)
+
+// workflowObject is wf as the API server holds it, status included.
+func workflowObject(t *testing.T, wf *wfv1.Workflow) *unstructured.Unstructured {
+	t.Helper()
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(wf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetAPIVersion("argoproj.io/v1alpha1")
+	u.SetKind("Workflow")
+	return u
+}
+
+func appNode(name string, phase wfv1.NodePhase, start time.Time) wfv1.NodeStatus {
+	return wfv1.NodeStatus{ID: name, Name: "x." + name, DisplayName: name, Type: wfv1.NodeTypePod, Phase: phase,
+		StartedAt: metav1.NewTime(start), FinishedAt: metav1.NewTime(start.Add(time.Minute))}
+}
+
+// TestTreeNodes: a parent split into child workflows (as emit/argo
+// builds it for a platform over the node budget) reports its apps from
+// the children it labelled, and only those: a child of another parent, or
+// a workflow without children, adds nothing. An app in two children keeps
+// the later node.
+func TestTreeNodes(t *testing.T) {
+	p := compileEnv(t, day1, "staging")
+	// Three apps' deploy tasks per child: deploy has two children.
+	p.Platform.Workflows.NodeBudget = 16
+	o, err := argo.Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Children[argo.DeployTemplate]) < 2 {
+		t.Fatalf("deploy has %d children at a budget of 16", len(o.Children[argo.DeployTemplate]))
+	}
+	ns := p.Platform.Workflows.Namespace
+	spec := o.Deploy.Spec
+	parent := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", Namespace: ns},
+		Status: wfv1.WorkflowStatus{Phase: wfv1.WorkflowFailed, StoredWorkflowSpec: &spec}}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	first, second := p.Apps[0].Name, p.Apps[1].Name
+	child := func(name, parentName string, nodes ...wfv1.NodeStatus) *wfv1.Workflow {
+		wf := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{argo.LabelParent: parentName}},
+			Status: wfv1.WorkflowStatus{Nodes: wfv1.Nodes{}}}
+		for _, n := range nodes {
+			wf.Status.Nodes[n.ID] = n
+		}
+		return wf
+	}
+	dc := fakeDynamic(
+		workflowObject(t, parent),
+		workflowObject(t, child("deploy-abcde-deploy-01-x", "deploy-abcde", appNode(first, wfv1.NodeFailed, t0))),
+		// the same group again, after the parent was retried
+		workflowObject(t, child("deploy-abcde-deploy-01-y", "deploy-abcde", appNode(first, wfv1.NodeSucceeded, t0.Add(time.Hour)))),
+		workflowObject(t, child("deploy-abcde-deploy-02-x", "deploy-abcde", appNode(second, wfv1.NodeRunning, t0))),
+		// another parent's child
+		workflowObject(t, child("deploy-zzzzz-deploy-03-x", "deploy-zzzzz", appNode(p.Apps[2].Name, wfv1.NodeSucceeded, t0))),
+	)
+	r := testRun(t, config.Deploy, dc, nil)
+	names := map[string]bool{}
+	for _, a := range p.Apps {
+		names[a.Name] = true
+	}
+	nodes := r.treeNodes(context.Background(), parent, names)
+	if got := nodes[first].Phase; got != wfv1.NodeSucceeded {
+		t.Errorf("%s: %s, want the later child's Succeeded", first, got)
+	}
+	if got := nodes[second].Phase; got != wfv1.NodeRunning {
+		t.Errorf("%s: %s, want Running", second, got)
+	}
+	if n, ok := nodes[p.Apps[2].Name]; ok {
+		t.Errorf("%s: %+v from another parent's child", p.Apps[2].Name, n)
+	}
+	// Not a split workflow: its own nodes only, no list.
+	plain := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", Namespace: ns}}
+	if n := r.treeNodes(context.Background(), plain, names); len(n) != 0 {
+		t.Errorf("a workflow without children has nodes %v", n)
+	}
+}

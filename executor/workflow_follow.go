@@ -146,7 +146,44 @@ func (r *run) treeNodes(ctx context.Context, wf *wfv1.Workflow, names map[string
 		}
 		children = append(children, c)
 	}
-	return mergeChildNodes(nodes, children, names)
+	nodes = mergeChildNodes(nodes, children, names)
+	r.omitChildren(wf, nodes, names)
+	return nodes
+}
+
+// omitChildren marks the apps of every child the parent omitted (a group
+// it waits for failed, so its Workflow was never created) as Omitted,
+// like an app task of a single workflow whose dependency failed: without
+// it they would show as not started. Which apps a child holds is read
+// from the emitter's objects for the compiled program.
+func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names map[string]bool) {
+	if r.childApps == nil {
+		r.childApps = map[string][]string{}
+		o, err := argo.Build(r.cfg.Program)
+		if err != nil {
+			r.log.Warnf(r.phase, "workflow", "building the workflows to read their children: %s", err)
+			return
+		}
+		for _, children := range o.Children {
+			for _, c := range children {
+				for _, task := range c.Spec.Templates[0].DAG.Tasks {
+					r.childApps[c.Name] = append(r.childApps[c.Name], task.Name)
+				}
+			}
+		}
+	}
+	for _, n := range wf.Status.Nodes {
+		apps, ok := r.childApps[n.DisplayName]
+		if !ok || n.Phase != wfv1.NodeOmitted {
+			continue
+		}
+		for _, a := range apps {
+			if _, ran := nodes[a]; !ran && names[a] {
+				nodes[a] = nodeState{App: a, Phase: wfv1.NodeOmitted, Node: n.Name,
+					Message: fmt.Sprintf("child workflow %s was not run: a group it waits for failed", n.DisplayName)}
+			}
+		}
+	}
 }
 
 // splitParent reports whether wf runs child workflows: a template of its

@@ -50,8 +50,13 @@ func TestTreeNodes(t *testing.T) {
 	}
 	ns := p.Platform.Workflows.Namespace
 	spec := o.Deploy.Spec
+	children := o.Children[argo.DeployTemplate]
+	last := children[len(children)-1]
+	// The parent omitted its last child: that group's apps never ran.
 	parent := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", Namespace: ns},
-		Status: wfv1.WorkflowStatus{Phase: wfv1.WorkflowFailed, StoredWorkflowSpec: &spec}}
+		Status: wfv1.WorkflowStatus{Phase: wfv1.WorkflowFailed, StoredWorkflowSpec: &spec, Nodes: wfv1.Nodes{
+			"omitted": {ID: "omitted", Name: "deploy-abcde.apps." + last.Name, DisplayName: last.Name, Type: wfv1.NodeTypeSkipped, Phase: wfv1.NodeOmitted},
+		}}}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	first, second := p.Apps[0].Name, p.Apps[1].Name
 	child := func(name, parentName string, nodes ...wfv1.NodeStatus) *wfv1.Workflow {
@@ -71,7 +76,7 @@ func TestTreeNodes(t *testing.T) {
 		// another parent's child
 		workflowObject(t, child("deploy-zzzzz-deploy-03-x", "deploy-zzzzz", appNode(p.Apps[2].Name, wfv1.NodeSucceeded, t0))),
 	)
-	r := testRun(t, config.Deploy, dc, nil)
+	r := testRun(t, config.Deploy, dc, func(c *config.Config) { c.Program, c.ScopeApps = p, p.Apps })
 	names := map[string]bool{}
 	for _, a := range p.Apps {
 		names[a.Name] = true
@@ -83,8 +88,16 @@ func TestTreeNodes(t *testing.T) {
 	if got := nodes[second].Phase; got != wfv1.NodeRunning {
 		t.Errorf("%s: %s, want Running", second, got)
 	}
-	if n, ok := nodes[p.Apps[2].Name]; ok {
+	if n := nodes[p.Apps[2].Name]; n.Phase == wfv1.NodeSucceeded {
 		t.Errorf("%s: %+v from another parent's child", p.Apps[2].Name, n)
+	}
+	for _, task := range last.Spec.Templates[0].DAG.Tasks {
+		if task.Name == first || task.Name == second {
+			continue
+		}
+		if got := nodes[task.Name].Phase; got != wfv1.NodeOmitted {
+			t.Errorf("%s, in omitted child %s: %q, want Omitted", task.Name, last.Name, got)
+		}
 	}
 	// Not a split workflow: its own nodes only, no list.
 	plain := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", Namespace: ns}}

@@ -26,7 +26,10 @@ func TestWorkflowOfWorkflows(t *testing.T) {
 	}
 
 	r := s.run("deploy", ExitPartial)
-	wantIn(t, "report", string(r.Report), `"app":"database"`, `"app":"web"`, "not run: api did not succeed", "not run: database did not succeed")
+	wantIn(t, "report", string(r.Report), `"app":"database"`, `"app":"web"`, "not run: database did not succeed", "not run: database and api did not succeed")
+	if strings.Contains(string(r.Report), `"step":"deploy-02"`) {
+		t.Errorf("the failed child is reported as a failed step besides its app:\n%s", r.Report)
+	}
 	s.settle()
 	wantSame(t, "apps synced by the failed deploy", s.started(s.pl.Timeline.Events()), []string{"cache", "database", "metrics", "network"})
 	wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, s.pl.Timeline.Events()))

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -101,7 +102,7 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 			nodes := r.treeNodes(ctx, cur, names)
 			r.progress(apps, nodes, seen)
 			if cur.Status.Phase.Completed() {
-				others := otherFailures(cur, names)
+				others := r.withoutChildren(otherFailures(cur, names))
 				for _, o := range others {
 					r.log.Errorf(r.phase, o.App, "step %s %s: %s", o.Node, strings.ToLower(string(o.Phase)), r.log.Scrub(orText(o.Message, "no message")))
 				}
@@ -184,6 +185,12 @@ func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names 
 			}
 		}
 	}
+}
+
+// withoutChildren drops the failed tasks of a split parent that ran a
+// child workflow: the child's apps report the failure, with its cause.
+func (r *run) withoutChildren(others []nodeState) []nodeState {
+	return slices.DeleteFunc(others, func(o nodeState) bool { _, child := r.childApps[o.App]; return child })
 }
 
 // splitParent reports whether wf runs child workflows: a template of its

@@ -99,6 +99,10 @@ func TestTreeNodes(t *testing.T) {
 			t.Errorf("%s, in omitted child %s: %q, want Omitted", task.Name, last.Name, got)
 		}
 	}
+	// A failed child task is its apps' failure, not a step of its own.
+	if o := r.withoutChildren([]nodeState{{App: last.Name}, {App: "check-confirmation"}}); len(o) != 1 || o[0].App != "check-confirmation" {
+		t.Errorf("withoutChildren kept %+v", o)
+	}
 	// Not a split workflow: its own nodes only, no list.
 	plain := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", Namespace: ns}}
 	if n := r.treeNodes(context.Background(), plain, names); len(n) != 0 {

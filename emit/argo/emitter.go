@@ -95,10 +95,9 @@ func Build(p *ir.Program) (*Objects, error) {
 			return nil, fmt.Errorf("workflows: %s: %w", w.name, err)
 		}
 		if n > p.Platform.Workflows.NodeBudget {
-			if t, err = b.splitWorkflow(nc, t, w.build, w.g, w.task, w.params); err != nil {
+			if t, o.Children[w.name], err = b.splitWorkflow(nc, t, w.build, w.g, w.task, w.params); err != nil {
 				return nil, wrap(w.name, err)
 			}
-			o.Children[w.name] = b.lastSplit
 		}
 		*w.dst = t
 	}
@@ -132,17 +131,18 @@ func Build(p *ir.Program) (*Objects, error) {
 }
 
 // splitWorkflow rebuilds t as a parent of child workflows, each within
-// the node budget; b.lastSplit holds the children. plan may choose many
-// small groups when they finish sooner, and each is a node of the
-// parent: while the parent is over the budget, the parent's DAG is
-// allowed fewer groups by as many nodes as it is over.
-func (b *builder) splitWorkflow(nc nodeCounter, t *wfv1.WorkflowTemplate, build func(*builder, plan.Limits) (*wfv1.WorkflowTemplate, error), g *plan.Graph, task func(*ir.App) wfv1.DAGTask, params []string) (*wfv1.WorkflowTemplate, error) {
+// the node budget, and returns the parent and the children. plan may
+// choose many small groups when they finish sooner, and each is a node
+// of the parent: while the parent is over the budget, the parent's DAG
+// is allowed fewer groups by as many nodes as it is over.
+func (b *builder) splitWorkflow(nc nodeCounter, t *wfv1.WorkflowTemplate, build func(*builder, plan.Limits) (*wfv1.WorkflowTemplate, error), g *plan.Graph, task func(*ir.App) wfv1.DAGTask, params []string) (*wfv1.WorkflowTemplate, []*wfv1.WorkflowTemplate, error) {
 	lim, err := b.splitLimits(nc, g, task, t.Name)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	budget := b.p.Platform.Workflows.NodeBudget
 	var parent *wfv1.WorkflowTemplate
+	var children []*wfv1.WorkflowTemplate
 	for {
 		s := &splitter{name: t.Name}
 		for _, p := range t.Spec.Arguments.Parameters {
@@ -157,18 +157,18 @@ func (b *builder) splitWorkflow(nc nodeCounter, t *wfv1.WorkflowTemplate, build 
 			if parent != nil {
 				// Fewer groups do not hold the apps: the last layout
 				// stands, over the budget, and the caller reports it.
-				return parent, nil
+				return parent, children, nil
 			}
-			return nil, err
+			return nil, nil, err
 		}
-		parent, b.lastSplit = next, s.children
+		parent, children = next, s.children
 		n, err := nc.workflow(&parent.Spec)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		top := len(s.children) - (n - budget)
+		top := len(children) - (n - budget)
 		if n <= budget || top < 1 {
-			return parent, nil
+			return parent, children, nil
 		}
 		lim.TopTasks = top
 	}

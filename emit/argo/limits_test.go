@@ -191,3 +191,25 @@ func TestNodeBudgetTooSmall(t *testing.T) {
 		t.Errorf("detail does not say how to fix it: %s", le.Detail)
 	}
 }
+
+// TestObjectTooLarge: an object over MaxObjectBytes is a LimitError that
+// names it and says what to do.
+func TestObjectTooLarge(t *testing.T) {
+	o, err := Build(synthetic(t, synth.Options{Apps: 43}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.checkSizes(); err != nil {
+		t.Fatalf("the 43-app platform: %v", err)
+	}
+	big := strings.Repeat("x", MaxObjectBytes)
+	o.Teardown.Spec.Arguments.Parameters[0].Description = wfv1.AnyStringPtr(big)
+	err = o.checkSizes()
+	var le *LimitError
+	if !errors.As(err, &le) {
+		t.Fatalf("checkSizes = %v, want a LimitError", err)
+	}
+	if !strings.Contains(le.Summary, "WorkflowTemplate teardown is too large") || !strings.Contains(le.Detail, "split the platform") {
+		t.Errorf("LimitError %q: %q", le.Summary, le.Detail)
+	}
+}

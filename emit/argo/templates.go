@@ -25,8 +25,6 @@ type builder struct {
 	inline bool
 	// split, when set, lays the apps DAG out as child workflows.
 	split *splitter
-	// lastSplit are the children of the last workflow Build split.
-	lastSplit []*wfv1.WorkflowTemplate
 }
 
 func newBuilder(p *ir.Program) *builder {

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,5 +108,41 @@ func TestTreeNodes(t *testing.T) {
 	plain := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", Namespace: ns}}
 	if n := r.treeNodes(context.Background(), plain, names); len(n) != 0 {
 		t.Errorf("a workflow without children has nodes %v", n)
+	}
+}
+
+// TestDriftOfChildren: the drift check of a split workflow compares each
+// child WorkflowTemplate too, and names the one that differs.
+func TestDriftOfChildren(t *testing.T) {
+	p := compileEnv(t, day1, "staging")
+	p.Platform.Workflows.NodeBudget = 16
+	o, err := argo.Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	children := o.Children[argo.DeployTemplate]
+	if len(children) < 2 {
+		t.Fatalf("deploy has %d children", len(children))
+	}
+	var objs []runtime.Object
+	for _, wt := range append([]*wfv1.WorkflowTemplate{o.Deploy}, children...) {
+		c := wt.DeepCopy()
+		if c.Name == children[1].Name {
+			n := int64(99)
+			c.Spec.Parallelism = &n
+		}
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{Object: m}
+		u.SetAPIVersion("argoproj.io/v1alpha1")
+		u.SetKind("WorkflowTemplate")
+		objs = append(objs, u)
+	}
+	r := testRun(t, config.Deploy, fakeDynamic(objs...), func(c *config.Config) { c.Program, c.ScopeApps = p, p.Apps })
+	r.checkDrift(context.Background(), argo.DeployTemplate)
+	if len(r.rep.Recommend) != 1 || !strings.Contains(r.rep.Recommend[0], "WorkflowTemplate "+children[1].Name+" ") {
+		t.Errorf("recommendations %q, want one naming %s", r.rep.Recommend, children[1].Name)
 	}
 }

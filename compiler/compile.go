@@ -283,6 +283,10 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 		ServiceAccount: e.typedOr(w.ServiceAccount, gServiceAccount, "platc-orchestrator"),
 		Parallelism:    10,
 		Image:          e.typedOr(w.Image, gImage, ""),
+		NodeBudget:     ir.DefaultNodeBudget,
+	}
+	if n, ok := e.integer(w.NodeBudget, minNodeBudget, maxNodeBudget); ok {
+		p.Workflows.NodeBudget = n
 	}
 	if n, ok := e.integer(w.Parallelism, 1, maxParallelism); ok {
 		p.Workflows.Parallelism = n
@@ -386,6 +390,13 @@ func bootstrapVersions(b *ir.Bootstrap) {
 // Bounds of the numbers a platform sets.
 const (
 	maxParallelism = 1000
+	// The node budget may be lowered to split small platforms (a test
+	// does, to run a workflow of workflows on a few apps; a budget below
+	// one app's task and its retries is the emitter's diagnostic), and
+	// raised for a controller that offloads node status to a database;
+	// at 100,000 nodes a Workflow's status is about 50 MB.
+	minNodeBudget  = 10
+	maxNodeBudget  = 100_000
 	maxRetryLimit  = 100
 	maxRetryFactor = 10
 )

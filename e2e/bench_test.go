@@ -1,7 +1,11 @@
 package e2e
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +15,11 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/internal/synth"
 )
 
@@ -34,7 +42,12 @@ import (
 // other users' too).
 //
 // PLATC_BENCH_APPS (make e2e-bench APPS=N) deploys N apps instead; the
-// benchmark keeps its name.
+// benchmark keeps its name. PLATC_BENCH_OUT (make e2e-bench
+// BENCH_OUT=file.json) also writes the figures as JSON (benchResult):
+// with the wall time and critical path, the CPU-seconds per app, the
+// layout the emitter chose (Workflows, nodes each, the largest object
+// it wrote) and the largest Workflow objects the API server held after
+// the deploy, by bytes of JSON and by status nodes.
 //
 // It is a benchmark, not a test: run it with make e2e-bench.
 func BenchmarkDeploy1000(b *testing.B) {
@@ -69,8 +82,10 @@ func sampleCPU(b *testing.B, env *Env) cpuSample {
 	return s
 }
 
-// reportCPU reports CPU-seconds per app between two samples.
-func reportCPU(b *testing.B, before, after cpuSample, apps int) {
+// reportCPU reports CPU-seconds per app between two samples, and returns
+// them by component ("steps", "environment" and "machine-busy" included).
+func reportCPU(b *testing.B, before, after cpuSample, apps int) map[string]float64 {
+	out := map[string]float64{}
 	per := func(d time.Duration) float64 { return d.Seconds() / float64(apps) }
 	names := make([]string, 0, len(after.procs))
 	for n := range after.procs {
@@ -84,6 +99,7 @@ func reportCPU(b *testing.B, before, after cpuSample, apps int) {
 		comp += d
 		lines = append(lines, fmt.Sprintf("%s %.3f", n, per(d)))
 		b.ReportMetric(per(d), n+"-cpu-s/app")
+		out[n] = per(d)
 	}
 	steps := after.steps - before.steps
 	busy := after.busy - before.busy
@@ -92,6 +108,8 @@ func reportCPU(b *testing.B, before, after cpuSample, apps int) {
 	b.ReportMetric(per(busy), "busy-cpu-s/app")
 	b.Logf("CPU-s per app: %s; steps and platc %.3f; environment total %.3f; machine busy %.3f (every process on the machine)",
 		strings.Join(lines, ", "), per(steps), per(comp+steps), per(busy))
+	out["steps"], out["environment"], out["machine-busy"] = per(steps), per(comp+steps), per(busy)
+	return out
 }
 
 func benchDeploy(b *testing.B, apps int) {
@@ -116,6 +134,7 @@ func benchDeploy(b *testing.B, apps int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	res := benchResult{Apps: apps, PeakRSSMiB: map[string]float64{}}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		before := sampleCPU(b, env)
@@ -123,7 +142,7 @@ func benchDeploy(b *testing.B, apps int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		reportCPU(b, before, sampleCPU(b, env), apps)
+		res.CPUSecondsPerApp = reportCPU(b, before, sampleCPU(b, env), apps)
 		if r.ExitCode != 0 {
 			b.Fatalf("deploy exited %d:\n%s\n%s", r.ExitCode, r.Report, r.LastLog(20))
 		}
@@ -136,13 +155,111 @@ func benchDeploy(b *testing.B, apps int) {
 		b.Logf("%d apps: wall %s, critical path %s, overhead %s (%.0f%% of the makespan), %d step pods",
 			apps, r.Duration.Round(time.Second), crit.Round(time.Second), over.Round(time.Second),
 			100*over.Seconds()/r.Duration.Seconds(), pl.Steps())
+		res.WallSeconds, res.CriticalPathSeconds, res.OverheadPercent = r.Duration.Seconds(), crit.Seconds(), 100*over.Seconds()/r.Duration.Seconds()
+		res.StepPods = pl.Steps()
 	}
 	b.StopTimer()
 	for _, name := range []string{"workflow-controller", "argocd-application-controller", "argocd-repo-server", "argocd-server", "kube-apiserver"} {
 		if rss, err := env.PeakRSS(name); err == nil {
 			b.ReportMetric(float64(rss)/(1<<20), name+"-MiB")
+			res.PeakRSSMiB[name] = float64(rss) / (1 << 20)
 		}
 	}
+	if err := res.sizes(ctx, env, pl); err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("largest object written: %s, %d bytes; largest Workflow held: %s, %d bytes, %d status nodes",
+		res.LargestObject, res.LargestObjectBytes, res.LargestWorkflow, res.LargestWorkflowBytes, res.MostWorkflowNodes)
+	if out := os.Getenv("PLATC_BENCH_OUT"); out != "" {
+		data, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(out, append(data, '\n'), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchResult is what PLATC_BENCH_OUT holds.
+type benchResult struct {
+	Apps                int     `json:"apps"`
+	WallSeconds         float64 `json:"wall_seconds"`
+	CriticalPathSeconds float64 `json:"critical_path_seconds"`
+	// OverheadPercent is wall time minus critical path, as a share of
+	// the wall time.
+	OverheadPercent  float64            `json:"overhead_percent"`
+	StepPods         int                `json:"step_pods"`
+	CPUSecondsPerApp map[string]float64 `json:"cpu_seconds_per_app"`
+	PeakRSSMiB       map[string]float64 `json:"peak_rss_mib"`
+	// NodeBudget and Workflows are the emitter's layout: per workflow,
+	// how many Workflows it is and their nodes counted at worst.
+	NodeBudget int             `json:"node_budget"`
+	Workflows  []benchWorkflow `json:"workflows"`
+	// LargestObject is the largest object platc build wrote, as JSON.
+	LargestObject      string `json:"largest_object"`
+	LargestObjectBytes int    `json:"largest_object_bytes"`
+	// LargestWorkflow is the largest Workflow the API server held after
+	// the deploy (status included), by bytes of JSON; MostWorkflowNodes
+	// the most status nodes one held.
+	LargestWorkflow      string `json:"largest_workflow"`
+	LargestWorkflowBytes int    `json:"largest_workflow_bytes"`
+	MostWorkflowNodes    int    `json:"most_workflow_nodes"`
+}
+
+type benchWorkflow struct {
+	Name      string `json:"name"`
+	Workflows int    `json:"workflows"`
+	// Nodes are the parent's (or the single Workflow's); MostChildNodes
+	// the largest child's.
+	Nodes          int `json:"nodes"`
+	MostChildNodes int `json:"most_child_nodes,omitempty"`
+}
+
+// sizes fills the layout from the emitter and the Workflows' sizes from
+// the API server.
+func (res *benchResult) sizes(ctx context.Context, env *Env, pl *Platform) error {
+	o, err := argo.Build(pl.Program)
+	if err != nil {
+		return err
+	}
+	layouts, kind, name, size, err := o.Layouts()
+	if err != nil {
+		return err
+	}
+	res.NodeBudget = pl.Program.Platform.Workflows.NodeBudget
+	res.LargestObject, res.LargestObjectBytes = kind+" "+name, size
+	for _, l := range layouts {
+		w := benchWorkflow{Name: l.Name, Workflows: 1 + len(l.Children), Nodes: l.Nodes}
+		for _, c := range l.Children {
+			w.MostChildNodes = max(w.MostChildNodes, c.Nodes)
+		}
+		res.Workflows = append(res.Workflows, w)
+	}
+	list, err := env.Dynamic.Resource(workflowGVR).Namespace(pl.Program.Platform.Workflows.Namespace).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, w := range list.Items {
+		data, err := json.Marshal(w.Object)
+		if err != nil {
+			return err
+		}
+		if len(data) > res.LargestWorkflowBytes {
+			res.LargestWorkflow, res.LargestWorkflowBytes = w.GetName(), len(data)
+		}
+		nodes, _, _ := unstructured.NestedMap(w.Object, "status", "nodes")
+		n := len(nodes)
+		// Argo writes status.compressedNodes (base64 of gzip of the JSON
+		// node map) instead when the status grows too large.
+		if c, _, _ := unstructured.NestedString(w.Object, "status", "compressedNodes"); c != "" {
+			if n, err = compressedNodes(c); err != nil {
+				return fmt.Errorf("workflow %s: %w", w.GetName(), err)
+			}
+		}
+		res.MostWorkflowNodes = max(res.MostWorkflowNodes, n)
+	}
+	return nil
 }
 
 // criticalPath is the longest chain of scaled expected durations: Apps
@@ -159,4 +276,21 @@ func criticalPath(p *ir.Program, scale float64) time.Duration {
 		longest = max(longest, finish[a])
 	}
 	return longest
+}
+
+// compressedNodes counts the nodes of a status.compressedNodes.
+func compressedNodes(s string) (int, error) {
+	raw, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return 0, err
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return 0, err
+	}
+	var nodes map[string]json.RawMessage
+	if err := json.NewDecoder(zr).Decode(&nodes); err != nil {
+		return 0, err
+	}
+	return len(nodes), nil
 }

@@ -18,12 +18,29 @@ import (
 // committed, Argo CD has not synced it yet, or environment.yaml changes a
 // value the template embeds. The run goes on with the template in the
 // cluster (it is what Argo CD deploys from Git); the operator is told.
+//
+// A workflow split into child workflows is compared with its children
+// too: the parent runs whatever child WorkflowTemplates the cluster holds.
 func (r *run) checkDrift(ctx context.Context, name string) {
-	want, err := generatedTemplate(r.cfg.Program, name)
+	o, err := argo.Build(r.cfg.Program)
 	if err != nil {
 		r.log.Warnf(r.phase, "workflow", "cannot generate WorkflowTemplate %s to compare: %v", name, err)
 		return
 	}
+	want := o.Template(name)
+	if want == nil {
+		r.log.Warnf(r.phase, "workflow", "cannot generate WorkflowTemplate %s to compare: the Argo Workflows emitter builds none", name)
+		return
+	}
+	for _, t := range append([]*wfv1.WorkflowTemplate{want}, o.Children[name]...) {
+		r.compareTemplate(ctx, t)
+	}
+}
+
+// compareTemplate warns when the cluster's WorkflowTemplate of want's
+// name is not want.
+func (r *run) compareTemplate(ctx context.Context, want *wfv1.WorkflowTemplate) {
+	name := want.Name
 	have, err := r.template(ctx, name)
 	if err != nil {
 		r.log.Warnf(r.phase, "workflow", "cannot read WorkflowTemplate %s to compare: %s", name, r.client.Explain(err))

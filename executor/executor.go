@@ -60,6 +60,9 @@ type run struct {
 	// scopedSpec caches the scoped workflow's comparable spec
 	// (scopedDiffers).
 	scopedSpec []byte
+	// childApps caches, for a workflow split into children, each child
+	// WorkflowTemplate's apps, as the emitter builds them (treeNodes).
+	childApps map[string][]string
 }
 
 // Run performs cfg.Action and returns its exit code, after writing the

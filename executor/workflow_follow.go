@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor/cluster"
 	"github.com/platc/platc/internal/exitcode"
 )
@@ -70,10 +72,10 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 		cancel()
 		switch {
 		case apierrors.IsNotFound(err):
-			return followResult{WF: cur, Nodes: appNodes(cur, names), Gone: true}
+			return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), Gone: true}
 		case err != nil:
 			if r.now().Sub(lastOK) > r.maxOutage() {
-				return followResult{WF: cur, Nodes: appNodes(cur, names), Err: fmt.Errorf("lost the Kubernetes API for over %s while following workflow %s: %s", r.maxOutage(), wf.Name, r.client.Explain(err))}
+				return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), Err: fmt.Errorf("lost the Kubernetes API for over %s while following workflow %s: %s", r.maxOutage(), wf.Name, r.client.Explain(err))}
 			}
 			r.log.Warnf(r.phase, "workflow", "reading workflow %s failed, retrying: %s", wf.Name, r.client.Explain(err))
 		default:
@@ -97,10 +99,10 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 				warned = true
 				r.log.Warnf(r.phase, "workflow", "workflow %s has not been picked up by the workflow controller yet; is the Argo Workflows controller running in the cluster?", cur.Name)
 			}
-			nodes := appNodes(cur, names)
+			nodes := r.treeNodes(ctx, cur, names)
 			r.progress(apps, nodes, seen)
 			if cur.Status.Phase.Completed() {
-				others := otherFailures(cur, names)
+				others := r.withoutChildren(otherFailures(cur, names))
 				for _, o := range others {
 					r.log.Errorf(r.phase, o.App, "step %s %s: %s", o.Node, strings.ToLower(string(o.Phase)), r.log.Scrub(orText(o.Message, "no message")))
 				}
@@ -108,14 +110,119 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 			}
 		}
 		if !r.now().Before(deadline) {
-			return followResult{WF: cur, Nodes: appNodes(cur, names), TimedOut: true}
+			return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), TimedOut: true}
 		}
 		select {
 		case <-ctx.Done():
-			return followResult{WF: cur, Nodes: appNodes(cur, names), Err: ctx.Err()}
+			return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), Err: ctx.Err()}
 		case <-time.After(r.env.PollInterval):
 		}
 	}
+}
+
+// treeNodes are the app nodes of wf and, when wf is the parent of a
+// workflow split over the node budget (docs/workflows.md), of its child
+// Workflows, found by the label the parent puts on them: the apps run in
+// the children. A child that cannot be listed or read is left out of this
+// poll (warned about) and read again at the next; its apps show as not
+// started meanwhile, never as done.
+func (r *run) treeNodes(ctx context.Context, wf *wfv1.Workflow, names map[string]bool) map[string]nodeState {
+	nodes := appNodes(wf, names)
+	if !splitParent(wf) {
+		return nodes
+	}
+	cctx, cancel := r.client.Call(ctx)
+	list, err := r.client.Dynamic.Resource(cluster.Workflows).Namespace(wf.Namespace).List(cctx, metav1.ListOptions{LabelSelector: argo.LabelParent + "=" + wf.Name})
+	cancel()
+	if err != nil {
+		r.log.Warnf(r.phase, "workflow", "listing the child workflows of %s failed, retrying: %s", wf.Name, r.client.Explain(err))
+		return nodes
+	}
+	var children []*wfv1.Workflow
+	for i := range list.Items {
+		c, err := fromUnstructured(&list.Items[i])
+		if err != nil {
+			r.log.Warnf(r.phase, "workflow", "%s", err)
+			continue
+		}
+		children = append(children, c)
+	}
+	nodes = mergeChildNodes(nodes, children, names)
+	r.omitChildren(wf, nodes, names)
+	return nodes
+}
+
+// omitChildren marks the apps of every child the parent omitted (a group
+// it waits for failed, so its Workflow was never created) as Omitted,
+// like an app task of a single workflow whose dependency failed: without
+// it they would show as not started. Which apps a child holds is read
+// from the emitter's objects for the compiled program.
+func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names map[string]bool) {
+	if r.childApps == nil {
+		r.childApps = map[string][]string{}
+		o, err := argo.Build(r.cfg.Program)
+		if err != nil {
+			r.log.Warnf(r.phase, "workflow", "building the workflows to read their children: %s", err)
+			return
+		}
+		for _, children := range o.Children {
+			for _, c := range children {
+				for _, task := range c.Spec.Templates[0].DAG.Tasks {
+					r.childApps[c.Name] = append(r.childApps[c.Name], task.Name)
+				}
+			}
+		}
+	}
+	for _, n := range wf.Status.Nodes {
+		apps, ok := r.childApps[n.DisplayName]
+		if !ok || n.Phase != wfv1.NodeOmitted {
+			continue
+		}
+		for _, a := range apps {
+			if _, ran := nodes[a]; !ran && names[a] {
+				nodes[a] = nodeState{App: a, Phase: wfv1.NodeOmitted, Node: n.Name,
+					Message: fmt.Sprintf("child workflow %s was not run: a group it waits for failed", n.DisplayName)}
+			}
+		}
+	}
+}
+
+// withoutChildren drops the failed tasks of a split parent that ran a
+// child workflow: the child's apps report the failure, with its cause.
+func (r *run) withoutChildren(others []nodeState) []nodeState {
+	return slices.DeleteFunc(others, func(o nodeState) bool { _, child := r.childApps[o.App]; return child })
+}
+
+// splitParent reports whether wf runs child workflows: a template of its
+// stored spec creates Workflows.
+func splitParent(wf *wfv1.Workflow) bool {
+	specs := []*wfv1.WorkflowSpec{&wf.Spec}
+	if s := wf.Status.StoredWorkflowSpec; s != nil {
+		specs = append(specs, s)
+	}
+	for _, spec := range specs {
+		for _, t := range spec.Templates {
+			if t.Resource != nil && strings.Contains(t.Resource.Manifest, argo.LabelParent) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mergeChildNodes adds the app nodes of children to nodes. An app in two
+// children (a child created again when the parent was retried) keeps the
+// node that started last, as appNodes does within one workflow.
+func mergeChildNodes(nodes map[string]nodeState, children []*wfv1.Workflow, names map[string]bool) map[string]nodeState {
+	for _, c := range children {
+		for app, st := range appNodes(c, names) {
+			if prev, ok := nodes[app]; ok && prev.StartedAt.After(st.StartedAt) {
+				continue
+			}
+			nodes[app] = st
+		}
+	}
+	return nodes
 }
 
 func (r *run) maxOutage() time.Duration {

@@ -107,7 +107,8 @@ func (d *decoder) decodePlatform(b *hcl.Block) *Platform {
 		p.Workflows = &Workflows{
 			Namespace: a["namespace"], ServiceAccount: a["service_account"],
 			Parallelism: a["parallelism"], Image: a["image"], Timeout: a["timeout"],
-			DeclRange: blk.DefRange,
+			NodeBudget: a["node_budget"],
+			DeclRange:  blk.DefRange,
 		}
 	}
 	if blk := d.single(content, "git"); blk != nil {

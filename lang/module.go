@@ -89,6 +89,7 @@ type Workflows struct {
 	Parallelism    *hcl.Attribute
 	Image          *hcl.Attribute
 	Timeout        *hcl.Attribute
+	NodeBudget     *hcl.Attribute
 	DeclRange      hcl.Range
 }
 

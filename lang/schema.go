@@ -44,7 +44,7 @@ var secretRefSchema = &hcl.BodySchema{
 var workflowsSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "namespace"}, {Name: "service_account"}, {Name: "parallelism"},
-		{Name: "image"}, {Name: "timeout"},
+		{Name: "image"}, {Name: "timeout"}, {Name: "node_budget"},
 	},
 }
 

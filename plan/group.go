@@ -21,6 +21,20 @@ type Limits struct {
 	// Groups is the most group templates one workflow may hold besides
 	// the templates it needs anyway.
 	Groups int
+	// TopTasks, when set, is the most tasks of the DAG of groups; zero
+	// means Tasks. A workflow of workflows sets it: its groups are
+	// child workflows, smaller than Argo's DAG limit so that each stays
+	// within the node budget, while the parent's DAG may still hold
+	// Argo's full count of tasks.
+	TopTasks int
+}
+
+// top is the most groups the DAG of groups may hold.
+func (lim Limits) top() int {
+	if lim.TopTasks > 0 {
+		return min(lim.Groups, lim.TopTasks)
+	}
+	return min(lim.Groups, lim.Tasks)
 }
 
 // A Graph is the part of a platform that one DAG runs: apps in an order
@@ -171,7 +185,7 @@ func Group(g *Graph, lim Limits) (Grouping, error) {
 	if n <= lim.Tasks {
 		return flat.withApps(g), nil
 	}
-	gp := grouper{g: g, tasks: lim.Tasks, groups: min(lim.Groups, lim.Tasks), lim: lim}
+	gp := grouper{g: g, tasks: lim.Tasks, groups: lim.top(), lim: lim}
 	if err := gp.fits(); err != nil {
 		return Grouping{}, err
 	}
@@ -192,7 +206,7 @@ func Slices(g *Graph, lim Limits) (Grouping, error) {
 		gr, _ := layout(g, [][]int{all}, "flat")
 		return gr.withApps(g), nil
 	}
-	gp := grouper{g: g, tasks: lim.Tasks, groups: min(lim.Groups, lim.Tasks), lim: lim}
+	gp := grouper{g: g, tasks: lim.Tasks, groups: lim.top(), lim: lim}
 	if err := gp.fits(); err != nil {
 		return Grouping{}, err
 	}
@@ -394,6 +408,11 @@ func (gp grouper) stackGroups() (Grouping, bool) {
 // layout derives the group graph, orders the groups topologically and
 // estimates the makespan. It fails when the group graph has a cycle.
 func layout(g *Graph, groups [][]int, strategy string) (Grouping, bool) {
+	// A cut into more slices than apps leaves empty ones, possible once
+	// the DAG of groups may hold more groups than a group holds apps
+	// (Limits.TopTasks); an empty group is a DAG without tasks, which
+	// Argo rejects.
+	groups = slices.DeleteFunc(slices.Clone(groups), func(m []int) bool { return len(m) == 0 })
 	preds := groupPreds(g, groups)
 	order, ok := topoGroups(preds)
 	if !ok {

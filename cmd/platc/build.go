@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -43,7 +44,7 @@ func buildCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			outs, err := outputs(cmd, path, progs)
+			outs, err := outputs(cmd, mod, path, progs)
 			if err != nil {
 				return err
 			}
@@ -128,7 +129,7 @@ type output struct {
 // the programs, so they run concurrently, one per CPU; the files are
 // sorted afterwards and the first failure in order is the one reported,
 // so the result does not depend on scheduling.
-func outputs(cmd *cli.Command, path string, progs []*ir.Program) ([]output, error) {
+func outputs(cmd *cli.Command, mod *lang.Module, path string, progs []*ir.Program) ([]output, error) {
 	outs := make([]output, len(progs))
 	for i, p := range progs {
 		dir, err := outDir(cmd.String("out"), path, p)
@@ -152,6 +153,21 @@ func outputs(cmd *cli.Command, path string, progs []*ir.Program) ([]output, erro
 	}
 	errs := make([]error, len(progs))
 	parallel.Do(len(progs), func(i int) { outs[i].files, errs[i] = all.Emit(progs[i]) })
+	// A platform past a real limit (an object over 1 MiB, a workflow over
+	// the node budget) is the user's to fix: the emitter that knows the
+	// sizes reports it, and it is shown as a diagnostic at the platform
+	// block, the exit code of invalid input.
+	var limits hcl.Diagnostics
+	for i, err := range errs {
+		var le *argo.LimitError
+		if errors.As(err, &le) {
+			limits = append(limits, diag.Error(progs[i].Platform.DeclRange, le.Summary, le.Detail))
+		}
+	}
+	if len(limits) > 0 {
+		printDiags(cmd, mod, diag.Sort(limits), "text")
+		return nil, exitWith(exitcode.Invalid)
+	}
 	for _, err := range errs {
 		if err != nil {
 			fmt.Fprintf(cmd.Root().ErrWriter, "platc: internal error: %v\nThis is a bug in platc; please report it with the input that caused it.\n", err)

@@ -2,12 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+
+	"github.com/hashicorp/hcl/v2"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/platc/platc/cmd/platc/internal/planview"
+	"github.com/platc/platc/diag"
 	"github.com/platc/platc/emit/argo"
+	"github.com/platc/platc/internal/exitcode"
 )
 
 func planCommand() *cli.Command {
@@ -28,7 +33,7 @@ func planCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			_, prog, err := compile(cmd, format)
+			mod, prog, err := compile(cmd, format)
 			if err != nil {
 				return err
 			}
@@ -37,11 +42,33 @@ func planCommand() *cli.Command {
 			// platform that does not fit one workflow has none, and the
 			// view already says why.
 			d, err := argo.WorkflowDeadlines(prog)
+			// A platform past a real limit is a diagnostic here as in build.
+			var le *argo.LimitError
+			if errors.As(err, &le) {
+				printDiags(cmd, mod, hcl.Diagnostics{diag.Error(prog.Platform.DeclRange, le.Summary, le.Detail)}, format)
+				return exitWith(exitcode.Invalid)
+			}
 			switch {
 			case err == nil:
 				v.Deadlines = &planview.Deadlines{Deploy: d.Deploy, Teardown: d.Teardown, Fixed: d.Fixed}
 			case v.GroupingErr == nil:
 				return fmt.Errorf("workflow deadlines: %w", err)
+			}
+			// The layout within the node budget, also from the emitter.
+			if o, err := argo.Build(prog); err == nil {
+				layouts, kind, name, bytes, err := o.Layouts()
+				if err != nil {
+					return fmt.Errorf("workflow layout: %w", err)
+				}
+				wf := &planview.Workflows{Budget: prog.Platform.Workflows.NodeBudget, Largest: kind + " " + name, LargestBytes: bytes}
+				for _, l := range layouts {
+					pl := planview.Layout{Name: l.Name, Nodes: l.Nodes}
+					for _, c := range l.Children {
+						pl.Children = append(pl.Children, planview.Child{Name: c.Name, Apps: c.Apps, Nodes: c.Nodes, Waits: c.Waits})
+					}
+					wf.Layouts = append(wf.Layouts, pl)
+				}
+				v.Workflows = wf
 			}
 			if format == "json" {
 				return v.WriteJSON(cmd.Root().Writer)

@@ -164,7 +164,24 @@ type Workflows struct {
 	// Timeout caps a whole workflow run; zero means the emitter derives
 	// one from the apps' timeouts.
 	Timeout time.Duration
+	// NodeBudget is the most status nodes one Workflow may hold, counted
+	// at worst (every retry used). Above it the emitter splits a workflow
+	// into a parent and child workflows. The compiler sets it:
+	// workflows.node_budget, by default DefaultNodeBudget.
+	NodeBudget int
 }
+
+// DefaultNodeBudget is the node budget of a Workflow (docs/workflows.md,
+// "Object size and the node budget"). Argo's controller rewrites the
+// whole Workflow, node status included, on every reconcile; measured on
+// the real controller (make e2e-bench), a node's status takes about
+// 1.6 KB of JSON (40 apps: 83 nodes, 139 KB). Counted at worst (every
+// retry used), 1,000 nodes allow about 200 apps' deploy tasks, which take
+// about 400 nodes, 0.65 MB, when no retry is needed: under the 1 MiB at
+// which the controller starts gzipping node status on every write
+// (MAX_WORKFLOW_SIZE), and, compressed, far under the size at which it
+// gives up without a database to offload into.
+const DefaultNodeBudget = 1000
 
 // Git is the repository generated output is committed to.
 type Git struct {

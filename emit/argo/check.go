@@ -79,6 +79,9 @@ func checkSpec(spec *wfv1.WorkflowSpec) error {
 }
 
 func checkDAG(name string, d *wfv1.DAGTemplate, local map[string]bool) error {
+	if len(d.Tasks) == 0 {
+		return fmt.Errorf("template %q: a DAG without tasks, which Argo rejects", name)
+	}
 	if n := len(d.Tasks); n > MaxTasks {
 		return fmt.Errorf("template %q: %d tasks, more than Argo's limit of %d per DAG", name, n, MaxTasks)
 	}

@@ -79,7 +79,7 @@ func TestCheckSpecCatches(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := newBuilder(p)
-			wft, _, err := b.deploy()
+			wft, err := b.deploy(Limits)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,12 +1,17 @@
 package argo
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit"
+	"github.com/platc/platc/plan"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // Emitter writes generated/<env>/workflows/.
@@ -21,15 +26,23 @@ func (Emitter) Name() string { return "workflows" }
 type Objects struct {
 	ClusterTemplate            *wfv1.ClusterWorkflowTemplate
 	Deploy, Teardown, Validate *wfv1.WorkflowTemplate
+	// Children are the child WorkflowTemplates of a workflow split over
+	// the node budget, by the parent's name (DeployTemplate, …); nil
+	// for a workflow that fits (see split.go).
+	Children map[string][]*wfv1.WorkflowTemplate
+	// Nodes is the most status nodes a Workflow of each template can
+	// hold, by template name, children included (a parent's count does
+	// not include its children's: they are Workflows of their own).
+	Nodes map[string]int
 	// RBAC are the Role, RoleBinding and (with snapshots) ClusterRole
 	// objects of rbac.yaml.
 	RBAC []any
 }
 
 // Template is the WorkflowTemplate called name (DeployTemplate,
-// TeardownTemplate or ValidateTemplate), or nil.
+// TeardownTemplate, ValidateTemplate or one of their children), or nil.
 func (o *Objects) Template(name string) *wfv1.WorkflowTemplate {
-	for _, t := range []*wfv1.WorkflowTemplate{o.Deploy, o.Teardown, o.Validate} {
+	for _, t := range o.templates() {
 		if t.Name == name {
 			return t
 		}
@@ -37,32 +50,174 @@ func (o *Objects) Template(name string) *wfv1.WorkflowTemplate {
 	return nil
 }
 
-// Build builds the objects for p. An error means platc built something
-// Argo would reject: a bug, or a platform beyond Argo's limits (tens of
-// thousands of apps).
+// templates are every WorkflowTemplate: each workflow, then its children.
+func (o *Objects) templates() []*wfv1.WorkflowTemplate {
+	var out []*wfv1.WorkflowTemplate
+	for _, t := range []*wfv1.WorkflowTemplate{o.Deploy, o.Teardown, o.Validate} {
+		out = append(out, t)
+		out = append(out, o.Children[t.Name]...)
+	}
+	return out
+}
+
+// Build builds the objects for p. A *LimitError means the platform is
+// past a real limit (object size, node budget): the user's to fix. Any
+// other error means platc built something Argo would reject: a bug, or a
+// platform beyond Argo's limits (tens of thousands of apps).
 func Build(p *ir.Program) (*Objects, error) {
+	if p.Platform.Workflows.NodeBudget < 1 {
+		return nil, fmt.Errorf("workflows: node budget %d (the compiler sets it; this is a platc bug)", p.Platform.Workflows.NodeBudget)
+	}
 	b := newBuilder(p)
-	o := &Objects{ClusterTemplate: b.clusterTemplate()}
-	var err error
-	if o.Deploy, _, err = b.deploy(); err != nil {
-		return nil, fmt.Errorf("workflows: deploy: %w", err)
-	}
-	if o.Teardown, err = b.teardown(); err != nil {
-		return nil, fmt.Errorf("workflows: teardown: %w", err)
-	}
-	if o.Validate, err = b.validate(); err != nil {
-		return nil, fmt.Errorf("workflows: validate: %w", err)
+	o := &Objects{ClusterTemplate: b.clusterTemplate(), Children: map[string][]*wfv1.WorkflowTemplate{}, Nodes: map[string]int{}}
+	nc := newNodeCounter(o.ClusterTemplate)
+	deployGraph := plan.DeployGraph(p.Apps)
+	for _, w := range []struct {
+		name  string
+		dst   **wfv1.WorkflowTemplate
+		build func(*builder, plan.Limits) (*wfv1.WorkflowTemplate, error)
+		lim   plan.Limits
+		g     *plan.Graph
+		task  func(*ir.App) wfv1.DAGTask
+		// params are the parent's parameters the children's tasks read.
+		params []string
+	}{
+		{DeployTemplate, &o.Deploy, (*builder).deploy, Limits, deployGraph, b.syncTask, nil},
+		{TeardownTemplate, &o.Teardown, (*builder).teardown, Limits, deployGraph.Reversed(), b.deleteTask, []string{ParamVolumes}},
+		{ValidateTemplate, &o.Validate, (*builder).validate, limits(MaxTemplates - 1), plan.Independent(p.Apps), b.checkTask, nil},
+	} {
+		t, err := w.build(b, w.lim)
+		if err != nil {
+			return nil, fmt.Errorf("workflows: %s: %w", w.name, err)
+		}
+		n, err := nc.workflow(&t.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("workflows: %s: %w", w.name, err)
+		}
+		if n > p.Platform.Workflows.NodeBudget {
+			if t, o.Children[w.name], err = b.splitWorkflow(nc, t, w.build, w.g, w.task, w.params); err != nil {
+				return nil, wrap(w.name, err)
+			}
+		}
+		*w.dst = t
 	}
 	if err := checkNamespace(p.Platform.Workflows.Namespace); err != nil {
 		return nil, fmt.Errorf("workflows: %w (the compiler should have rejected it; this is a platc bug)", err)
 	}
-	for _, spec := range []*wfv1.WorkflowSpec{&o.ClusterTemplate.Spec, &o.Deploy.Spec, &o.Teardown.Spec, &o.Validate.Spec} {
+	specs := []*wfv1.WorkflowSpec{&o.ClusterTemplate.Spec}
+	for _, t := range o.templates() {
+		specs = append(specs, &t.Spec)
+	}
+	for _, spec := range specs {
 		if err := checkSpec(spec); err != nil {
 			return nil, fmt.Errorf("workflows: %w (this is a platc bug)", err)
 		}
 	}
-	o.RBAC = b.rbac()
+	for _, t := range o.templates() {
+		n, err := nc.workflow(&t.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("workflows: %s: %w", t.Name, err)
+		}
+		if n > p.Platform.Workflows.NodeBudget {
+			return nil, budgetError(t.Name, n, p.Platform.Workflows.NodeBudget)
+		}
+		o.Nodes[t.Name] = n
+	}
+	o.RBAC = b.rbac(len(o.Children) > 0)
+	if err := o.checkSizes(); err != nil {
+		return nil, err
+	}
 	return o, nil
+}
+
+// splitWorkflow rebuilds t as a parent of child workflows, each within
+// the node budget, and returns the parent and the children. plan may
+// choose many small groups when they finish sooner, and each is a node
+// of the parent: while the parent is over the budget, the parent's DAG
+// is allowed fewer groups by as many nodes as it is over.
+func (b *builder) splitWorkflow(nc nodeCounter, t *wfv1.WorkflowTemplate, build func(*builder, plan.Limits) (*wfv1.WorkflowTemplate, error), g *plan.Graph, task func(*ir.App) wfv1.DAGTask, params []string) (*wfv1.WorkflowTemplate, []*wfv1.WorkflowTemplate, error) {
+	lim, err := b.splitLimits(nc, g, task, t.Name)
+	if err != nil {
+		return nil, nil, err
+	}
+	budget := b.p.Platform.Workflows.NodeBudget
+	var parent *wfv1.WorkflowTemplate
+	var children []*wfv1.WorkflowTemplate
+	for {
+		s := &splitter{name: t.Name}
+		for _, p := range t.Spec.Arguments.Parameters {
+			if slices.Contains(params, p.Name) {
+				s.params = append(s.params, p)
+			}
+		}
+		sb := *b
+		sb.split = s
+		next, err := build(&sb, lim)
+		if err != nil {
+			if parent != nil {
+				// Fewer groups do not hold the apps: the last layout
+				// stands, over the budget, and the caller reports it.
+				return parent, children, nil
+			}
+			return nil, nil, err
+		}
+		parent, children = next, s.children
+		n, err := nc.workflow(&parent.Spec)
+		if err != nil {
+			return nil, nil, err
+		}
+		top := len(children) - (n - budget)
+		if n <= budget || top < 1 {
+			return parent, children, nil
+		}
+		lim.TopTasks = top
+	}
+}
+
+// kindName are an object's kind and name, for messages.
+func kindName(obj any) (kind, name string) {
+	kind = "object"
+	if m, ok := obj.(metav1.Object); ok {
+		name = m.GetName()
+	}
+	if r, ok := obj.(runtime.Object); ok {
+		kind = r.GetObjectKind().GroupVersionKind().Kind
+	}
+	return kind, name
+}
+
+// wrap prefixes err with the workflow's name unless it is a LimitError,
+// which is reported as it is.
+func wrap(name string, err error) error {
+	var le *LimitError
+	if errors.As(err, &le) {
+		return err
+	}
+	return fmt.Errorf("workflows: %s: %w", name, err)
+}
+
+// all is every object Build returns.
+func (o *Objects) all() []any {
+	objs := []any{o.ClusterTemplate}
+	for _, t := range o.templates() {
+		objs = append(objs, t)
+	}
+	return append(objs, o.RBAC...)
+}
+
+// checkSizes checks every object against MaxObjectBytes.
+func (o *Objects) checkSizes() error {
+	for _, obj := range o.all() {
+		size, err := objectBytes(obj)
+		if err != nil {
+			return fmt.Errorf("workflows: %w", err)
+		}
+		if size > MaxObjectBytes {
+			kind, name := kindName(obj)
+			return sizeError(kind, name, size)
+		}
+	}
+	return nil
 }
 
 // Emit returns templates.yaml, deploy.yaml, teardown.yaml, validate.yaml
@@ -78,9 +233,9 @@ func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
 		objs []any
 	}{
 		{"workflows/templates.yaml", []any{o.ClusterTemplate}},
-		{"workflows/deploy.yaml", []any{o.Deploy}},
-		{"workflows/teardown.yaml", []any{o.Teardown}},
-		{"workflows/validate.yaml", []any{o.Validate}},
+		{"workflows/deploy.yaml", o.file(o.Deploy)},
+		{"workflows/teardown.yaml", o.file(o.Teardown)},
+		{"workflows/validate.yaml", o.file(o.Validate)},
 		{"workflows/rbac.yaml", o.RBAC},
 	} {
 		data, err := render(f.objs...)
@@ -90,6 +245,15 @@ func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
 		files = append(files, emit.File{Path: f.path, Data: data})
 	}
 	return files, nil
+}
+
+// file is what the file of workflow t holds: t, then its children.
+func (o *Objects) file(t *wfv1.WorkflowTemplate) []any {
+	objs := []any{t}
+	for _, c := range o.Children[t.Name] {
+		objs = append(objs, c)
+	}
+	return objs
 }
 
 // render is emit.YAML after dropping the empty objects that Argo's typed

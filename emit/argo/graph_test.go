@@ -24,8 +24,9 @@ type ordering struct {
 }
 
 // readOrdering reads a deploy or teardown template back from its parsed
-// objects.
-func readOrdering(t *testing.T, wft *wfv1.WorkflowTemplate, top string) ordering {
+// objects: a flat DAG, a DAG of group templates, or a DAG of child
+// workflows, whose templates it finds in wfts.
+func readOrdering(t *testing.T, wfts wftGetter, wft *wfv1.WorkflowTemplate, top string) ordering {
 	t.Helper()
 	byName := map[string]*wfv1.Template{}
 	for i := range wft.Spec.Templates {
@@ -69,6 +70,25 @@ func readOrdering(t *testing.T, wft *wfv1.WorkflowTemplate, top string) ordering
 		}
 	}
 	first := root.DAG.Tasks[0]
+	if first.Template == tmplChild {
+		for _, g := range root.DAG.Tasks {
+			if g.Template != tmplChild || len(g.Arguments.Parameters) != 1 {
+				t.Fatalf("%s: task %s of a split workflow does not run one child", wft.Name, g.Name)
+			}
+			child, err := wfts.Get(g.Arguments.Parameters[0].Value.String())
+			if err != nil {
+				t.Fatalf("%s: task %s: %v", wft.Name, g.Name, err)
+			}
+			if child.Spec.Entrypoint != tmplMain || len(child.Spec.Templates) != 1 || child.Spec.Templates[0].DAG == nil {
+				t.Fatalf("%s: child %s is not one DAG", wft.Name, child.Name)
+			}
+			appTasks(&child.Spec.Templates[0], g.Name)
+			for _, h := range deps(g) {
+				o.groupDeps[edge{h, g.Name}] = true
+			}
+		}
+		return o
+	}
 	if sub := byName[first.Template]; first.TemplateRef != nil || sub == nil || sub.DAG == nil {
 		appTasks(root, "")
 		return o
@@ -213,7 +233,7 @@ func TestEdgesAreTheGraph(t *testing.T) {
 				{DeployTemplate, deps},
 				{TeardownTemplate, reverse(deps)},
 			} {
-				o := readOrdering(t, wfts[c.name], tmplApps)
+				o := readOrdering(t, wfts, wfts[c.name], tmplApps)
 				if len(o.group) != len(p.Apps) {
 					t.Errorf("%s: %d app tasks, want %d", c.name, len(o.group), len(p.Apps))
 				}
@@ -246,7 +266,7 @@ func TestEdgesAreTheGraph(t *testing.T) {
 				}
 			}
 			if pl.opts != nil && pl.opts.Apps > MaxTasks {
-				if o := readOrdering(t, wfts[DeployTemplate], tmplApps); len(o.groupDeps) == 0 {
+				if o := readOrdering(t, wfts, wfts[DeployTemplate], tmplApps); len(o.groupDeps) == 0 {
 					t.Errorf("%d apps but the deploy DAG is not nested", pl.opts.Apps)
 				}
 			}
@@ -264,10 +284,12 @@ func TestFailureStopsOnlyDependents(t *testing.T) {
 			bigPlatform(t, pl.opts)
 			wfts, _ := objects(t, emitFiles(t, load(t, pl.opts)))
 			for _, name := range []string{DeployTemplate, TeardownTemplate, ValidateTemplate} {
-				wft, err := wfts.Get(name)
-				if err != nil {
+				if _, err := wfts.Get(name); err != nil {
 					t.Fatal(err)
 				}
+			}
+			// Parents and the children of a split workflow alike.
+			for name, wft := range wfts {
 				dags := 0
 				for _, tmpl := range wft.Spec.Templates {
 					if tmpl.DAG == nil {

@@ -24,22 +24,35 @@ import (
 // (through Argo CD, at bootstrap) before those namespaces exist, and
 // would fail the sync. platc's AppProject lets exactly these two
 // cluster-scoped kinds through when they are emitted (gitops.SnapshotRBAC).
-func (b *builder) rbac() []any {
+func (b *builder) rbac(children bool) []any {
 	wf := b.p.Platform.Workflows
 	meta := func(name string) metav1.ObjectMeta {
 		return metav1.ObjectMeta{Name: name, Namespace: wf.Namespace, Labels: b.labels("")}
 	}
 	subject := []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: wf.ServiceAccount, Namespace: wf.Namespace}}
+	rules := []rbacv1.PolicyRule{{
+		APIGroups: []string{"argoproj.io"},
+		Resources: []string{"workflowtaskresults"},
+		Verbs:     []string{"create", "patch"},
+	}}
+	if children {
+		// A workflow split into children creates each child Workflow
+		// (argoexec's resource template: kubectl create) and polls it with
+		// GET until it ends (workflow/executor/resource.go's WaitResource);
+		// it neither watches, lists, patches nor deletes them (the
+		// ownerReference deletes them with the parent).
+		rules = append(rules, rbacv1.PolicyRule{
+			APIGroups: []string{"argoproj.io"},
+			Resources: []string{"workflows"},
+			Verbs:     []string{"create", "get"},
+		})
+	}
 	objs := []any{
 		&apiv1.ServiceAccount{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ServiceAccount"}, ObjectMeta: meta(wf.ServiceAccount)},
 		&rbacv1.Role{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "Role"},
 			ObjectMeta: meta(ExecutorRole),
-			Rules: []rbacv1.PolicyRule{{
-				APIGroups: []string{"argoproj.io"},
-				Resources: []string{"workflowtaskresults"},
-				Verbs:     []string{"create", "patch"},
-			}},
+			Rules:      rules,
 		},
 		&rbacv1.RoleBinding{
 			TypeMeta:   metav1.TypeMeta{APIVersion: "rbac.authorization.k8s.io/v1", Kind: "RoleBinding"},

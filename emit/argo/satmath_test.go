@@ -55,7 +55,7 @@ func TestDeadlineSaturates(t *testing.T) {
 	p.Platform.Workflows = ir.Workflows{Namespace: "argo", ServiceAccount: "sa", Parallelism: 10}
 	p.Index()
 	b := newBuilder(p)
-	wt, _, err := b.deploy()
+	wt, err := b.deploy(Limits)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,8 @@ type builder struct {
 	// inline makes tasks call templates by name, for workflows that carry
 	// their own copy of the ClusterTemplate templates.
 	inline bool
+	// split, when set, lays the apps DAG out as child workflows.
+	split *splitter
 }
 
 func newBuilder(p *ir.Program) *builder {

@@ -128,17 +128,17 @@ func (b *builder) deadline(g *plan.Graph, gr plan.Grouping, budget func(*ir.App)
 // deploy is deploy.yaml: main runs the apps DAG. Each app's step switches
 // on its automated sync as it converges, so there is no steady-state
 // phase after the DAG. The template takes no parameters.
-func (b *builder) deploy() (*wfv1.WorkflowTemplate, plan.Grouping, error) {
+func (b *builder) deploy(lim plan.Limits) (*wfv1.WorkflowTemplate, error) {
 	g := plan.DeployGraph(b.p.Apps)
-	gr, err := plan.Group(g, plan.DeployLimits(b.p.Apps, Limits))
+	gr, err := plan.Group(g, plan.DeployLimits(b.p.Apps, lim))
 	if err != nil {
-		return nil, gr, err
+		return nil, err
 	}
 	spec, err := b.deploySpec(g, gr, nil)
 	if err != nil {
-		return nil, gr, err
+		return nil, err
 	}
-	return &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(DeployTemplate, "deploy"), Spec: spec}, gr, nil
+	return &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(DeployTemplate, "deploy"), Spec: spec}, nil
 }
 
 // deploySpec is the spec of a deploy of g; pre, when set, is a template
@@ -154,8 +154,9 @@ func (b *builder) deploySpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templat
 	main.Steps = append(main.Steps, steps(tmplApps)...)
 	spec := b.spec("deploy", deadline, true)
 	spec.Templates = append([]wfv1.Template{main}, pre...)
-	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.syncTask, b.waitTask, continueAfterFailure())...)
-	return spec, nil
+	apps, err := b.appsDAG(tmplApps, g, gr, b.syncTask, b.waitTask, spec)
+	spec.Templates = append(spec.Templates, apps...)
+	return spec, err
 }
 
 // shortDeadlineDuration is a check step's deadline as a duration.
@@ -168,9 +169,9 @@ var fixedRetryPolicy = ir.Retry{Limit: 2, Backoff: 10 * time.Second, Factor: 2, 
 // in exactly the reverse order, report orphans. Parameters: confirm (must
 // equal the platform's name) and volumes (per-app, retain, delete or
 // snapshot).
-func (b *builder) teardown() (*wfv1.WorkflowTemplate, error) {
+func (b *builder) teardown(lim plan.Limits) (*wfv1.WorkflowTemplate, error) {
 	g := plan.DeployGraph(b.p.Apps).Reversed()
-	gr, err := plan.Group(g, Limits)
+	gr, err := plan.Group(g, lim)
 	if err != nil {
 		return nil, err
 	}
@@ -222,8 +223,9 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 			Description: wfv1.AnyStringPtr(volumesDescription(b.p))},
 	}}
 	spec.Templates = append([]wfv1.Template{main}, pre...)
-	spec.Templates = append(spec.Templates, dag(tmplApps, g, gr, b.deleteTask, nil, continueAfterFailure())...)
-	return spec, nil
+	dagTemplates, err := b.appsDAG(tmplApps, g, gr, b.deleteTask, nil, spec)
+	spec.Templates = append(spec.Templates, dagTemplates...)
+	return spec, err
 }
 
 // appLists renders the Application names and the sorted set of projects
@@ -256,15 +258,18 @@ func (b *builder) appLists(apps []*ir.App) (string, string, error) {
 // the workflow's parallelism limits it), read-only. failFast is off, so
 // one unhealthy app does not stop the others being checked. No mutex:
 // it changes nothing.
-func (b *builder) validate() (*wfv1.WorkflowTemplate, error) {
+func (b *builder) validate(lim plan.Limits) (*wfv1.WorkflowTemplate, error) {
 	g := plan.Independent(b.p.Apps)
-	gr, err := plan.Slices(g, limits(MaxTemplates-1))
+	gr, err := plan.Slices(g, lim)
 	if err != nil {
 		return nil, err
 	}
 	deadline := satmath.Add(b.bound(g, gr, func(*ir.App) time.Duration { return shortDeadlineDuration }), deadlineMargin)
 	spec := b.spec("validate", deadline, false)
-	spec.Templates = dag(tmplMain, g, gr, b.checkTask, nil, continueAfterFailure())
+	spec.Templates, err = b.appsDAG(tmplMain, g, gr, b.checkTask, nil, spec)
+	if err != nil {
+		return nil, err
+	}
 	return &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(ValidateTemplate, "validate"), Spec: spec}, nil
 }
 
@@ -287,6 +292,16 @@ func volumesDescription(p *ir.Program) string {
 		return "per-app uses each app's teardown.volumes; retain, delete or snapshot overrides it for every app"
 	}
 	return "per-app uses each app's teardown.volumes; retain or delete overrides it for every app (snapshot needs an app with teardown { volumes = \"snapshot\" })"
+}
+
+// appsDAG is the template called name that runs g's apps as gr lays them
+// out: in this workflow (dag), or, when the builder splits, as child
+// workflows that copy spec's settings.
+func (b *builder) appsDAG(name string, g *plan.Graph, gr plan.Grouping, task func(*ir.App) wfv1.DAGTask, wait func(*ir.Resource) wfv1.DAGTask, spec wfv1.WorkflowSpec) ([]wfv1.Template, error) {
+	if b.split == nil || len(g.Apps) == 0 {
+		return dag(name, g, gr, task, wait, continueAfterFailure()), nil
+	}
+	return b.split.layout(b, name, g, gr, task, wait, spec)
 }
 
 // continueAfterFailure is the FailFast of the deploy, teardown and
@@ -314,18 +329,13 @@ type Deadlines struct {
 // WorkflowDeadlines returns p's deadlines for platc plan to print. They
 // are read from the templates themselves, so the two cannot disagree.
 func WorkflowDeadlines(p *ir.Program) (Deadlines, error) {
-	b := newBuilder(p)
-	d, _, err := b.deploy()
-	if err != nil {
-		return Deadlines{}, err
-	}
-	t, err := b.teardown()
+	o, err := Build(p)
 	if err != nil {
 		return Deadlines{}, err
 	}
 	return Deadlines{
-		Deploy:   time.Duration(*d.Spec.ActiveDeadlineSeconds) * time.Second,
-		Teardown: time.Duration(*t.Spec.ActiveDeadlineSeconds) * time.Second,
+		Deploy:   time.Duration(*o.Deploy.Spec.ActiveDeadlineSeconds) * time.Second,
+		Teardown: time.Duration(*o.Teardown.Spec.ActiveDeadlineSeconds) * time.Second,
 		Fixed:    p.Platform.Workflows.Timeout > 0,
 	}, nil
 }

@@ -25,6 +25,9 @@ type planJSON struct {
 	// Deadlines are the workflows' activeDeadlineSeconds; absent when
 	// the workflows cannot be built.
 	Deadlines *deadlinesJSON `json:"deadlines,omitempty"`
+	// Workflows is how deploy, teardown and validate are laid out within
+	// the node budget; absent when the workflows cannot be built.
+	Workflows *workflowsJSON `json:"workflows,omitempty"`
 	// Simulation is there with --simulate.
 	Simulation *simulationJSON `json:"simulation,omitempty"`
 }
@@ -65,6 +68,30 @@ type deadlinesJSON struct {
 	TeardownSeconds float64 `json:"teardown_seconds"`
 	// Fixed: platform.workflows.timeout sets them, not the derivation.
 	Fixed bool `json:"fixed"`
+}
+
+type workflowsJSON struct {
+	NodeBudget int `json:"node_budget"`
+	// Largest is the largest object emitted ("Kind name") and its size.
+	LargestObject      string         `json:"largest_object"`
+	LargestObjectBytes int            `json:"largest_object_bytes"`
+	Layouts            []workflowJSON `json:"layouts"`
+}
+
+type workflowJSON struct {
+	Name string `json:"name"`
+	// Workflows is 1, or 1 plus the children of a split workflow.
+	Workflows int `json:"workflows"`
+	// Nodes are the parent's own (or the single workflow's).
+	Nodes    int         `json:"nodes"`
+	Children []childJSON `json:"children"`
+}
+
+type childJSON struct {
+	Name  string   `json:"name"`
+	Apps  []string `json:"apps"`
+	Nodes int      `json:"nodes"`
+	Waits []string `json:"waits"`
 }
 
 type planStepJSON struct {
@@ -120,6 +147,16 @@ func (v *View) WriteJSON(w io.Writer) error {
 	}
 	if d := v.Deadlines; d != nil {
 		out.Deadlines = &deadlinesJSON{DeploySeconds: d.Deploy.Seconds(), TeardownSeconds: d.Teardown.Seconds(), Fixed: d.Fixed}
+	}
+	if wf := v.Workflows; wf != nil {
+		out.Workflows = &workflowsJSON{NodeBudget: wf.Budget, LargestObject: wf.Largest, LargestObjectBytes: wf.LargestBytes, Layouts: []workflowJSON{}}
+		for _, l := range wf.Layouts {
+			lj := workflowJSON{Name: l.Name, Workflows: 1 + len(l.Children), Nodes: l.Nodes, Children: []childJSON{}}
+			for _, c := range l.Children {
+				lj.Children = append(lj.Children, childJSON{Name: c.Name, Apps: c.Apps, Nodes: c.Nodes, Waits: append([]string{}, c.Waits...)})
+			}
+			out.Workflows.Layouts = append(out.Workflows.Layouts, lj)
+		}
 	}
 	for i, wave := range p.Waves {
 		for _, a := range wave {

@@ -31,6 +31,38 @@ type View struct {
 	// command passes them in, so this package imports no emitter. Nil
 	// when the workflows cannot be built.
 	Deadlines *Deadlines
+	// Workflows is how the emitter lays out deploy, teardown and
+	// validate within the node budget; passed in like Deadlines. Nil when
+	// the workflows cannot be built.
+	Workflows *Workflows
+}
+
+// Workflows are the Workflows the emitter writes and their sizes.
+type Workflows struct {
+	// Budget is the node budget (platform.workflows.node_budget).
+	Budget int
+	// Layouts are deploy, teardown and validate, in that order.
+	Layouts []Layout
+	// Largest is the largest object emitted, as "Kind name", and its
+	// bytes as JSON.
+	Largest      string
+	LargestBytes int
+}
+
+// A Layout is one workflow: alone (no Children), or the parent of child
+// workflows, one per group.
+type Layout struct {
+	Name     string
+	Nodes    int
+	Children []Child
+}
+
+// A Child is one child workflow.
+type Child struct {
+	Name  string
+	Apps  []string
+	Nodes int
+	Waits []string
 }
 
 // Deadlines are the longest the deploy and teardown workflows may run

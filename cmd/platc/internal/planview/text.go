@@ -38,7 +38,50 @@ func (v *View) WriteText(w io.Writer) {
 	writeCriticalPath(w, s)
 	fmt.Fprintf(w, "\nEstimated duration: %s. Each app starts as soon as its own dependencies are healthy, so the critical path is the whole deploy.\n", Human(s.Makespan))
 	v.writeGrouping(w)
+	v.writeWorkflows(w)
 	v.writeDeadlines(w)
+}
+
+// textChildren is how many children of a split workflow the text lists
+// by name; JSON lists them all.
+const textChildren = 6
+
+// writeWorkflows says how many Workflows each of deploy, teardown and
+// validate is, their nodes against the budget, and the largest object.
+func (v *View) writeWorkflows(w io.Writer) {
+	wf := v.Workflows
+	if wf == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nWorkflows (node budget %d per Workflow; largest object %s, %s of JSON, limit 1 MiB):\n", wf.Budget, wf.Largest, kb(wf.LargestBytes))
+	for _, l := range wf.Layouts {
+		if len(l.Children) == 0 {
+			fmt.Fprintf(w, "  %s: 1 workflow, %s.\n", l.Name, english.Count(l.Nodes, "node"))
+			continue
+		}
+		most := 0
+		for _, c := range l.Children {
+			most = max(most, c.Nodes)
+		}
+		fmt.Fprintf(w, "  %s: %s, a parent of %s nodes and %s of at most %s nodes:\n", l.Name,
+			english.Count(1+len(l.Children), "workflow"), fmt.Sprint(l.Nodes), english.Count(len(l.Children), "child workflow"), fmt.Sprint(most))
+		for i, c := range l.Children {
+			if i == textChildren {
+				fmt.Fprintf(w, "    … and %d more (platc plan --format json lists them all)\n", len(l.Children)-i)
+				break
+			}
+			waits := "nothing"
+			if len(c.Waits) > 0 {
+				waits = strings.Join(c.Waits, ", ")
+			}
+			fmt.Fprintf(w, "    %s: %s, %s, after %s\n", c.Name, english.Count(len(c.Apps), "app"), english.Count(c.Nodes, "node"), waits)
+		}
+	}
+}
+
+// kb formats bytes as kilobytes (1,000 bytes), rounded up.
+func kb(n int) string {
+	return fmt.Sprintf("%d KB", (n+999)/1000)
 }
 
 // writeDeadlines says when the workflows give up: the numbers a stuck

@@ -1,0 +1,120 @@
+package e2e
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// A workflow of workflows on the real controller (docs/workflows.md): the
+// shop with a node budget of 18, so deploy is a parent of three child
+// workflows ({cache, metrics}, {network, database}, {api, web} after
+// {network, database}) and teardown a parent of six. With database
+// failing, its child fails, the parent fails and omits only the child
+// that waits for it: api and web never sync, cache and metrics converge.
+// The executor reports every app from the children. Once database
+// recovers, a second deploy completes, and the teardown, split too, is
+// the exact reverse.
+func TestWorkflowOfWorkflows(t *testing.T) {
+	dir := shopWith(t, `    parallelism     = 4`, "    parallelism     = 4\n    node_budget     = 18")
+	s := start(t, dir, "database")
+	p := s.pl.Program
+	if p.Platform.Workflows.NodeBudget != 18 {
+		t.Fatalf("node budget %d, want 18", p.Platform.Workflows.NodeBudget)
+	}
+
+	r := s.run("deploy", ExitPartial)
+	wantIn(t, "report", string(r.Report), `"app":"database"`, `"app":"web"`, "not run: database did not succeed", "not run: database and api did not succeed")
+	if strings.Contains(string(r.Report), `"step":"deploy-02"`) {
+		t.Errorf("the failed child is reported as a failed step besides its app:\n%s", r.Report)
+	}
+	s.settle()
+	wantSame(t, "apps synced by the failed deploy", s.started(s.pl.Timeline.Events()), []string{"cache", "database", "metrics", "network"})
+	wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, s.pl.Timeline.Events()))
+	s.wantConverged("network", "cache", "metrics")
+
+	parent, children := s.workflowTree("deploy")
+	if phase := workflowPhase(parent); phase != "Failed" {
+		t.Errorf("deploy parent %s is %s, want Failed", parent.GetName(), phase)
+	}
+	phases := map[string]string{}
+	for _, c := range children {
+		// generateName is <parent>-<child template>-
+		tmpl := strings.TrimPrefix(c.GetGenerateName(), parent.GetName()+"-")
+		phases[strings.TrimSuffix(tmpl, "-")] = workflowPhase(&c)
+		owners := c.GetOwnerReferences()
+		if len(owners) != 1 || owners[0].UID != parent.GetUID() {
+			t.Errorf("child %s is owned by %v, want the parent", c.GetName(), owners)
+		}
+	}
+	want := map[string]string{"deploy-01": "Succeeded", "deploy-02": "Failed"}
+	if len(phases) != len(want) || phases["deploy-01"] != want["deploy-01"] || phases["deploy-02"] != want["deploy-02"] {
+		t.Errorf("child workflows %v, want %v (deploy-03, after the failed deploy-02, never created)", phases, want)
+	}
+
+	t.Run("resume", func(t *testing.T) {
+		if err := s.pl.Fix(s.ctx, []string{"database"}); err != nil {
+			t.Fatal(err)
+		}
+		mark := s.pl.Timeline.Mark()
+		s.run("deploy", ExitOK)
+		s.settle()
+		wantSame(t, "apps synced by the resumed deploy", s.started(s.pl.Timeline.Since(mark)), []string{"api", "web"})
+		wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, s.pl.Timeline.Events()))
+		s.wantConverged()
+	})
+
+	t.Run("teardown", func(t *testing.T) {
+		mark := s.pl.Timeline.Mark()
+		s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name)
+		s.settle()
+		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(s.pl.Declared, s.pl.Timeline.Since(mark)))
+		if left := s.apps(); len(left) > 0 {
+			t.Errorf("%d Applications left after teardown", len(left))
+		}
+		_, children := s.workflowTree("teardown")
+		if len(children) != 6 {
+			t.Errorf("teardown ran %d child workflows, want 6", len(children))
+		}
+	})
+}
+
+// workflowTree is the latest Workflow labelled platc.io/workflow=action
+// and the Workflows it created (labelled with its name).
+func (s *scenario) workflowTree(action string) (*unstructured.Unstructured, []unstructured.Unstructured) {
+	s.t.Helper()
+	all := s.workflowList()
+	var parent *unstructured.Unstructured
+	for i := range all {
+		w := &all[i]
+		if w.GetLabels()["platc.io/workflow"] != action {
+			continue
+		}
+		if parent == nil {
+			parent = w
+			continue
+		}
+		wt, pt := w.GetCreationTimestamp(), parent.GetCreationTimestamp()
+		if wt.After(pt.Time) || (wt.Equal(&pt) && w.GetName() > parent.GetName()) {
+			parent = w
+		}
+	}
+	if parent == nil {
+		s.t.Fatalf("no %s workflow", action)
+	}
+	var children []unstructured.Unstructured
+	for _, w := range all {
+		if w.GetLabels()["platc.io/parent-workflow"] == parent.GetName() {
+			children = append(children, w)
+		}
+	}
+	slices.SortFunc(children, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
+	return parent, children
+}
+
+func workflowPhase(w *unstructured.Unstructured) string {
+	phase, _, _ := unstructured.NestedString(w.Object, "status", "phase")
+	return phase
+}

@@ -1,0 +1,173 @@
+package argo
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// MaxObjectBytes is the most bytes of JSON any object platc emits may
+// take. etcd refuses a request above 1.5 MiB (its default
+// --max-request-bytes); what platc writes is not all that is stored:
+// kubectl apply (and Argo CD's client-side apply) copies the whole object
+// into the last-applied-configuration annotation, doubling it, and a
+// Workflow created from a WorkflowTemplate carries the template's spec in
+// status.storedWorkflowTemplateSpec besides its node status. 1 MiB leaves
+// a third of the request limit for that, and for the kube-apiserver's own
+// bookkeeping (managedFields).
+const MaxObjectBytes = 1 << 20
+
+// A LimitError is a platform whose workflows would pass a real limit:
+// an object over MaxObjectBytes, or a Workflow over the node budget even
+// after splitting. It is a user's problem, not a platc bug; platc build
+// turns it into a diagnostic at the platform block.
+type LimitError struct {
+	Summary, Detail string
+}
+
+func (e *LimitError) Error() string { return e.Summary + ": " + e.Detail }
+
+// nodeCounter counts the status nodes Argo's controller creates for a
+// Workflow, at worst: every node it may create, every retry used. Per
+// template: one node for a DAG or a steps template, one StepGroup node per
+// group of steps, one node for a pod (container, script, resource) or
+// suspend; a template with a retryStrategy adds a Retry node over limit+1
+// attempts. A step with withParam expands at run time to one node per
+// item, which the build cannot know; it is counted once (teardown's
+// snapshot step, one node per volume claim of an app that is snapshotted).
+type nodeCounter struct {
+	cluster map[string]*wfv1.Template
+}
+
+func newNodeCounter(c *wfv1.ClusterWorkflowTemplate) nodeCounter {
+	n := nodeCounter{cluster: map[string]*wfv1.Template{}}
+	for i := range c.Spec.Templates {
+		n.cluster[c.Spec.Templates[i].Name] = &c.Spec.Templates[i]
+	}
+	return n
+}
+
+// workflow counts the nodes of a workflow spec, from its entrypoint.
+// Parameters of the workflow itself resolve to their defaults.
+func (n nodeCounter) workflow(spec *wfv1.WorkflowSpec) (int, error) {
+	local := map[string]*wfv1.Template{}
+	for i := range spec.Templates {
+		local[spec.Templates[i].Name] = &spec.Templates[i]
+	}
+	return n.call(local, spec.Entrypoint, nil, wfv1.Arguments{}, nil)
+}
+
+// call counts the nodes of one call of a template, by local name or by
+// reference, with arguments args given in a caller whose inputs are
+// scope.
+func (n nodeCounter) call(local map[string]*wfv1.Template, name string, ref *wfv1.TemplateRef, a wfv1.Arguments, scope map[string]string) (int, error) {
+	var t *wfv1.Template
+	if ref != nil {
+		t = n.cluster[ref.Template]
+		// A ClusterTemplate template calls its siblings by name.
+		local = n.cluster
+	} else {
+		t = local[name]
+	}
+	if t == nil {
+		return 0, fmt.Errorf("node count: no template %q", cmpOr(name, refName(ref)))
+	}
+	inputs := map[string]string{}
+	for _, p := range t.Inputs.Parameters {
+		if p.Default != nil {
+			inputs[p.Name] = p.Default.String()
+		}
+	}
+	for _, p := range a.Parameters {
+		if p.Value != nil {
+			inputs[p.Name] = substitute(p.Value.String(), scope)
+		}
+	}
+	body := 1
+	switch {
+	case t.DAG != nil:
+		for _, task := range t.DAG.Tasks {
+			c, err := n.call(local, task.Template, task.TemplateRef, task.Arguments, inputs)
+			if err != nil {
+				return 0, err
+			}
+			body += c
+		}
+	case t.Steps != nil:
+		for _, group := range t.Steps {
+			body++ // the StepGroup node
+			for _, s := range group.Steps {
+				c, err := n.call(local, s.Template, s.TemplateRef, s.Arguments, inputs)
+				if err != nil {
+					return 0, err
+				}
+				body += c
+			}
+		}
+	}
+	if t.RetryStrategy == nil {
+		return body, nil
+	}
+	limit, err := retryLimit(t.RetryStrategy.Limit, inputs)
+	if err != nil {
+		return 0, fmt.Errorf("node count: template %q: %w", t.Name, err)
+	}
+	return 1 + (limit+1)*body, nil
+}
+
+func refName(r *wfv1.TemplateRef) string {
+	if r == nil {
+		return ""
+	}
+	return r.Template
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// substitute replaces {{inputs.parameters.X}} in v with scope's X, the
+// only expression platc passes down a call chain.
+func substitute(v string, scope map[string]string) string {
+	const pre, post = "{{inputs.parameters.", "}}"
+	if strings.HasPrefix(v, pre) && strings.HasSuffix(v, post) {
+		if s, ok := scope[strings.TrimSuffix(strings.TrimPrefix(v, pre), post)]; ok {
+			return s
+		}
+	}
+	return v
+}
+
+// retryLimit is a retry limit as a number; an unset limit is unlimited in
+// Argo, which platc never emits.
+func retryLimit(l *intstr.IntOrString, inputs map[string]string) (int, error) {
+	if l == nil {
+		return 0, fmt.Errorf("retryStrategy without a limit")
+	}
+	if l.Type == intstr.Int {
+		return int(l.IntVal), nil
+	}
+	v, err := strconv.Atoi(substitute(l.StrVal, inputs))
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("retry limit %q does not resolve to a number", l.StrVal)
+	}
+	return v, nil
+}
+
+// objectBytes is the size of o as the compact JSON the API server
+// stores (before the annotations and status that MaxObjectBytes leaves
+// room for).
+func objectBytes(o any) (int, error) {
+	data, err := json.Marshal(o)
+	if err != nil {
+		return 0, err
+	}
+	return len(data), nil
+}

@@ -1,0 +1,236 @@
+package argo
+
+import (
+	"fmt"
+	"strings"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	"sigs.k8s.io/yaml"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/plan"
+)
+
+// A workflow of workflows: when deploy, teardown or validate would hold
+// more status nodes than the node budget (ir.Workflows.NodeBudget), its
+// apps DAG becomes a DAG of child workflows. The parent keeps everything
+// else (main, teardown's confirm, suspend and report steps, the mutex,
+// the deadline); each task of its DAG creates a Workflow from one child
+// WorkflowTemplate, one per group of plan's grouping, and waits for it to
+// end. The parent's DAG is the group graph, so a failed child fails the
+// parent and omits only the groups that wait for it. Each child holds one
+// group's apps as a flat DAG, with the edges inside the group.
+
+// tmplChild is the parent's template that runs one child workflow.
+const tmplChild = "child-workflow"
+
+// LabelParent is put on every child Workflow: the name of the parent
+// Workflow that created it. Children are also owned by the parent
+// (ownerReference), so deleting the parent deletes them.
+const LabelParent = "platc.io/parent-workflow"
+
+// splitter builds the parent and children of one workflow.
+type splitter struct {
+	// name is the parent WorkflowTemplate's name; children are name-01, …
+	name string
+	// params are the workflow parameters the children need from the
+	// parent (teardown's volumes), declared and passed on as they are.
+	params   []wfv1.Parameter
+	children []*wfv1.WorkflowTemplate
+}
+
+// layout is the templates of the parent's apps DAG (called name in the
+// parent) over g as gr groups it, and, into s.children, the child
+// templates. spec is the parent's spec so far, whose settings the
+// children copy without its mutex: the parent holds it for them.
+func (s *splitter) layout(b *builder, name string, g *plan.Graph, gr plan.Grouping, task func(*ir.App) wfv1.DAGTask, wait func(*ir.Resource) wfv1.DAGTask, spec wfv1.WorkflowSpec) ([]wfv1.Template, error) {
+	groupOf := make([]int, len(g.Apps))
+	for k, members := range gr.Members {
+		for _, i := range members {
+			groupOf[i] = k
+		}
+	}
+	names := groupNames(s.name, len(gr.Members))
+	top := wfv1.Template{Name: name, DAG: &wfv1.DAGTemplate{FailFast: continueAfterFailure()}}
+	for k, members := range gr.Members {
+		var deps []string
+		for _, h := range gr.Waits[k] {
+			deps = append(deps, names[h])
+		}
+		top.DAG.Tasks = append(top.DAG.Tasks, wfv1.DAGTask{
+			Name: names[k], Template: tmplChild, Depends: strings.Join(deps, " && "),
+			Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("template", names[k])}},
+		})
+		child := spec
+		child.Entrypoint = tmplMain
+		child.Synchronization = nil
+		child.Arguments = wfv1.Arguments{Parameters: s.params}
+		child.WorkflowMetadata = &wfv1.WorkflowMetadata{Labels: b.labels("")}
+		child.Templates = []wfv1.Template{{Name: tmplMain, DAG: &wfv1.DAGTemplate{
+			Tasks: appTasks(g, members, groupOf, k, task, wait), FailFast: continueAfterFailure()}}}
+		s.children = append(s.children, &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(names[k], ""), Spec: child})
+	}
+	run, err := s.childTemplate(b)
+	if err != nil {
+		return nil, err
+	}
+	return []wfv1.Template{top, run}, nil
+}
+
+// childTemplate creates a Workflow from the child WorkflowTemplate named
+// by its input and waits until it has ended: Succeeded is success,
+// Failed or Error fails the task (and so the parent). The Workflow is
+// owned by the parent, labelled with its name, and passes the parent's
+// parameters on. The only values substituted into the manifest are
+// platc's own names, the parent's name and parameters with an enum,
+// which Argo checks at submission.
+func (s *splitter) childTemplate(b *builder) (wfv1.Template, error) {
+	spec := map[string]any{"workflowTemplateRef": map[string]any{"name": fromInput("template")}}
+	if len(s.params) > 0 {
+		var ps []map[string]string
+		for _, p := range s.params {
+			ps = append(ps, map[string]string{"name": p.Name, "value": "{{workflow.parameters." + p.Name + "}}"})
+		}
+		spec["arguments"] = map[string]any{"parameters": ps}
+	}
+	labels := b.labels("")
+	labels[LabelParent] = "{{workflow.name}}"
+	manifest, err := yaml.Marshal(map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1",
+		"kind":       "Workflow",
+		"metadata": map[string]any{
+			"generateName": "{{workflow.name}}-" + fromInput("template") + "-",
+			"namespace":    b.p.Platform.Workflows.Namespace,
+			"labels":       labels,
+		},
+		"spec": spec,
+	})
+	if err != nil {
+		return wfv1.Template{}, fmt.Errorf("child Workflow manifest: %w", err)
+	}
+	return wfv1.Template{
+		Name:   tmplChild,
+		Inputs: wfv1.Inputs{Parameters: []wfv1.Parameter{{Name: "template"}}},
+		Resource: &wfv1.ResourceTemplate{
+			Action:            "create",
+			Manifest:          string(manifest),
+			SetOwnerReference: true,
+			SuccessCondition:  "status.phase == Succeeded",
+			FailureCondition:  "status.phase in (Failed, Error)",
+		},
+	}, nil
+}
+
+// splitLimits are the limits of plan's grouping for a split workflow:
+// each group a child whose nodes, each app's task counted at worst,
+// stay within the budget, and at most MaxTasks children in the parent's
+// DAG. A budget smaller than one app's task is a LimitError.
+func (b *builder) splitLimits(nc nodeCounter, g *plan.Graph, task func(*ir.App) wfv1.DAGTask, what string) (plan.Limits, error) {
+	budget := b.p.Platform.Workflows.NodeBudget
+	worst, worstApp := 0, ""
+	for _, a := range g.Apps {
+		t := task(a)
+		n, err := nc.call(nil, t.Template, t.TemplateRef, t.Arguments, nil)
+		if err != nil {
+			return plan.Limits{}, err
+		}
+		if n > worst {
+			worst, worstApp = n, a.Name
+		}
+	}
+	// A child is its DAG's node and its tasks.
+	per := (budget - 1) / max(worst, 1)
+	if per < 1 {
+		return plan.Limits{}, &LimitError{
+			Summary: fmt.Sprintf("Workflow node budget too small for %s", what),
+			Detail: fmt.Sprintf("The %s task of app %q can create %d status nodes (a retry node and one per attempt), more than the budget of %d nodes per Workflow minus one for the DAG. Raise platform.workflows.node_budget, or lower the app's retry limit.",
+				what, worstApp, worst, budget),
+		}
+	}
+	lim := limits(MaxTasks)
+	lim.Tasks = min(MaxTasks, per)
+	lim.TopTasks = MaxTasks
+	return lim, nil
+}
+
+// budgetError is a workflow that holds more nodes than the budget.
+func budgetError(name string, nodes, budget int) error {
+	return &LimitError{
+		Summary: fmt.Sprintf("Workflow %s is over the node budget", name),
+		Detail: fmt.Sprintf("A Workflow run from %s can hold %d status nodes, counted with every retry used, more than the budget of %d. platc splits deploy, teardown and validate into child workflows when they are over it; this one cannot be split further. Lower the apps' retry limits or split the platform.",
+			name, nodes, budget),
+	}
+}
+
+// sizeError is an object over MaxObjectBytes.
+func sizeError(kind, name string, size int) error {
+	return &LimitError{
+		Summary: fmt.Sprintf("%s %s is too large", kind, name),
+		Detail: fmt.Sprintf("As JSON it takes %d bytes, more than the %d platc allows per object (etcd refuses requests above 1.5 MiB, and kubectl apply's last-applied-configuration annotation and a Workflow's status need the rest). Shorten what the object repeats per app (names, parameters), or split the platform.",
+			size, MaxObjectBytes),
+	}
+}
+
+// A Layout is how Build laid out one of deploy, teardown and validate:
+// one Workflow, or a parent and its children. platc plan prints it.
+type Layout struct {
+	// Name is the WorkflowTemplate's name; Nodes the most status nodes
+	// its Workflow holds (a parent's own, without its children's).
+	Name  string
+	Nodes int
+	// Children are the child workflows of a split one, in the parent's
+	// topological order.
+	Children []ChildLayout
+}
+
+// A ChildLayout is one child workflow: its WorkflowTemplate, its apps,
+// its nodes and the children it waits for.
+type ChildLayout struct {
+	Name  string
+	Apps  []string
+	Nodes int
+	Waits []string
+}
+
+// Layouts are the layouts of deploy, teardown and validate, in that
+// order, with the largest object Build returns (its kind, name and
+// bytes as JSON): what platc plan shows of the split.
+func (o *Objects) Layouts() (out []Layout, largestKind, largestName string, largestBytes int, err error) {
+	for _, t := range []*wfv1.WorkflowTemplate{o.Deploy, o.Teardown, o.Validate} {
+		l := Layout{Name: t.Name, Nodes: o.Nodes[t.Name]}
+		waits := map[string][]string{}
+		for _, tmpl := range t.Spec.Templates {
+			if tmpl.DAG == nil {
+				continue
+			}
+			for _, task := range tmpl.DAG.Tasks {
+				if task.Template == tmplChild {
+					deps, err := parseDepends(task.Depends)
+					if task.Depends != "" && err != nil {
+						return nil, "", "", 0, err
+					}
+					waits[task.Name] = deps
+				}
+			}
+		}
+		for _, c := range o.Children[t.Name] {
+			cl := ChildLayout{Name: c.Name, Nodes: o.Nodes[c.Name], Waits: waits[c.Name]}
+			for _, task := range c.Spec.Templates[0].DAG.Tasks {
+				cl.Apps = append(cl.Apps, task.Name)
+			}
+			l.Children = append(l.Children, cl)
+		}
+		out = append(out, l)
+	}
+	for _, obj := range o.all() {
+		size, err := objectBytes(obj)
+		if err != nil {
+			return nil, "", "", 0, err
+		}
+		if size > largestBytes {
+			largestBytes = size
+			largestKind, largestName = kindName(obj)
+		}
+	}
+	return out, largestKind, largestName, largestBytes, nil
+}

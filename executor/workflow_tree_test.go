@@ -1,0 +1,148 @@
+package executor
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/platc/platc/emit/argo"
+	"github.com/platc/platc/executor/config"
+)
+
+// workflowObject is wf as the API server holds it, status included.
+func workflowObject(t *testing.T, wf *wfv1.Workflow) *unstructured.Unstructured {
+	t.Helper()
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(wf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := &unstructured.Unstructured{Object: m}
+	u.SetAPIVersion("argoproj.io/v1alpha1")
+	u.SetKind("Workflow")
+	return u
+}
+
+func appNode(name string, phase wfv1.NodePhase, start time.Time) wfv1.NodeStatus {
+	return wfv1.NodeStatus{ID: name, Name: "x." + name, DisplayName: name, Type: wfv1.NodeTypePod, Phase: phase,
+		StartedAt: metav1.NewTime(start), FinishedAt: metav1.NewTime(start.Add(time.Minute))}
+}
+
+// TestTreeNodes: a parent split into child workflows (as emit/argo
+// builds it for a platform over the node budget) reports its apps from
+// the children it labelled, and only those: a child of another parent, or
+// a workflow without children, adds nothing. An app in two children keeps
+// the later node.
+func TestTreeNodes(t *testing.T) {
+	p := compileEnv(t, day1, "staging")
+	// Three apps' deploy tasks per child: deploy has two children.
+	p.Platform.Workflows.NodeBudget = 16
+	o, err := argo.Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Children[argo.DeployTemplate]) < 2 {
+		t.Fatalf("deploy has %d children at a budget of 16", len(o.Children[argo.DeployTemplate]))
+	}
+	ns := p.Platform.Workflows.Namespace
+	spec := o.Deploy.Spec
+	children := o.Children[argo.DeployTemplate]
+	last := children[len(children)-1]
+	// The parent omitted its last child: that group's apps never ran.
+	parent := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", Namespace: ns},
+		Status: wfv1.WorkflowStatus{Phase: wfv1.WorkflowFailed, StoredWorkflowSpec: &spec, Nodes: wfv1.Nodes{
+			"omitted": {ID: "omitted", Name: "deploy-abcde.apps." + last.Name, DisplayName: last.Name, Type: wfv1.NodeTypeSkipped, Phase: wfv1.NodeOmitted},
+		}}}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	first, second := p.Apps[0].Name, p.Apps[1].Name
+	child := func(name, parentName string, nodes ...wfv1.NodeStatus) *wfv1.Workflow {
+		wf := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{argo.LabelParent: parentName}},
+			Status: wfv1.WorkflowStatus{Nodes: wfv1.Nodes{}}}
+		for _, n := range nodes {
+			wf.Status.Nodes[n.ID] = n
+		}
+		return wf
+	}
+	dc := fakeDynamic(
+		workflowObject(t, parent),
+		workflowObject(t, child("deploy-abcde-deploy-01-x", "deploy-abcde", appNode(first, wfv1.NodeFailed, t0))),
+		// the same group again, after the parent was retried
+		workflowObject(t, child("deploy-abcde-deploy-01-y", "deploy-abcde", appNode(first, wfv1.NodeSucceeded, t0.Add(time.Hour)))),
+		workflowObject(t, child("deploy-abcde-deploy-02-x", "deploy-abcde", appNode(second, wfv1.NodeRunning, t0))),
+		// another parent's child
+		workflowObject(t, child("deploy-zzzzz-deploy-03-x", "deploy-zzzzz", appNode(p.Apps[2].Name, wfv1.NodeSucceeded, t0))),
+	)
+	r := testRun(t, config.Deploy, dc, func(c *config.Config) { c.Program, c.ScopeApps = p, p.Apps })
+	names := map[string]bool{}
+	for _, a := range p.Apps {
+		names[a.Name] = true
+	}
+	nodes := r.treeNodes(context.Background(), parent, names)
+	if got := nodes[first].Phase; got != wfv1.NodeSucceeded {
+		t.Errorf("%s: %s, want the later child's Succeeded", first, got)
+	}
+	if got := nodes[second].Phase; got != wfv1.NodeRunning {
+		t.Errorf("%s: %s, want Running", second, got)
+	}
+	if n := nodes[p.Apps[2].Name]; n.Phase == wfv1.NodeSucceeded {
+		t.Errorf("%s: %+v from another parent's child", p.Apps[2].Name, n)
+	}
+	for _, task := range last.Spec.Templates[0].DAG.Tasks {
+		if task.Name == first || task.Name == second {
+			continue
+		}
+		if got := nodes[task.Name].Phase; got != wfv1.NodeOmitted {
+			t.Errorf("%s, in omitted child %s: %q, want Omitted", task.Name, last.Name, got)
+		}
+	}
+	// A failed child task is its apps' failure, not a step of its own.
+	if o := r.withoutChildren([]nodeState{{App: last.Name}, {App: "check-confirmation"}}); len(o) != 1 || o[0].App != "check-confirmation" {
+		t.Errorf("withoutChildren kept %+v", o)
+	}
+	// Not a split workflow: its own nodes only, no list.
+	plain := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", Namespace: ns}}
+	if n := r.treeNodes(context.Background(), plain, names); len(n) != 0 {
+		t.Errorf("a workflow without children has nodes %v", n)
+	}
+}
+
+// TestDriftOfChildren: the drift check of a split workflow compares each
+// child WorkflowTemplate too, and names the one that differs.
+func TestDriftOfChildren(t *testing.T) {
+	p := compileEnv(t, day1, "staging")
+	p.Platform.Workflows.NodeBudget = 16
+	o, err := argo.Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	children := o.Children[argo.DeployTemplate]
+	if len(children) < 2 {
+		t.Fatalf("deploy has %d children", len(children))
+	}
+	var objs []runtime.Object
+	for _, wt := range append([]*wfv1.WorkflowTemplate{o.Deploy}, children...) {
+		c := wt.DeepCopy()
+		if c.Name == children[1].Name {
+			n := int64(99)
+			c.Spec.Parallelism = &n
+		}
+		m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u := &unstructured.Unstructured{Object: m}
+		u.SetAPIVersion("argoproj.io/v1alpha1")
+		u.SetKind("WorkflowTemplate")
+		objs = append(objs, u)
+	}
+	r := testRun(t, config.Deploy, fakeDynamic(objs...), func(c *config.Config) { c.Program, c.ScopeApps = p, p.Apps })
+	r.checkDrift(context.Background(), argo.DeployTemplate)
+	if len(r.rep.Recommend) != 1 || !strings.Contains(r.rep.Recommend[0], "WorkflowTemplate "+children[1].Name+" ") {
+		t.Errorf("recommendations %q, want one naming %s", r.rep.Recommend, children[1].Name)
+	}
+}

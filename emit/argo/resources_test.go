@@ -156,3 +156,38 @@ app "provider" {
 		t.Errorf("deploy: %v", err)
 	}
 }
+
+// A split deploy keeps its resource waits: each child that holds an app
+// waiting for a resource runs the wait, and Argo's own validation
+// accepts every parent and child.
+func TestResourceWaitsInChildren(t *testing.T) {
+	p := resourcesPlatform(t)
+	p.Platform.Workflows.NodeBudget = 20
+	o, err := Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Children[DeployTemplate]) < 2 {
+		t.Fatalf("deploy has %d children at a budget of 16; the test needs a split", len(o.Children[DeployTemplate]))
+	}
+	wfts, cwfts := objects(t, emitFiles(t, p))
+	lint := validate.ValidateOpts{Lint: true}
+	for name, wft := range wfts {
+		if err := validate.ValidateWorkflowTemplate(wfts, cwfts, wft, nil, lint); err != nil {
+			t.Errorf("WorkflowTemplate %s: %v", name, err)
+		}
+	}
+	waits := map[string]string{}
+	for _, c := range o.Children[DeployTemplate] {
+		for _, task := range templateNamed(&wfv1.Workflow{Spec: c.Spec}, tmplMain).DAG.Tasks {
+			if strings.HasPrefix(task.Name, "wait-") {
+				waits[task.Name] = c.Name
+			}
+		}
+	}
+	for _, w := range []string{"wait-ceph-cluster-block-storage", "wait-postgres-operator-crd"} {
+		if waits[w] == "" {
+			t.Errorf("no child runs %s (children's waits: %v)", w, waits)
+		}
+	}
+}

@@ -28,6 +28,10 @@ const (
 	docsBase = repoURL + "/blob/main/"
 )
 
+// lintFormats are lint's --format values: junit and checkstyle for CI
+// systems that read neither JSON nor SARIF.
+var lintFormats = []string{"text", "json", "sarif", "junit", "checkstyle"}
+
 func lintCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "lint",
@@ -37,7 +41,7 @@ func lintCommand() *cli.Command {
 			"Silence one finding with `# platc:ignore RULE -- reason` on its line or the line above.\n" +
 			"Run 'platc rules' for the rules and 'platc explain RULE' for one of them.",
 		Flags: []cli.Flag{
-			formatFlag("output format", "text", "json", "sarif"),
+			formatFlag("output format", lintFormats...),
 			&cli.StringFlag{Name: "fail-on", Value: "warning", Usage: "lowest severity that fails the run: error, warning or notice"},
 			&cli.StringFlag{Name: "scan", Usage: "also read the plain YAML manifests (and kustomizations) under `DIR` for undeclared hooks, dependency waits and sync waves"},
 			&cli.StringSliceFlag{Name: "enable", Usage: "run `RULE` even though it is off by default (repeatable, or comma-separated)"},
@@ -48,7 +52,7 @@ func lintCommand() *cli.Command {
 }
 
 func runLint(_ context.Context, cmd *cli.Command) error {
-	format, err := checkFormat(cmd, "text", "json", "sarif")
+	format, err := checkFormat(cmd, lintFormats...)
 	if err != nil {
 		return err
 	}
@@ -156,13 +160,21 @@ type lintOutput struct {
 
 func (o lintOutput) print(diags hcl.Diagnostics) {
 	w := o.cmd.Root().Writer
+	var skipped *report.JSONSkipped
+	if len(o.skipped) > 0 {
+		skipped = &report.JSONSkipped{Reason: lint.SkipNote(o.ran, o.skipped, false), Rules: lint.Names(o.skipped)}
+	}
 	switch o.format {
 	case "json":
 		rep := report.ToJSON(diags)
-		if len(o.skipped) > 0 {
-			rep.Skipped = &report.JSONSkipped{Reason: lint.SkipNote(o.ran, o.skipped, false), Rules: lint.Names(o.skipped)}
-		}
+		rep.Skipped = skipped
 		_ = report.WriteJSON(w, rep)
+	case "junit":
+		_ = report.JUnit(w, diags, skipped)
+	case "checkstyle":
+		// Checkstyle has no place for a note about the run; the exit
+		// code (3) still says the platform does not compile.
+		_ = report.Checkstyle(w, diags)
 	case "sarif":
 		opts := report.SARIFOptions{Root: sarifRoot()}
 		if len(o.skipped) > 0 {

@@ -33,12 +33,13 @@ func importCommand() *cli.Command {
 			"Without --out the HCL goes to stdout and the report to stderr. Bad input is reported and\n" +
 			"skipped (exit 1); the rest is still imported, and the result always compiles.",
 		Flags: []cli.Flag{
-			formatFlag("output format", "hcl", "json"),
+			formatFlag("output format", importFormats...),
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write platform.hcl, import-report.txt, import-report.json, adopted/ and hooks/ into `DIR` (a new or empty directory)"},
 			&cli.StringFlag{Name: "name", Usage: "the platform's name (default: the root Application's, without -root)"},
 		},
+		ShellComplete: completions{"format": values(importFormats...)}.complete,
 		Action: func(_ context.Context, cmd *cli.Command) error {
-			format, err := checkFormat(cmd, "hcl", "json")
+			format, err := checkFormat(cmd, importFormats...)
 			if err != nil {
 				return err
 			}

@@ -48,6 +48,10 @@ func lintCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "disable", Usage: "do not run `RULE` (repeatable, or comma-separated)"},
 		},
 		Action: runLint,
+		ShellComplete: completions{
+			"format": values(lintFormats...), "fail-on": severities,
+			"enable": ruleChoices, "disable": ruleChoices,
+		}.complete,
 	}
 }
 

@@ -173,6 +173,7 @@ func commands() []*cli.Command {
 		planCommand(),
 		graphCommand(),
 		testCommand(),
+		kindsCommand(),
 		importCommand(),
 		versionCommand(),
 		deployCommand(),

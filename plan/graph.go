@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/internal/digraph"
 )
 
 // An Edge is one dependency to draw, from the dependency to the
@@ -188,50 +189,21 @@ func longer(adj [][]bool, from, to int) bool {
 	return false
 }
 
-// components numbers the strongly connected components of adj (Tarjan),
-// so that nodes of one cycle share a number.
+// components numbers the strongly connected components of adj, so that
+// nodes of one cycle share a number.
 func components(adj [][]bool) []int {
-	n := len(adj)
-	index, low, comp := make([]int, n), make([]int, n), make([]int, n)
-	on := make([]bool, n)
-	for i := range index {
-		index[i], comp[i] = -1, -1
-	}
-	var stack []int
-	next, nc := 0, 0
-	var visit func(int)
-	visit = func(v int) {
-		index[v], low[v] = next, next
-		next++
-		stack = append(stack, v)
-		on[v] = true
-		for w := range n {
-			if !adj[v][w] {
-				continue
-			}
-			if index[w] < 0 {
-				visit(w)
-				low[v] = min(low[v], low[w])
-			} else if on[w] {
-				low[v] = min(low[v], index[w])
+	lists := make([][]int, len(adj))
+	for v, row := range adj {
+		for w, ok := range row {
+			if ok {
+				lists[v] = append(lists[v], w)
 			}
 		}
-		if low[v] == index[v] {
-			for {
-				w := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				on[w] = false
-				comp[w] = nc
-				if w == v {
-					break
-				}
-			}
-			nc++
-		}
 	}
-	for v := range n {
-		if index[v] < 0 {
-			visit(v)
+	comp := make([]int, len(adj))
+	for c, nodes := range digraph.SCC(lists) {
+		for _, v := range nodes {
+			comp[v] = c
 		}
 	}
 	return comp

@@ -25,51 +25,15 @@ type Edge struct {
 // every app of this one; most of them are implied, which is why an
 // unreduced drawing of a 43-app platform is a hairball.
 func Reduce(p *ir.Program) []Edge {
-	r := newReach(p)
 	var out []Edge
 	for _, a := range p.Apps {
 		for _, d := range a.Deps {
-			if !r.implied(a, d.App) {
+			if p.ImpliedBy(a, d.App) == nil {
 				out = append(out, Edge{From: d.App.Index, To: a.Index})
 			}
 		}
 	}
 	return out
-}
-
-// reach holds, for every app, the set of apps it depends on directly or
-// transitively, as a bitset indexed like Program.Apps.
-type reach [][]uint64
-
-func newReach(p *ir.Program) reach {
-	words := (len(p.Apps) + 63) / 64
-	r := make(reach, len(p.Apps))
-	// Program.Apps is in topological order, so each dependency's set is
-	// complete before it is merged.
-	for _, a := range p.Apps {
-		s := make([]uint64, words)
-		for _, d := range a.Deps {
-			s[d.App.Index/64] |= 1 << (d.App.Index % 64)
-			for i, w := range r[d.App.Index] {
-				s[i] |= w
-			}
-		}
-		r[a.Index] = s
-	}
-	return r
-}
-
-func (r reach) has(a, b int) bool { return r[a][b/64]&(1<<(b%64)) != 0 }
-
-// implied reports whether a reaches b through a direct dependency other
-// than b.
-func (r reach) implied(a, b *ir.App) bool {
-	for _, d := range a.Deps {
-		if d.App != b && r.has(d.App.Index, b.Index) {
-			return true
-		}
-	}
-	return false
 }
 
 // A StackNode is a stack, or an app that belongs to no stack.

@@ -94,10 +94,8 @@ func runLint(_ context.Context, cmd *cli.Command) error {
 	if invalid {
 		return exitWith(exitcode.Invalid)
 	}
-	for _, d := range diags {
-		if severityOf(d) <= failOn {
-			return exitWith(exitcode.Failure)
-		}
+	if lint.Fails(diags, failOn) {
+		return exitWith(exitcode.Failure)
 	}
 	return nil
 }
@@ -135,18 +133,6 @@ func lintInputs(scan, path string, files map[string]*hcl.File) (mod *lang.Module
 		}
 	}
 	return mod, progs, set, diags, invalid
-}
-
-// severityOf is a diagnostic's lint severity: compiler warnings count as
-// warnings.
-func severityOf(d *hcl.Diagnostic) lint.Severity {
-	switch {
-	case d.Severity == hcl.DiagError:
-		return lint.Error
-	case diag.IsNotice(d):
-		return lint.Notice
-	}
-	return lint.Warning
 }
 
 // lintOutput prints lint results in the chosen format. Findings, the

@@ -87,8 +87,9 @@ func appendMapping(buf []byte, m map[string]any, indent int) []byte {
 // before its body: a few keys by rank, the others bytewise between them.
 // The ranks hold in every mapping, whatever its depth, and give
 //   - an object: apiVersion, kind, metadata, spec, ..., status;
-//   - a reference (roleRef, subjects, ownerReferences): apiGroup or
-//     apiVersion, kind, name, namespace, ...;
+//   - a reference (roleRef, subjects, ownerReferences, Argo CD's
+//     ignoreDifferences and resource lists): apiGroup, apiVersion or
+//     group, kind, name, namespace, ...;
 //   - a named item (metadata, a DAG task, a template, a parameter, an env
 //     entry, a container, a volume): name, namespace, ...; an Argo
 //     template's pod metadata follows its name.
@@ -105,7 +106,7 @@ func CompareKeys(a, b string) int {
 // keys (rank 0), above 0 after them.
 func keyRank(k string) int {
 	switch k {
-	case "apiVersion", "apiGroup":
+	case "apiVersion", "apiGroup", "group":
 		return -6
 	case "kind":
 		return -5

@@ -281,6 +281,7 @@ func TestYAMLKeyOrder(t *testing.T) {
 		"kind":       "Workflow",
 		"apiVersion": "argoproj.io/v1alpha1",
 		"roleRef":    map[string]any{"name": "r", "kind": "ClusterRole", "apiGroup": "rbac.authorization.k8s.io"},
+		"ignore":     []any{map[string]any{"jsonPointers": []any{"/x"}, "kind": "Deployment", "group": "apps"}},
 	}
 	want := `apiVersion: argoproj.io/v1alpha1
 kind: Workflow
@@ -302,6 +303,11 @@ spec:
 data:
   a: "2"
   b: "1"
+ignore:
+- group: apps
+  kind: Deployment
+  jsonPointers:
+  - /x
 roleRef:
   apiGroup: rbac.authorization.k8s.io
   kind: ClusterRole
@@ -315,7 +321,7 @@ status:
 	roundTrip(t, tree, want)
 	// A total order: keys that differ never compare equal, in either
 	// direction, so no map iteration order shows through.
-	keys := []string{"apiVersion", "apiGroup", "kind", "name", "namespace", "metadata", "spec", "status", "a", "Name", "names", "", "z"}
+	keys := []string{"apiVersion", "apiGroup", "group", "kind", "name", "namespace", "metadata", "spec", "status", "a", "Name", "names", "", "z"}
 	for _, a := range keys {
 		for _, b := range keys {
 			if c, d := CompareKeys(a, b), CompareKeys(b, a); (c == 0) != (a == b) || c != -d && !(c < 0 && d > 0 || c > 0 && d < 0) {

@@ -47,6 +47,7 @@ func kindsCommand() *cli.Command {
 			if format == "json" {
 				enc := json.NewEncoder(w)
 				enc.SetIndent("", "  ")
+				enc.SetEscapeHTML(false)
 				return enc.Encode(struct {
 					ArgoCDVersion string                `json:"argocd_version"`
 					Kinds         []compiler.KnownCheck `json:"kinds"`

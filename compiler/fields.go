@@ -42,7 +42,7 @@ var fieldGrammars = [...]*grammar{
 // not, as the compiler's diagnostic says it ("is not an absolute URL").
 func Check(f Field, s string) string {
 	if f == FieldName {
-		return nameWhy(s)
+		return NameProblem(s)
 	}
 	return fieldGrammars[f].validate(s)
 }

@@ -7,10 +7,9 @@ import (
 	"strings"
 
 	"github.com/hashicorp/hcl/v2"
-	"gonum.org/v1/gonum/graph/simple"
-	"gonum.org/v1/gonum/graph/topo"
 
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/internal/digraph"
 	"github.com/platc/platc/lang"
 )
 
@@ -242,29 +241,15 @@ func (s *structure) stackNames() []string {
 // checkCycles reports each strongly connected component of the graph once,
 // as the shortest cycle through its first-declared member, hop by hop.
 func (s *structure) checkCycles() {
-	g := simple.NewDirectedGraph()
-	for i := range s.apps {
-		g.AddNode(simple.Node(i))
-	}
+	adj := make([][]int, len(s.deps))
 	for i, es := range s.deps {
 		for _, e := range es {
-			g.SetEdge(simple.Edge{F: simple.Node(i), T: simple.Node(e.to)})
+			adj[i] = append(adj[i], e.to)
 		}
 	}
-	var sccs [][]int
-	for _, comp := range topo.TarjanSCC(g) {
-		if len(comp) < 2 {
-			continue
-		}
-		ids := make([]int, len(comp))
-		for k, n := range comp {
-			ids[k] = int(n.ID())
-		}
-		slices.Sort(ids) // IDs are declaration indexes
-		sccs = append(sccs, ids)
-	}
-	slices.SortFunc(sccs, func(a, b []int) int { return a[0] - b[0] })
-	for _, comp := range sccs {
+	// IDs are declaration indexes, so each knot comes sorted by
+	// declaration, the knots by their first member.
+	for _, comp := range digraph.Cycles(adj) {
 		s.diags = append(s.diags, s.cycleDiag(comp))
 	}
 }
@@ -320,30 +305,12 @@ func (s *structure) cycleEdges(comp []int, in map[int]bool) []edgeFrom {
 // breadth-first search over edges in the order they were written, so the
 // result is deterministic.
 func (s *structure) shortestCycleThrough(start int, in map[int]bool) []edgeFrom {
-	parent := map[int]edgeFrom{}
-	queue := []int{start}
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
-		for _, e := range s.deps[v] {
-			if !in[e.to] {
-				continue
-			}
-			if e.to == start {
-				hops := []edgeFrom{{from: v, edge: e}}
-				for at := v; at != start; at = parent[at].from {
-					hops = append(hops, parent[at])
-				}
-				slices.Reverse(hops)
-				return hops
-			}
-			if _, seen := parent[e.to]; !seen && e.to != start {
-				parent[e.to] = edgeFrom{from: v, edge: e}
-				queue = append(queue, e.to)
-			}
-		}
+	hops := digraph.ShortestCycle(start, func(v int) []edge { return s.deps[v] }, func(e edge) int { return e.to }, func(v int) bool { return in[v] })
+	out := make([]edgeFrom, len(hops))
+	for i, h := range hops {
+		out[i] = edgeFrom{from: h.From, edge: h.Edge}
 	}
-	return nil
+	return out
 }
 
 // shortestCycles returns the distinct cycles of the component's shortest

@@ -68,11 +68,18 @@ var argoCDNative = map[string]string{
 // ("group/Kind") at version (platform.argocd.version, such as "v3.2.6").
 // An empty or unreadable version means a current Argo CD: declare the
 // version to have checks only newer releases ship counted as missing.
-// since is the first release with the check, or "" when none has one.
+// since is the first release with the check, or "" when none has one. A
+// kind argoCDNative does not date but Argo CD ArgoCDHealthVersion checks
+// (argocd-health.txt) counts from that release: platc cannot tell
+// whether an older one had it, so it does not assume so.
 func ArgoCDCovers(kind, version string) (covers bool, since string) {
 	since, ok := argoCDNative[kind]
 	if !ok {
-		return false, ""
+		if !pinnedArgoCDCovers(kind) {
+			return false, ""
+		}
+		pin, _ := majorMinor(ArgoCDHealthVersion)
+		since = fmt.Sprintf("v%d.%d", pin.major, pin.minor)
 	}
 	have, okHave := majorMinor(version)
 	want, _ := majorMinor(since)
@@ -237,7 +244,7 @@ func (c *compilation) coverHealth(cr ir.CustomResource, _ map[string]bool) {
 	}
 	msg := fmt.Sprintf("Nothing decides when a resource of kind %s is healthy: neither this platform, platc's built-in library nor Argo CD has a health check for it, and Argo CD skips kinds without one, so the app would count as Healthy before its %s is ready (INV-7). Add a health %q block with healthy and degraded expressions (see docs/health.md).", key, cr.Kind, key)
 	if _, since := ArgoCDCovers(key, ""); since != "" {
-		msg = fmt.Sprintf("Nothing decides when a resource of kind %s is healthy: neither this platform nor platc's built-in library has a health check for it, and Argo CD ships one only from %s (this platform declares Argo CD %s, which skips kinds without one), so the app would count as Healthy before its %s is ready (INV-7). Add a health %q block with healthy and degraded expressions (see docs/health.md), or declare an Argo CD release that has the check.", key, since, c.prog.Platform.ArgoCD.Version, cr.Kind, key)
+		msg = fmt.Sprintf("Nothing decides when a resource of kind %s is healthy: neither this platform nor platc's built-in library has a health check for it, and platc knows of Argo CD's own check only from %s on (this platform declares Argo CD %s, which skips kinds without one), so the app would count as Healthy before its %s is ready (INV-7). Add a health %q block with healthy and degraded expressions (see docs/health.md), or declare an Argo CD release that has the check.", key, since, c.prog.Platform.ArgoCD.Version, cr.Kind, key)
 	}
 	c.diags = append(c.diags, diag.Error(cr.Range, "Custom resource without a health rule", msg))
 }

@@ -13,20 +13,21 @@ import (
 // checkName reports name if it is not a valid DNS-1123 label without a
 // leading digit.
 func checkName(what, name string, r hcl.Range) *hcl.Diagnostic {
-	why := nameWhy(name)
+	why := NameProblem(name)
 	if why == "" {
 		return nil
 	}
 	return &hcl.Diagnostic{
 		Severity: hcl.DiagError,
 		Summary:  fmt.Sprintf("Invalid %s name", what),
-		Detail:   fmt.Sprintf("The %s name %q %s. Rename it, for example to %q.", what, name, why, suggestName(name)),
+		Detail:   fmt.Sprintf("The %s name %q %s. Rename it, for example to %q.", what, name, why, SuggestName(name)),
 		Subject:  r.Ptr(),
 	}
 }
 
-// nameWhy returns "" when name is a valid block name, else why not.
-func nameWhy(name string) string {
+// NameProblem returns "" when name is a valid platform, stack or app
+// name, else why not, as the end of a sentence starting with the name.
+func NameProblem(name string) string {
 	switch {
 	case valid.AppName(name):
 		return ""
@@ -40,9 +41,9 @@ func nameWhy(name string) string {
 	return "must be a DNS-1123 label: lower-case letters, digits and '-', starting with a letter and ending with a letter or digit"
 }
 
-// suggestName turns an arbitrary string into a valid name, for the
-// "for example" in diagnostics.
-func suggestName(s string) string {
+// SuggestName turns an arbitrary string into a valid name, for the
+// "for example" in diagnostics and platc init's default platform name.
+func SuggestName(s string) string {
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s) && len(out) < 63; i++ {
 		c := s[i]

@@ -38,8 +38,8 @@ func Sort(files []File) {
 
 // YAML renders objects as one YAML file, documents separated by "---",
 // starting with Header. Each object is rendered as encoding/json sees it
-// (json tags, omitempty, MarshalJSON), with keys sorted (see yaml.go for
-// the exact rules), so the same objects always give the same bytes. Empty
+// (json tags, omitempty, MarshalJSON), with keys in Kubernetes'
+// conventional order (CompareKeys; see yaml.go for the exact rules), so the same objects always give the same bytes. Empty
 // fields that typed Kubernetes objects cannot omit on their own
 // (metadata.creationTimestamp: null, status: {}) are dropped.
 func YAML(objs ...any) ([]byte, error) {
@@ -52,6 +52,17 @@ func YAML(objs ...any) ([]byte, error) {
 		trees[i] = t
 	}
 	return YAMLTrees(trees...), nil
+}
+
+// Document is o as one YAML document without Header or "---", written
+// like YAML's: for a manifest carried inside another object (an Argo
+// resource template's), which must read the same as the files around it.
+func Document(o any) ([]byte, error) {
+	t, err := Tree(o)
+	if err != nil {
+		return nil, err
+	}
+	return appendYAMLDocument(nil, t), nil
 }
 
 // Tree is o as encoding/json sees it: map[string]any, []any, string,

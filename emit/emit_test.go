@@ -17,7 +17,7 @@ func TestYAMLDropsEmptyTypedFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc := "apiVersion: v1\ndata:\n  a: \"2\"\n  z: \"1\"\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: ns\n"
+	doc := "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n  namespace: ns\ndata:\n  a: \"2\"\n  z: \"1\"\n"
 	if want := Header + doc + "---\n" + doc; string(got) != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}

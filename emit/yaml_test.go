@@ -269,3 +269,64 @@ func TestYAMLTreesDropsEmptyFields(t *testing.T) {
 		t.Error("an empty file lacks the header")
 	}
 }
+
+// Kubernetes' conventional order: what an object is before its body, a
+// named item's name first, the rest bytewise.
+func TestYAMLKeyOrder(t *testing.T) {
+	tree := map[string]any{
+		"status":     map[string]any{"phase": "x"},
+		"spec":       map[string]any{"templates": []any{map[string]any{"dag": map[string]any{"tasks": []any{map[string]any{"template": "t", "arguments": map[string]any{}, "name": "a"}}}, "metadata": map[string]any{"labels": map[string]any{}}, "name": "apps"}}},
+		"data":       map[string]any{"b": "1", "a": "2"},
+		"metadata":   map[string]any{"labels": map[string]any{}, "namespace": "argo", "annotations": map[string]any{}, "name": "w"},
+		"kind":       "Workflow",
+		"apiVersion": "argoproj.io/v1alpha1",
+		"roleRef":    map[string]any{"name": "r", "kind": "ClusterRole", "apiGroup": "rbac.authorization.k8s.io"},
+		"ignore":     []any{map[string]any{"jsonPointers": []any{"/x"}, "kind": "Deployment", "group": "apps"}},
+	}
+	want := `apiVersion: argoproj.io/v1alpha1
+kind: Workflow
+metadata:
+  name: w
+  namespace: argo
+  annotations: {}
+  labels: {}
+spec:
+  templates:
+  - name: apps
+    metadata:
+      labels: {}
+    dag:
+      tasks:
+      - name: a
+        arguments: {}
+        template: t
+data:
+  a: "2"
+  b: "1"
+ignore:
+- group: apps
+  kind: Deployment
+  jsonPointers:
+  - /x
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: ClusterRole
+  name: r
+status:
+  phase: x
+`
+	if got := ownYAML(tree); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	roundTrip(t, tree, want)
+	// A total order: keys that differ never compare equal, in either
+	// direction, so no map iteration order shows through.
+	keys := []string{"apiVersion", "apiGroup", "group", "kind", "name", "namespace", "metadata", "spec", "status", "a", "Name", "names", "", "z"}
+	for _, a := range keys {
+		for _, b := range keys {
+			if c, d := CompareKeys(a, b), CompareKeys(b, a); (c == 0) != (a == b) || c != -d && !(c < 0 && d > 0 || c > 0 && d < 0) {
+				t.Errorf("CompareKeys(%q, %q) = %d, reversed %d", a, b, c, d)
+			}
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/platc/platc/internal/digraph"
 )
 
 // cycle is one cycle in the evidence and the edge commented out to break
@@ -85,7 +87,7 @@ func (im *importer) breakCycles() {
 	idx := im.appIndex()
 	for range len(im.edges) + 1 {
 		adj := im.appGraph(idx)
-		comps := cycles(adj)
+		comps := digraph.Cycles(adj)
 		if len(comps) == 0 {
 			return
 		}
@@ -120,104 +122,19 @@ func (im *importer) breakCycles() {
 	}
 }
 
-// cycles returns the strongly connected components with more than one
-// app, each sorted, ordered by their lowest member. Tarjan's algorithm,
-// iteratively, so deep graphs do not exhaust the stack.
-func cycles(adj [][]int) [][]int {
-	n := len(adj)
-	index := make([]int, n)
-	low := make([]int, n)
-	on := make([]bool, n)
-	for i := range index {
-		index[i] = -1
-	}
-	var stack []int
-	next := 0
-	var comps [][]int
-	type frame struct{ v, i int }
-	for s := range n {
-		if index[s] >= 0 {
-			continue
-		}
-		calls := []frame{{s, 0}}
-		index[s], low[s] = next, next
-		next++
-		stack = append(stack, s)
-		on[s] = true
-		for len(calls) > 0 {
-			f := &calls[len(calls)-1]
-			if f.i < len(adj[f.v]) {
-				w := adj[f.v][f.i]
-				f.i++
-				if index[w] < 0 {
-					index[w], low[w] = next, next
-					next++
-					stack = append(stack, w)
-					on[w] = true
-					calls = append(calls, frame{w, 0})
-				} else if on[w] {
-					low[f.v] = min(low[f.v], index[w])
-				}
-				continue
-			}
-			v := f.v
-			calls = calls[:len(calls)-1]
-			if len(calls) > 0 {
-				u := calls[len(calls)-1].v
-				low[u] = min(low[u], low[v])
-			}
-			if low[v] != index[v] {
-				continue
-			}
-			var comp []int
-			for {
-				w := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				on[w] = false
-				comp = append(comp, w)
-				if w == v {
-					break
-				}
-			}
-			if len(comp) > 1 {
-				slices.Sort(comp)
-				comps = append(comps, comp)
-			}
-		}
-	}
-	slices.SortFunc(comps, func(a, b []int) int { return a[0] - b[0] })
-	return comps
-}
-
 // shortestCycle is the shortest cycle through the lowest member of a
-// strongly connected component, as a list of apps.
+// strongly connected component, as a list of apps starting there.
 func shortestCycle(adj [][]int, comp []int) []int {
 	in := map[int]bool{}
 	for _, v := range comp {
 		in[v] = true
 	}
-	start := comp[0]
-	parent := map[int]int{start: -1}
-	queue := []int{start}
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
-		for _, w := range adj[v] {
-			if w == start {
-				var path []int
-				for x := v; x != -1; x = parent[x] {
-					path = append(path, x)
-				}
-				slices.Reverse(path)
-				return path
-			}
-			if _, seen := parent[w]; !seen && in[w] {
-				parent[w] = v
-				queue = append(queue, w)
-			}
-		}
+	hops := digraph.ShortestCycle(comp[0], func(v int) []int { return adj[v] }, func(w int) int { return w }, func(v int) bool { return in[v] })
+	path := make([]int, len(hops))
+	for i, h := range hops {
+		path[i] = h.From
 	}
-	return comp // unreachable for a strongly connected component
+	return path
 }
 
 // edgesFrom lists the edges of a node in the order depends_on is

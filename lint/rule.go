@@ -49,6 +49,29 @@ func ParseSeverity(s string) (Severity, bool) {
 	return 0, false
 }
 
+// SeverityOf is a diagnostic's lint severity; the compiler's warnings
+// count as warnings, its errors as errors.
+func SeverityOf(d *hcl.Diagnostic) Severity {
+	switch {
+	case d.Severity == hcl.DiagError:
+		return Error
+	case diag.IsNotice(d):
+		return Notice
+	}
+	return Warning
+}
+
+// Fails reports whether any of diags is at or above failOn (--fail-on),
+// which makes platc lint exit 1.
+func Fails(diags hcl.Diagnostics, failOn Severity) bool {
+	for _, d := range diags {
+		if SeverityOf(d) <= failOn {
+			return true
+		}
+	}
+	return false
+}
+
 // A Rule is one lint check. Declare it once, as a package-level value.
 type Rule struct {
 	// Name is kebab-case and stable: it is what --enable, --disable,

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/internal/digraph"
 )
 
 // An Edge is one dependency to draw, from the dependency to the
@@ -24,51 +25,15 @@ type Edge struct {
 // every app of this one; most of them are implied, which is why an
 // unreduced drawing of a 43-app platform is a hairball.
 func Reduce(p *ir.Program) []Edge {
-	r := newReach(p)
 	var out []Edge
 	for _, a := range p.Apps {
 		for _, d := range a.Deps {
-			if !r.implied(a, d.App) {
+			if p.ImpliedBy(a, d.App) == nil {
 				out = append(out, Edge{From: d.App.Index, To: a.Index})
 			}
 		}
 	}
 	return out
-}
-
-// reach holds, for every app, the set of apps it depends on directly or
-// transitively, as a bitset indexed like Program.Apps.
-type reach [][]uint64
-
-func newReach(p *ir.Program) reach {
-	words := (len(p.Apps) + 63) / 64
-	r := make(reach, len(p.Apps))
-	// Program.Apps is in topological order, so each dependency's set is
-	// complete before it is merged.
-	for _, a := range p.Apps {
-		s := make([]uint64, words)
-		for _, d := range a.Deps {
-			s[d.App.Index/64] |= 1 << (d.App.Index % 64)
-			for i, w := range r[d.App.Index] {
-				s[i] |= w
-			}
-		}
-		r[a.Index] = s
-	}
-	return r
-}
-
-func (r reach) has(a, b int) bool { return r[a][b/64]&(1<<(b%64)) != 0 }
-
-// implied reports whether a reaches b through a direct dependency other
-// than b.
-func (r reach) implied(a, b *ir.App) bool {
-	for _, d := range a.Deps {
-		if d.App != b && r.has(d.App.Index, b.Index) {
-			return true
-		}
-	}
-	return false
 }
 
 // A StackNode is a stack, or an app that belongs to no stack.
@@ -188,50 +153,21 @@ func longer(adj [][]bool, from, to int) bool {
 	return false
 }
 
-// components numbers the strongly connected components of adj (Tarjan),
-// so that nodes of one cycle share a number.
+// components numbers the strongly connected components of adj, so that
+// nodes of one cycle share a number.
 func components(adj [][]bool) []int {
-	n := len(adj)
-	index, low, comp := make([]int, n), make([]int, n), make([]int, n)
-	on := make([]bool, n)
-	for i := range index {
-		index[i], comp[i] = -1, -1
-	}
-	var stack []int
-	next, nc := 0, 0
-	var visit func(int)
-	visit = func(v int) {
-		index[v], low[v] = next, next
-		next++
-		stack = append(stack, v)
-		on[v] = true
-		for w := range n {
-			if !adj[v][w] {
-				continue
-			}
-			if index[w] < 0 {
-				visit(w)
-				low[v] = min(low[v], low[w])
-			} else if on[w] {
-				low[v] = min(low[v], index[w])
+	lists := make([][]int, len(adj))
+	for v, row := range adj {
+		for w, ok := range row {
+			if ok {
+				lists[v] = append(lists[v], w)
 			}
 		}
-		if low[v] == index[v] {
-			for {
-				w := stack[len(stack)-1]
-				stack = stack[:len(stack)-1]
-				on[w] = false
-				comp[w] = nc
-				if w == v {
-					break
-				}
-			}
-			nc++
-		}
 	}
-	for v := range n {
-		if index[v] < 0 {
-			visit(v)
+	comp := make([]int, len(adj))
+	for c, nodes := range digraph.SCC(lists) {
+		for _, v := range nodes {
+			comp[v] = c
 		}
 	}
 	return comp

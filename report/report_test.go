@@ -94,3 +94,21 @@ func TestTextNoTerminalControl(t *testing.T) {
 		t.Errorf("detail not escaped as expected:\n%s", out.String())
 	}
 }
+
+// One line per diagnostic for logs: location, summary and the detail
+// with its line breaks and runs of blanks collapsed.
+func TestLine(t *testing.T) {
+	r := hcl.Range{Filename: "p.hcl", Start: hcl.Pos{Line: 3, Column: 7}}
+	for _, tc := range []struct {
+		d    *hcl.Diagnostic
+		want string
+	}{
+		{&hcl.Diagnostic{Summary: "Bad", Detail: "Fix  it\nnow.", Subject: &r}, "p.hcl:3:7: Bad: Fix it now."},
+		{&hcl.Diagnostic{Summary: "Bad", Subject: &r}, "p.hcl:3:7: Bad"},
+		{&hcl.Diagnostic{Summary: "No platform", Detail: "Add one."}, "No platform: Add one."},
+	} {
+		if got := Line(tc.d); got != tc.want {
+			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+}

@@ -88,6 +88,19 @@ func writeOne(b *strings.Builder, files map[string]*hcl.File, d *hcl.Diagnostic,
 	b.WriteString("\n")
 }
 
+// Line is a diagnostic on one line, for logs and reports:
+// "file:line:col: summary: detail", the detail's whitespace collapsed.
+func Line(d *hcl.Diagnostic) string {
+	s := d.Summary
+	if d.Detail != "" {
+		s += ": " + strings.Join(strings.Fields(d.Detail), " ")
+	}
+	if d.Subject != nil {
+		s = Location(*d.Subject) + ": " + s
+	}
+	return s
+}
+
 // Location formats the start of r as file:line:column.
 func Location(r hcl.Range) string {
 	return fmt.Sprintf("%s:%d:%d", r.Filename, r.Start.Line, r.Start.Column)

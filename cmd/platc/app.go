@@ -165,6 +165,7 @@ func newApp(stdout, stderr io.Writer) *cli.Command {
 // commands lists platc's commands, one file each.
 func commands() []*cli.Command {
 	return []*cli.Command{
+		initCommand(),
 		lintCommand(),
 		rulesCommand(),
 		explainCommand(),
@@ -173,6 +174,7 @@ func commands() []*cli.Command {
 		planCommand(),
 		graphCommand(),
 		testCommand(),
+		kindsCommand(),
 		importCommand(),
 		versionCommand(),
 		deployCommand(),

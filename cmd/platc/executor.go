@@ -9,7 +9,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hashicorp/hcl/v2"
 	"github.com/urfave/cli/v3"
 	"k8s.io/klog/v2"
 
@@ -17,8 +16,6 @@ import (
 	"github.com/platc/platc/executor"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
-	"github.com/platc/platc/internal/english"
-	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/report"
 )
 
@@ -129,8 +126,8 @@ func input(cmd *cli.Command, action config.Action, efs []envVarFlag) config.Inpu
 		SpanID:             get("span-id"),
 		MetricsFile:        get("metrics-file"),
 		PushgatewayURL:     get("pushgateway-url"),
-		OTLPEndpoint:       firstEnv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_EXPORTER_OTLP_ENDPOINT"),
-		OTLPProtocol:       firstEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"),
+		OTLPEndpoint:       config.OTLPEnv("ENDPOINT"),
+		OTLPProtocol:       config.OTLPEnv("PROTOCOL"),
 		PlatformPath:       get("platform"),
 		EnvFile:            get("environment-config"),
 		DagFile:            get("dag-config"),
@@ -141,17 +138,6 @@ func input(cmd *cli.Command, action config.Action, efs []envVarFlag) config.Inpu
 		TeardownCRDs:       get("crds"),
 		Timeout:            get("timeout"),
 	}
-}
-
-// firstEnv is the first of the variables that is set, the way the
-// OpenTelemetry SDK prefers a signal's own variable to the general one.
-func firstEnv(names ...string) string {
-	for _, n := range names {
-		if v := strings.TrimSpace(os.Getenv(n)); v != "" {
-			return v
-		}
-	}
-	return ""
 }
 
 func runExecutor(cmd *cli.Command, action config.Action, efs []envVarFlag) int {
@@ -178,11 +164,11 @@ func runExecutor(cmd *cli.Command, action config.Action, efs []envVarFlag) int {
 	// those lines take the RFC format and the redaction too.
 	klog.SetSlogLogger(log.Slog("", "client-go"))
 	if !probs.Empty() {
-		return configProblems(cmd, cfg, probs, log)
+		return executor.Invalid(cfg, probs, log, cmd.Root().Writer, cmd.Root().ErrWriter, colorFor(cmd.Root().ErrWriter))
 	}
 	// Warnings from the compiler are worth seeing, not worth stopping for.
 	for _, d := range probs.Diags {
-		log.Warnf("config", "platform", "%s", diagLine(d))
+		log.Warnf("config", "platform", "%s", report.Line(d))
 	}
 	if cfg.Program != nil {
 		if _, w := argo.StepImage(cfg.Program); w != "" {
@@ -197,62 +183,4 @@ func runExecutor(cmd *cli.Command, action config.Action, efs []envVarFlag) int {
 		CallTimeout:  cmd.Duration("call-timeout"),
 		UserAgent:    "platc/" + platcVersion(),
 	})
-}
-
-// configProblems reports every configuration problem and returns exit 3:
-// one log line per problem, the platform's diagnostics with source
-// snippets (text) or as log lines (json), and a report saying "invalid".
-func configProblems(cmd *cli.Command, cfg *config.Config, probs *config.Problems, log *logging.Logger) int {
-	for _, p := range probs.Errors {
-		log.Errorf("config", "platc", "%s", p)
-	}
-	errs, _ := report.Counts(probs.Diags)
-	if errs > 0 {
-		if cfg.LogFormat == logging.JSON || cfg.Module == nil {
-			for _, d := range probs.Diags {
-				log.Errorf("config", "platform", "%s", diagLine(d))
-			}
-		} else {
-			_ = report.Text(cmd.Root().ErrWriter, cfg.Module.Files, probs.Diags, report.TextOptions{Color: colorFor(cmd.Root().ErrWriter)})
-		}
-	}
-	n := len(probs.Errors) + errs
-	rep := &executor.Report{
-		Action: string(cfg.Action), Status: "invalid", StartedAt: time.Now().UTC().Truncate(time.Second), ExitCode: exitcode.Invalid, Scope: cfg.Scope.String(),
-		Summary:    fmt.Sprintf("invalid configuration: %d %s; nothing was done", n, english.Plural(n, "problem")),
-		Problems:   probs.Errors,
-		Components: []executor.Component{}, Failures: []executor.Failure{}, Metrics: map[string]int{},
-		Recommend: []string{"Fix the configuration problems above and run again; see 'platc " + string(cfg.Action) + " --help' for every setting."},
-	}
-	for _, d := range probs.Diags {
-		if d.Severity == hcl.DiagError {
-			rep.Problems = append(rep.Problems, diagLine(d))
-		}
-	}
-	rep.Environment = cfg.Environment
-	if cfg.Program != nil {
-		rep.Platform = cfg.Program.Platform.Name
-	}
-	// The metrics say "invalid" too, when their own settings are sound.
-	if err := executor.ExportMetrics(context.Background(), rep, cfg.MetricsFile, cfg.PushgatewayURL); err != nil {
-		log.Warnf("report", "metrics", "%v", err)
-	}
-	if cfg.LogFormat == logging.JSON {
-		_ = rep.WriteJSON(cmd.Root().Writer)
-	} else {
-		rep.WriteText(cmd.Root().Writer)
-	}
-	return exitcode.Invalid
-}
-
-// diagLine is a diagnostic on one line: file:line:col: summary; detail.
-func diagLine(d *hcl.Diagnostic) string {
-	s := d.Summary
-	if d.Detail != "" {
-		s += ": " + strings.Join(strings.Fields(d.Detail), " ")
-	}
-	if d.Subject != nil {
-		s = report.Location(*d.Subject) + ": " + s
-	}
-	return s
 }

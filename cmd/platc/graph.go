@@ -20,12 +20,13 @@ func graphCommand() *cli.Command {
 			"Graphviz: platc graph | dot -Tsvg > platform.svg",
 		Flags: []cli.Flag{
 			envFlag,
-			formatFlag("graph format", "dot", "mermaid", "json"),
+			formatFlag("graph format", graphFormats...),
 			&cli.StringFlag{Name: "by", Value: "app", Usage: "one node per `app` or per stack"},
 			&cli.BoolFlag{Name: "all-edges", Usage: "draw every dependency, not only those the others do not imply"},
 		},
+		ShellComplete: completions{"format": values(graphFormats...), "by": values("app", "stack")}.complete,
 		Action: func(_ context.Context, cmd *cli.Command) error {
-			format, err := checkFormat(cmd, "dot", "mermaid", "json")
+			format, err := checkFormat(cmd, graphFormats...)
 			if err != nil {
 				return err
 			}

@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,7 +13,6 @@ import (
 
 	"github.com/platc/platc/importer"
 	"github.com/platc/platc/internal/exitcode"
-	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/report"
 )
 
@@ -33,12 +29,13 @@ func importCommand() *cli.Command {
 			"Without --out the HCL goes to stdout and the report to stderr. Bad input is reported and\n" +
 			"skipped (exit 1); the rest is still imported, and the result always compiles.",
 		Flags: []cli.Flag{
-			formatFlag("output format", "hcl", "json"),
+			formatFlag("output format", importFormats...),
 			&cli.StringFlag{Name: "out", Aliases: []string{"o"}, Usage: "write platform.hcl, import-report.txt, import-report.json, adopted/ and hooks/ into `DIR` (a new or empty directory)"},
 			&cli.StringFlag{Name: "name", Usage: "the platform's name (default: the root Application's, without -root)"},
 		},
+		ShellComplete: completions{"format": values(importFormats...)}.complete,
 		Action: func(_ context.Context, cmd *cli.Command) error {
-			format, err := checkFormat(cmd, "hcl", "json")
+			format, err := checkFormat(cmd, importFormats...)
 			if err != nil {
 				return err
 			}
@@ -58,19 +55,13 @@ type importOptions struct {
 	name   string
 }
 
-// Files written by platc import --out, besides the platform.
-const (
-	importReportText = "import-report.txt"
-	importReportJSON = "import-report.json"
-)
-
 // runImport runs platc import and returns the exit code: 0 when
 // everything was imported, 1 when some input was skipped (each skip is
 // an error diagnostic; the rest is imported and compiles), 3 when the
 // arguments or the input are unusable (nothing could be imported).
 func runImport(opts importOptions, stdout, stderr io.Writer) int {
 	if opts.out != "" {
-		if err := checkOutDir(opts.out); err != nil {
+		if err := importer.CheckOutDir(opts.out); err != nil {
 			fmt.Fprintf(stderr, "platc: %v\n", err)
 			return exitcode.Invalid
 		}
@@ -107,7 +98,7 @@ func runImport(opts importOptions, stdout, stderr io.Writer) int {
 		return exitcode.Invalid
 	}
 	if opts.out != "" {
-		written, err := writeImport(opts.out, res)
+		written, err := importer.Write(opts.out, res)
 		if err != nil {
 			fmt.Fprintf(stderr, "platc: writing the import failed: %v. Nothing was written.\n", err)
 			return exitcode.Failure
@@ -143,21 +134,6 @@ type importFileJSON struct {
 	Data string `json:"data"`
 }
 
-// checkOutDir refuses an output directory that holds anything: an
-// import never overwrites a platform someone may have edited since.
-func checkOutDir(dir string) error {
-	entries, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		return fmt.Errorf("cannot use --out %s: %v", dir, safefile.Unwrap(err))
-	case len(entries) > 0:
-		return fmt.Errorf("--out %s is not empty; platc import writes only into a new or empty directory, so it never overwrites a platform you have edited. Choose another directory, or empty this one", dir)
-	}
-	return nil
-}
-
 // wroteList names the files written: the platform and the reports, then
 // how many files each of adopted/ and hooks/ got.
 func wroteList(dir string, written []string) string {
@@ -177,52 +153,4 @@ func wroteList(dir string, written []string) string {
 		}
 	}
 	return strings.Join(names, ", ")
-}
-
-// writeImport writes the import's files into dir: all of them or, on a
-// failure, none (what was written is removed).
-func writeImport(dir string, res *importer.Result) ([]string, error) {
-	var text, js strings.Builder
-	_ = res.Report.WriteText(&text)
-	_ = res.Report.WriteJSON(&js)
-	files := []importer.File{
-		{Path: importer.PlatformFile, Data: res.HCL},
-		{Path: importReportText, Data: []byte(text.String())},
-		{Path: importReportJSON, Data: []byte(js.String())},
-	}
-	files = append(files, res.Adopted...)
-	files = append(files, res.Hooks...)
-	var written []string
-	fail := func(err error) ([]string, error) {
-		for i := len(written) - 1; i >= 0; i-- {
-			_ = os.Remove(written[i])
-		}
-		// Directories were made only for these files: remove the empty ones.
-		for _, sub := range []string{"adopted", "hooks"} {
-			root := filepath.Join(dir, sub)
-			entries, _ := os.ReadDir(root)
-			for _, e := range entries {
-				_ = os.Remove(filepath.Join(root, e.Name()))
-			}
-			_ = os.Remove(root)
-		}
-		return nil, err
-	}
-	for _, f := range files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return fail(err)
-		}
-		tmp := p + ".tmp"
-		if err := os.WriteFile(tmp, f.Data, 0o644); err != nil {
-			_ = os.Remove(tmp)
-			return fail(err)
-		}
-		if err := os.Rename(tmp, p); err != nil {
-			_ = os.Remove(tmp)
-			return fail(err)
-		}
-		written = append(written, p)
-	}
-	return written, nil
 }

@@ -28,6 +28,10 @@ const (
 	docsBase = repoURL + "/blob/main/"
 )
 
+// lintFormats are lint's --format values: junit and checkstyle for CI
+// systems that read neither JSON nor SARIF.
+var lintFormats = []string{"text", "json", "sarif", "junit", "checkstyle"}
+
 func lintCommand() *cli.Command {
 	return &cli.Command{
 		Name:      "lint",
@@ -37,18 +41,22 @@ func lintCommand() *cli.Command {
 			"Silence one finding with `# platc:ignore RULE -- reason` on its line or the line above.\n" +
 			"Run 'platc rules' for the rules and 'platc explain RULE' for one of them.",
 		Flags: []cli.Flag{
-			formatFlag("output format", "text", "json", "sarif"),
+			formatFlag("output format", lintFormats...),
 			&cli.StringFlag{Name: "fail-on", Value: "warning", Usage: "lowest severity that fails the run: error, warning or notice"},
 			&cli.StringFlag{Name: "scan", Usage: "also read the plain YAML manifests (and kustomizations) under `DIR` for undeclared hooks, dependency waits and sync waves"},
 			&cli.StringSliceFlag{Name: "enable", Usage: "run `RULE` even though it is off by default (repeatable, or comma-separated)"},
 			&cli.StringSliceFlag{Name: "disable", Usage: "do not run `RULE` (repeatable, or comma-separated)"},
 		},
 		Action: runLint,
+		ShellComplete: completions{
+			"format": values(lintFormats...), "fail-on": severities,
+			"enable": ruleChoices, "disable": ruleChoices,
+		}.complete,
 	}
 }
 
 func runLint(_ context.Context, cmd *cli.Command) error {
-	format, err := checkFormat(cmd, "text", "json", "sarif")
+	format, err := checkFormat(cmd, lintFormats...)
 	if err != nil {
 		return err
 	}
@@ -86,10 +94,8 @@ func runLint(_ context.Context, cmd *cli.Command) error {
 	if invalid {
 		return exitWith(exitcode.Invalid)
 	}
-	for _, d := range diags {
-		if severityOf(d) <= failOn {
-			return exitWith(exitcode.Failure)
-		}
+	if lint.Fails(diags, failOn) {
+		return exitWith(exitcode.Failure)
 	}
 	return nil
 }
@@ -129,18 +135,6 @@ func lintInputs(scan, path string, files map[string]*hcl.File) (mod *lang.Module
 	return mod, progs, set, diags, invalid
 }
 
-// severityOf is a diagnostic's lint severity: compiler warnings count as
-// warnings.
-func severityOf(d *hcl.Diagnostic) lint.Severity {
-	switch {
-	case d.Severity == hcl.DiagError:
-		return lint.Error
-	case diag.IsNotice(d):
-		return lint.Notice
-	}
-	return lint.Warning
-}
-
 // lintOutput prints lint results in the chosen format. Findings, the
 // compiler's included, are lint's output and go to stdout in every
 // format, as tflint and kubeconform do; stderr is for platc's own
@@ -156,13 +150,21 @@ type lintOutput struct {
 
 func (o lintOutput) print(diags hcl.Diagnostics) {
 	w := o.cmd.Root().Writer
+	var skipped *report.JSONSkipped
+	if len(o.skipped) > 0 {
+		skipped = &report.JSONSkipped{Reason: lint.SkipNote(o.ran, o.skipped, false), Rules: lint.Names(o.skipped)}
+	}
 	switch o.format {
 	case "json":
 		rep := report.ToJSON(diags)
-		if len(o.skipped) > 0 {
-			rep.Skipped = &report.JSONSkipped{Reason: lint.SkipNote(o.ran, o.skipped, false), Rules: lint.Names(o.skipped)}
-		}
+		rep.Skipped = skipped
 		_ = report.WriteJSON(w, rep)
+	case "junit":
+		_ = report.JUnit(w, diags, skipped)
+	case "checkstyle":
+		// Checkstyle has no place for a note about the run; the exit
+		// code (3) still says the platform does not compile.
+		_ = report.Checkstyle(w, diags)
 	case "sarif":
 		opts := report.SARIFOptions{Root: sarifRoot()}
 		if len(o.skipped) > 0 {

@@ -25,11 +25,12 @@ func planCommand() *cli.Command {
 			"with any number of apps at once and with the workflow's parallelism.",
 		Flags: []cli.Flag{
 			envFlag,
-			formatFlag("output format", "text", "json"),
+			formatFlag("output format", planFormats...),
 			&cli.BoolFlag{Name: "simulate", Usage: "compare the deploy DAG with the RFC's wave-by-wave model and a serial order"},
 		},
+		ShellComplete: completions{"format": values(planFormats...)}.complete,
 		Action: func(_ context.Context, cmd *cli.Command) error {
-			format, err := checkFormat(cmd, "text", "json")
+			format, err := checkFormat(cmd, planFormats...)
 			if err != nil {
 				return err
 			}

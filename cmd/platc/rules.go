@@ -51,9 +51,10 @@ func writeRules(w io.Writer) {
 
 func explainCommand() *cli.Command {
 	return &cli.Command{
-		Name:      "explain",
-		Usage:     "print what a lint rule reports, why, and how to fix it",
-		ArgsUsage: "RULE",
+		Name:          "explain",
+		Usage:         "print what a lint rule reports, why, and how to fix it",
+		ArgsUsage:     "RULE",
+		ShellComplete: completions{"": ruleChoices}.complete,
 		Action: func(_ context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
 			if len(args) != 1 {

@@ -51,7 +51,7 @@ app "web" {
 	}
 	schemas := map[string]*jsonschema.Schema{}
 	c := jsonschema.NewCompiler()
-	for _, name := range []string{"diagnostics", "plan", "graph"} {
+	for _, name := range []string{"diagnostics", "plan", "graph", "kinds"} {
 		path, err := filepath.Abs("../../docs/schemas/" + name + ".schema.json")
 		if err != nil {
 			t.Fatal(err)
@@ -75,6 +75,8 @@ app "web" {
 		{"graph", []string{"graph", "--format", "json", example}},
 		{"graph", []string{"graph", "--by", "stack", "--format", "json", example}},
 		{"diagnostics", []string{"graph", "--format", "json", cyclic}},
+		{"kinds", []string{"kinds", "--format", "json", ""}},
+		{"kinds", []string{"kinds", "--format", "json", "kafka"}},
 	} {
 		t.Run(strings.Join(tc.args[:len(tc.args)-1], " ")+" "+filepath.Base(tc.args[len(tc.args)-1]), func(t *testing.T) {
 			var stdout, stderr bytes.Buffer

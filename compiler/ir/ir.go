@@ -43,11 +43,14 @@ type Program struct {
 
 	apps   map[string]*App
 	stacks map[string]*Stack
+	reach  *reachCache
 }
 
-// Index builds the lookup tables behind App and Stack. The compiler calls
-// it once; tests that build a Program by hand call it too.
+// Index builds the lookup tables behind App and Stack, and readies the
+// reachability Reaches answers from. The compiler calls it once; tests
+// that build a Program by hand call it too.
 func (p *Program) Index() {
+	p.reach = &reachCache{}
 	p.apps = make(map[string]*App, len(p.Apps))
 	for _, a := range p.Apps {
 		p.apps[a.Name] = a

@@ -303,8 +303,8 @@ func handoffValues(p *ir.Program) (om, error) {
 	return om{{"projects", projects}, {"applications", apps}}, nil
 }
 
-// plain turns a typed object into an ordered map with sorted keys, the
-// same JSON the objects have in argocd/*.yaml.
+// plain turns a typed object into an ordered map with keys in emit's
+// order, the same JSON the objects have in argocd/*.yaml.
 func plain(v any) (om, error) {
 	j, err := json.Marshal(v)
 	if err != nil {
@@ -317,7 +317,7 @@ func plain(v any) (om, error) {
 		return nil, fmt.Errorf("emit/ansible: %w", err)
 	}
 	out := make(om, 0, len(m))
-	for _, k := range slices.Sorted(maps.Keys(m)) {
+	for _, k := range slices.SortedFunc(maps.Keys(m), emit.CompareKeys) {
 		out = append(out, kv{k, m[k]})
 	}
 	return out, nil

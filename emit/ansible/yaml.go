@@ -15,8 +15,9 @@ import (
 
 // Ansible files need their keys in a meaningful order (ansible-lint's
 // key-order rule wants name first and block, rescue and always last), so
-// they are built from ordered maps rather than through emit.YAML, which
-// sorts keys.
+// they are built from ordered maps rather than through emit.YAML, whose
+// key order (emit.CompareKeys) is Kubernetes'; the Kubernetes objects they
+// carry keep that order.
 
 // kv is one key of an ordered map.
 type kv struct {
@@ -60,12 +61,13 @@ func node(v any, unsafe bool) (*yaml.Node, error) {
 		}
 		return n, nil
 	case map[string]any:
-		// Helm values from the HCL: sorted, so output is deterministic.
+		// Helm values from the HCL, or an object plain could not order:
+		// in emit's key order, so output is deterministic.
 		keys := make([]string, 0, len(v))
 		for k := range v {
 			keys = append(keys, k)
 		}
-		slices.Sort(keys)
+		slices.SortFunc(keys, emit.CompareKeys)
 		o := make(om, 0, len(keys))
 		for _, k := range keys {
 			o = append(o, kv{k, v[k]})

@@ -10,9 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
-	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit"
 	platcstep "github.com/platc/platc/step"
 )
 
@@ -334,7 +334,7 @@ func (b *builder) inspectVolumes() wfv1.Template {
 // class) and waits until it is ready to use. The manifest is rendered
 // once from a Go value; Argo fills in the parameters at run time.
 func (b *builder) snapshotVolume() wfv1.Template {
-	manifest, err := yaml.Marshal(map[string]any{
+	manifest, err := emit.Document(map[string]any{
 		"apiVersion": "snapshot.storage.k8s.io/v1",
 		"kind":       "VolumeSnapshot",
 		"metadata": map[string]any{

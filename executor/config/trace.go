@@ -2,8 +2,22 @@ package config
 
 import (
 	"encoding/hex"
+	"os"
 	"strings"
 )
+
+// OTLPEnv reads one OTLP exporter setting (setting is "ENDPOINT" or
+// "PROTOCOL") the way the OpenTelemetry SDK does: the traces signal's own
+// variable, OTEL_EXPORTER_OTLP_TRACES_<setting>, before the general
+// OTEL_EXPORTER_OTLP_<setting>.
+func OTLPEnv(setting string) string {
+	for _, n := range []string{"OTEL_EXPORTER_OTLP_TRACES_" + setting, "OTEL_EXPORTER_OTLP_" + setting} {
+		if v := strings.TrimSpace(os.Getenv(n)); v != "" {
+			return v
+		}
+	}
+	return ""
+}
 
 // checkTrace checks the trace context of RFC 7.5: TRACE_ID and SPAN_ID
 // in W3C Trace Context form, since platc hands them on as a traceparent

@@ -24,7 +24,8 @@ replica is); a hand-written replacement often misses them, and it stops
 getting fixes when platc or Argo CD improve theirs.
 
 Remove the health block to use the existing check. If the replacement is
-deliberate, keep it and suppress the finding with the reason.`,
+deliberate, keep it and suppress the finding with the reason. platc kinds
+lists the kinds that have a check already.`,
 	Severity: lint.Warning,
 	Default:  true,
 	Run: func(p *lint.Pass) error {

@@ -34,7 +34,6 @@ with the reason; the edge costs nothing at deploy time.`,
 	Severity: lint.Notice,
 	Default:  true,
 	Run: func(p *lint.Pass) error {
-		g := newReach(p.Program)
 		stackRedundant := map[*lang.Stack][]bool{} // per element: redundant for every app so far
 		for _, la := range p.Module.Apps {
 			a := p.Program.App(la.Name)
@@ -46,7 +45,7 @@ with the reason; the edge costs nothing at deploy time.`,
 				elems = append(elems, ordered(la.Stack.DependsOn, la.Stack)...)
 			}
 			elems = append(elems, ordered(la.DependsOn, nil)...)
-			covered := make(bitset, g.words)
+			covered := map[*ir.App]bool{} // targets of the elements so far
 			for k, e := range elems {
 				targets := targetsOf(p.Program, e.ref)
 				// A resource reference gives its app's edge, but it also
@@ -55,23 +54,23 @@ with the reason; the edge costs nothing at deploy time.`,
 				var why string
 				var related []diag.Related
 				for _, b := range targets {
-					if covered.has(b.Index) {
+					if covered[b] {
 						if why == "" {
 							why, related = coveredBy(elems[:k], e, b, p.Program)
 						}
 						continue
 					}
-					if via := g.implied(a, b); via != nil {
+					if via := p.Program.ImpliedBy(a, b); via != nil {
 						if why == "" {
 							why = "is already implied by app." + via.Name
-							related = g.path(via, b)
+							related = path(p.Program, via, b)
 						}
 						continue
 					}
 					redundant = false
 				}
 				for _, b := range targets {
-					covered.set(b.Index)
+					covered[b] = true
 				}
 				if e.stack != nil {
 					rs, ok := stackRedundant[e.stack]
@@ -188,54 +187,10 @@ func coveredBy(earlier []element, e element, b *ir.App, p *ir.Program) (string, 
 	return "is already listed", nil
 }
 
-// bitset is a set of app indexes.
-type bitset []uint64
-
-func (s bitset) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
-func (s bitset) set(i int)      { s[i/64] |= 1 << (i % 64) }
-func (s bitset) or(t bitset) {
-	for i := range s {
-		s[i] |= t[i]
-	}
-}
-
-// reach holds, for every app, the set of apps it depends on directly or
-// transitively.
-type reach struct {
-	words int
-	sets  []bitset
-}
-
-func newReach(p *ir.Program) *reach {
-	g := &reach{words: (len(p.Apps) + 63) / 64, sets: make([]bitset, len(p.Apps))}
-	// Program.Apps is in topological order, so every dependency's set is
-	// complete before it is merged.
-	for _, a := range p.Apps {
-		s := make(bitset, g.words)
-		for _, d := range a.Deps {
-			s.set(d.App.Index)
-			s.or(g.sets[d.App.Index])
-		}
-		g.sets[a.Index] = s
-	}
-	return g
-}
-
-// implied returns a direct dependency of a other than b through which a
-// reaches b, or nil.
-func (g *reach) implied(a, b *ir.App) *ir.App {
-	for _, d := range a.Deps {
-		if d.App != b && g.sets[d.App.Index].has(b.Index) {
-			return d.App
-		}
-	}
-	return nil
-}
-
 // path returns the hops from a to b as related locations, each at the
 // depends_on element that created it: the direct edge when there is one,
 // otherwise the first dependency that leads on.
-func (g *reach) path(a, b *ir.App) []diag.Related {
+func path(p *ir.Program, a, b *ir.App) []diag.Related {
 	var out []diag.Related
 	for cur := a; cur != b; {
 		next := -1
@@ -244,7 +199,7 @@ func (g *reach) path(a, b *ir.App) []diag.Related {
 				next = i
 				break
 			}
-			if next < 0 && g.sets[d.App.Index].has(b.Index) {
+			if next < 0 && p.Reaches(d.App, b) {
 				next = i
 			}
 		}

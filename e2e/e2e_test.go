@@ -258,10 +258,19 @@ func (s *scenario) asDeployer() string {
 		},
 		p.ArgoCD.Namespace: {
 			{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications", "appprojects"}},
-			// What the bootstrap installed, compared with the compiled platform.
-			{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{"platc-root"}},
+			// What the bootstrap installed, compared with the compiled
+			// platform; the root's automated sync, switched off by a
+			// teardown and restored by the next deploy.
+			{Verbs: []string{"get", "patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{"platc-root"}},
 			{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"argocd-cm"}},
 		},
+	}
+	if ev := s.pl.Program.Events; ev != nil {
+		// The push trigger a teardown stops first and a deploy restores.
+		namespaced[p.ArgoCD.Namespace] = append(namespaced[p.ArgoCD.Namespace],
+			rbacv1.PolicyRule{Verbs: []string{"get", "patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{"platc-events"}})
+		namespaced[ev.Namespace] = append(namespaced[ev.Namespace],
+			rbacv1.PolicyRule{Verbs: []string{"get", "delete"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"sensors"}, ResourceNames: []string{"platc-deploy"}})
 	}
 	rbac := s.env.Kube.RbacV1()
 	subject := []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: "deployer"}}

@@ -43,6 +43,7 @@ func (r *run) deployApps(ctx context.Context) int {
 	perms := append(basePermissions(), r.workflowPermissions()...)
 	perms = append(perms, r.appPermissions()...)
 	perms = append(perms, driftPermissions(r.cfg.Program.Platform.ArgoCD.Namespace)...)
+	perms = append(perms, r.redeployPermissions(false)...)
 	dests := destinations(r.cfg.ScopeApps)
 	if len(dests) > 0 {
 		// Asked only when an app in scope deploys to another cluster:
@@ -115,6 +116,14 @@ func (r *run) deployApps(ctx context.Context) int {
 				return exitcode.Failure
 			}
 		}
+	}
+	// What a teardown switched off so nothing would redeploy comes back
+	// with the first deploy after it.
+	restored, err := r.restoreRedeploy(ctx)
+	r.rep.Restored = restored
+	if err != nil {
+		r.rep.Summary = err.Error()
+		return exitcode.Failure
 	}
 	removed, err := r.readRemoved(ctx)
 	if err != nil {

@@ -358,7 +358,8 @@ func toolsDir(t *testing.T, versions map[string]string) string {
 }
 
 // grantDeployer gives user deployer exactly the permissions Phase 0 asks
-// for deploy, nothing to write but Workflows.
+// for deploy, nothing to write but Workflows (and the root Application's
+// sync policy, by name).
 func grantDeployer(t *testing.T, s *testenv.Server) {
 	s.Grant(t, "deployer", "platc-test-deployer", []rbacv1.PolicyRule{
 		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "pods"}},
@@ -367,7 +368,8 @@ func grantDeployer(t *testing.T, s *testenv.Server) {
 		{Verbs: []string{"create", "get", "list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}},
 		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflowtemplates", "clusterworkflowtemplates"}},
 		{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications", "appprojects"}},
-		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{"platc-root"}},
+		// patch: to restore the automated sync a teardown switched off.
+		{Verbs: []string{"get", "patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{"platc-root"}},
 		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"argocd-cm"}},
 	})
 }

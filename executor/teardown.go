@@ -42,9 +42,24 @@ func (r *run) teardown(ctx context.Context) int {
 	perms = append(perms,
 		preflight.Permission{Verb: "list", Resource: "persistentvolumeclaims", Why: "to report volumes kept or left behind"},
 		preflight.Permission{Verb: "list", Resource: "namespaces", Why: "to report namespaces stuck terminating"})
+	perms = append(perms, r.redeployPermissions(true)...)
 	cr, code := r.phase0(ctx, true, r.clusterOptions(perms, TeardownTemplate))
 	if code != exitcode.OK {
 		return code
+	}
+	// Before anything is deleted, and on every teardown (a second one
+	// finishes what a failed one left): nothing may redeploy behind it.
+	r.phase = "stop"
+	if r.cfg.DryRun {
+		r.rep.Plan = append(r.rep.Plan, "first switch platc's own Applications to manual sync and delete the push Sensor, until the next deploy")
+	} else {
+		stopped, err := r.stopRedeploy(ctx)
+		r.rep.Stopped = stopped
+		if err != nil {
+			r.rep.Summary = "nothing was deleted: " + err.Error()
+			r.rep.recommend("A push could redeploy what the teardown deletes, so it did not start. Fix the cause, then run platc teardown again.")
+			return exitcode.Failure
+		}
 	}
 	apps := r.cfg.ScopeApps
 	r.phase = "state"

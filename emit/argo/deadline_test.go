@@ -54,10 +54,18 @@ func TestExampleDeadlines(t *testing.T) {
 	if d.Teardown < deleteChain+deadlineMargin {
 		t.Errorf("teardown deadline %v, below the longest chain of delete timeouts and retries (%v) plus the margin", d.Teardown, deleteChain)
 	}
-	// One attempt of each of the teardown task's steps: inspect, the
-	// snapshots (the example offers snapshot to every app) and the delete.
-	stepsChain := longestChain(p, func(a *ir.App) time.Duration {
-		return inspectDeadline + a.Teardown.Timeout + deleteAttempt(a)
+	// One attempt of each of the teardown task's steps, inspect and the
+	// delete, after the snapshots (the example offers snapshot to every
+	// app): find-claims, then one snapshot per app of at most its
+	// timeout, in rounds of the workflow's parallelism.
+	var worst time.Duration
+	for _, a := range p.Apps {
+		worst = max(worst, a.Teardown.Timeout)
+	}
+	par := p.Platform.Workflows.Parallelism
+	rounds := (len(p.Apps) + par - 1) / par
+	stepsChain := findClaimsDeadline(len(p.Apps)) + time.Duration(rounds)*worst + longestChain(p, func(a *ir.App) time.Duration {
+		return inspectDeadline + deleteAttempt(a)
 	})
 	if limit := stepsChain * 2; d.Teardown > limit {
 		t.Errorf("teardown deadline %v, above twice the chain of one attempt per step %v (%v)", d.Teardown, stepsChain, limit)

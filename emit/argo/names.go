@@ -38,6 +38,8 @@ const (
 	tmplDeleteAndWait = "delete-and-wait"
 	tmplInspect       = "inspect-volumes"
 	tmplSnapshot      = "snapshot-volume"
+	tmplSnapshots     = "snapshot-volumes"
+	tmplFindClaims    = "find-claims"
 	tmplDeleteApp     = "delete-application"
 	tmplConfirm       = "check-confirmation"
 	tmplSuspend       = "suspend-parents"

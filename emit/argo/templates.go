@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	apiv1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/internal/satmath"
 	platcstep "github.com/platc/platc/step"
 )
 
@@ -261,9 +263,9 @@ func (b *builder) checkAbsent() wfv1.Template {
 	return t
 }
 
-// deleteAndWait inspects, snapshots when asked, then deletes: three steps,
-// because snapshots must be ready before anything is deleted and are made
-// by Argo's resource template rather than by the argocd CLI.
+// deleteAndWait inspects (settles the volume policy), then deletes. The
+// snapshots the policy asks for were all taken, and are ready, before the
+// teardown's first deletion (snapshotVolumes).
 func (b *builder) deleteAndWait() wfv1.Template {
 	inputs := append(inputParams(deleteInputs, b.defs.del),
 		// The teardown run's override; a Workflow that calls this template
@@ -276,12 +278,6 @@ func (b *builder) deleteAndWait() wfv1.Template {
 		Steps: []wfv1.ParallelSteps{
 			{Steps: []wfv1.WorkflowStep{{Name: "inspect", Template: tmplInspect,
 				Arguments: passInputs(append([]string{"application", "project", "volumes", "volumes-override"}, retry...)...)}}},
-			{Steps: []wfv1.WorkflowStep{{Name: "snapshot", Template: tmplSnapshot,
-				WithParam: "{{steps.inspect.outputs.parameters.claims}}",
-				Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
-					value("claim", "{{item.name}}"), value("namespace", "{{item.namespace}}"),
-					value("application", fromInput("application")), value("timeout", fromInput("timeout")),
-				}}}}},
 			{Steps: []wfv1.WorkflowStep{{Name: "delete", Template: tmplDeleteApp,
 				Arguments: wfv1.Arguments{Parameters: append(passInputs(append([]string{"application", "project", "timeout", "deadline"}, retry...)...).Parameters,
 					value("policy", "{{steps.inspect.outputs.parameters.policy}}"))}}}},
@@ -294,9 +290,48 @@ func (b *builder) inspectVolumes() wfv1.Template {
 		[]wfv1.Parameter{{Name: "application"}, {Name: "project"}, {Name: "volumes"}, {Name: "volumes-override"},
 			{Name: "retry-limit"}, {Name: "retry-backoff"}, {Name: "retry-factor"}, {Name: "retry-cap"}},
 		env("APP", "application", "PROJECT", "project", "VOLUMES", "volumes", "VOLUMES_OVERRIDE", "volumes-override"))
-	t.Outputs.Parameters = []wfv1.Parameter{outputFile("policy", "/tmp/policy", "retain"), outputFile("claims", "/tmp/claims", "[]")}
+	t.Outputs.Parameters = []wfv1.Parameter{outputFile("policy", "/tmp/policy", "retain")}
 	t.ActiveDeadlineSeconds = deadline(int(inspectDeadline.Seconds()))
 	t.RetryStrategy = retryFromInputs()
+	return t
+}
+
+// snapshotVolumes takes every snapshot a teardown's volume policy asks
+// for, and waits until each is readyToUse, before the first deletion
+// (RFC 6.5): per app, the snapshot controller and the CSI driver may
+// themselves be apps of the platform, removed early in the reverse
+// order. find-claims lists the claims of every app whose policy is
+// snapshot; one snapshot-volume step per claim, all at once (within the
+// workflow's parallelism).
+func (b *builder) snapshotVolumes() wfv1.Template {
+	return wfv1.Template{
+		Name:   tmplSnapshots,
+		Inputs: wfv1.Inputs{Parameters: []wfv1.Parameter{{Name: "apps"}, param("volumes-override", "{{workflow.parameters."+ParamVolumes+"}}")}},
+		Steps: []wfv1.ParallelSteps{
+			{Steps: []wfv1.WorkflowStep{{Name: "find", Template: tmplFindClaims, Arguments: passInputs("apps", "volumes-override")}}},
+			{Steps: []wfv1.WorkflowStep{{Name: "snapshot", Template: tmplSnapshot,
+				WithParam: "{{steps.find.outputs.parameters.claims}}",
+				Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
+					value("claim", "{{item.name}}"), value("namespace", "{{item.namespace}}"),
+					value("application", "{{item.application}}"), value("timeout", "{{item.timeout}}"),
+				}}}}},
+		},
+	}
+}
+
+// findClaimsDeadline bounds one attempt of find-claims: pod start-up and
+// a stuck call (callHeadroom), then two quick argocd calls per app; a
+// slower attempt is retried.
+func findClaimsDeadline(apps int) time.Duration {
+	return satmath.Add(callHeadroom, satmath.Mul(15*time.Second, int64(apps)))
+}
+
+func (b *builder) findClaims(apps int) wfv1.Template {
+	t := b.scriptTemplate(tmplFindClaims, "find-claims", []wfv1.Parameter{{Name: "apps"}, {Name: "volumes-override"}},
+		env("APPS", "apps", "VOLUMES_OVERRIDE", "volumes-override"))
+	t.Outputs.Parameters = []wfv1.Parameter{outputFile("claims", "/tmp/claims", "[]")}
+	t.ActiveDeadlineSeconds = deadline(int(findClaimsDeadline(apps).Seconds()))
+	t.RetryStrategy = fixedRetry()
 	return t
 }
 
@@ -383,6 +418,7 @@ func (b *builder) clusterTemplate() *wfv1.ClusterWorkflowTemplate {
 		Spec: wfv1.WorkflowSpec{Templates: []wfv1.Template{
 			b.syncAndWait(), b.checkHealthy(), b.checkAbsent(),
 			b.deleteAndWait(), b.inspectVolumes(), b.snapshotVolume(), b.deleteApplication(),
+			b.snapshotVolumes(), b.findClaims(len(b.p.Apps)),
 			b.checkConfirmation(), b.suspendParents(), b.orphanReport(),
 		}},
 	}

@@ -56,15 +56,14 @@ func TestExampleDeadlines(t *testing.T) {
 	}
 	// One attempt of each of the teardown task's steps, inspect and the
 	// delete, after the snapshots (the example offers snapshot to every
-	// app): find-claims, then one snapshot per app of at most its
-	// timeout, in rounds of the workflow's parallelism.
+	// app): find-claims, whose every failure is retried (three attempts,
+	// 10s and 20s apart), then the slowest snapshot.
 	var worst time.Duration
 	for _, a := range p.Apps {
 		worst = max(worst, a.Teardown.Timeout)
 	}
-	par := p.Platform.Workflows.Parallelism
-	rounds := (len(p.Apps) + par - 1) / par
-	stepsChain := findClaimsDeadline(len(p.Apps)) + time.Duration(rounds)*worst + longestChain(p, func(a *ir.App) time.Duration {
+	find := 3*findClaimsDeadline(len(p.Apps)) + 30*time.Second
+	stepsChain := find + worst + longestChain(p, func(a *ir.App) time.Duration {
 		return inspectDeadline + deleteAttempt(a)
 	})
 	if limit := stepsChain * 2; d.Teardown > limit {

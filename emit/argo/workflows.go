@@ -256,20 +256,16 @@ func (b *builder) snapshotStep(apps []*ir.App) (*wfv1.WorkflowStep, error) {
 	return &st, nil
 }
 
-// snapshotBudget bounds the snapshot step: find-claims with its retries,
-// then the snapshots, each within its app's teardown timeout, in rounds
-// of the workflow's parallelism, counting one round per app (an app's
-// claims in parallel), as the per-app budget did before.
+// snapshotBudget bounds the snapshot step: find-claims with its
+// retries, then the snapshots, which run at once (within the workflow's
+// parallelism) each within its app's teardown timeout. Like the DAG's
+// deadline it assumes one slow snapshot, not every one slow at once.
 func (b *builder) snapshotBudget(apps []*ir.App) time.Duration {
 	var worst time.Duration
 	for _, a := range apps {
 		worst = max(worst, a.Teardown.Timeout)
 	}
-	rounds := int64(len(apps))
-	if par := int64(b.p.Platform.Workflows.Parallelism); par > 0 {
-		rounds = (rounds + par - 1) / par
-	}
-	return satmath.Add(worstCase(findClaimsDeadline(len(apps)), fixedRetryPolicy), satmath.Mul(worst, rounds))
+	return satmath.Add(worstCase(findClaimsDeadline(len(apps)), fixedRetryPolicy), worst)
 }
 
 // appLists renders the Application names and the sorted set of projects

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/platc/platc/compiler/ir"
@@ -86,9 +87,17 @@ func TestFailureThenResume(t *testing.T) {
 		mark := s.pl.Timeline.Mark()
 		s.run("teardown", ExitOK, deployer, "TEARDOWN_CONFIRM="+p.Platform.Name, "PV_POLICY=snapshot")
 		s.settle()
-		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(s.pl.Declared, s.pl.Timeline.Since(mark)))
+		evs := s.pl.Timeline.Since(mark)
+		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(s.pl.Declared, evs))
 		snapshot := ir.VolumesSnapshot
 		s.wantVolumes(&snapshot)
+		// Every snapshot ready (the simulated controller takes
+		// SnapshotDelay) before the first Application was deleted.
+		ready := s.snapshotsReady()
+		if len(ready) == 0 {
+			t.Fatal("no VolumeSnapshot was made ready: nothing to compare")
+		}
+		wantNone(t, "snapshots before the first deletion", CheckSnapshotsFirst(ready, evs))
 	})
 }
 
@@ -193,6 +202,26 @@ func TestScopedRuns(t *testing.T) {
 		del := ir.VolumesDelete
 		s.wantVolumes(&del)
 	})
+}
+
+// snapshotsReady is when each VolumeSnapshot of the cluster was made
+// ready to use, by "namespace/name"; one never made ready is put in the
+// far future, after any deletion.
+func (s *scenario) snapshotsReady() map[string]time.Time {
+	s.t.Helper()
+	list, err := s.env.Dynamic.Resource(volumeSnapshotGVR).List(s.ctx, metav1.ListOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	out := map[string]time.Time{}
+	for _, sn := range list.Items {
+		at, ok := s.pl.StatusWritten(KindVolumeSnapshot, sn.GetNamespace(), sn.GetName())
+		if !ok {
+			at = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+		}
+		out[sn.GetNamespace()+"/"+sn.GetName()] = at
+	}
+	return out
 }
 
 // shopWith is a copy of the shop platform, with its test samples, in

@@ -3,10 +3,12 @@ package e2e
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -126,6 +128,55 @@ func TestTeardownPartlyDeployed(t *testing.T) {
 	orphan()
 	r = s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name)
 	wantIn(t, "report", string(r.Report), "already removed")
+	// Clean by the report's own definition, namespaces included: the
+	// namespaces Argo CD created are gone, but for those holding a claim
+	// the volume policy keeps.
+	if strings.Contains(string(r.Report), `"orphans":[`) {
+		t.Errorf("orphans after the second teardown:\n%s", r.Report)
+	}
+	s.wantNamespacesGone()
+}
+
+// wantNamespacesGone: every namespace Argo CD created for an app is gone
+// (the real namespace controller removed it), unless it still holds a
+// claim or a VolumeSnapshot, which the report must list as kept.
+func (s *scenario) wantNamespacesGone() {
+	s.t.Helper()
+	p := s.pl.Program
+	seen := map[string]bool{}
+	for _, a := range p.Apps {
+		ns := a.Namespace
+		if seen[ns] || slices.Contains([]string{"default", "kube-system", p.Platform.ArgoCD.Namespace, p.Platform.Workflows.Namespace}, ns) {
+			continue
+		}
+		seen[ns] = true
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			_, err := s.env.Kube.CoreV1().Namespaces().Get(s.ctx, ns, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				break
+			}
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			pvcs, err := s.env.Kube.CoreV1().PersistentVolumeClaims(ns).List(s.ctx, metav1.ListOptions{})
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			snaps, err := s.env.Dynamic.Resource(volumeSnapshotGVR).Namespace(ns).List(s.ctx, metav1.ListOptions{})
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			if len(pvcs.Items)+len(snaps.Items) > 0 {
+				break // kept on purpose
+			}
+			if time.Now().After(deadline) {
+				s.t.Errorf("namespace %s of app %s is still there, with no claim, after teardown", ns, a.Name)
+				break
+			}
+			time.Sleep(time.Second)
+		}
+	}
 }
 
 // TARGET_SCOPE: a stack whose outside dependency is not Healthy is

@@ -265,6 +265,9 @@ func (f *fixture) run(t *testing.T, action config.Action, token string, edit fun
 	log.Redact(cfg.Secrets...)
 	code := executor.Run(context.Background(), cfg, executor.Env{
 		Trace: trace, Stdout: &out, Log: log, ToolPath: f.tools, PollInterval: 50 * time.Millisecond, CallTimeout: 5 * time.Second,
+		// No namespace controller runs here: a deleted namespace stays
+		// terminating, so the wait is kept short.
+		NamespaceWait: 2 * time.Second,
 	})
 	r := result{code: code, logs: logs.String(), out: out.String()}
 	if err := json.Unmarshal(out.Bytes(), &r.report); err != nil {

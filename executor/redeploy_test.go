@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -24,12 +26,15 @@ import (
 )
 
 // grantTeardowner gives user teardowner exactly the permissions Phase 0
-// asks for a teardown of a platform with events: to write, only the
-// Workflow, its own two Applications (by name) and the Sensor (by name).
-func grantTeardowner(t *testing.T, s *testenv.Server) {
-	s.Grant(t, "teardowner", "platc-test-teardowner", []rbacv1.PolicyRule{
+// asks for a teardown of f's platform with events: to write, only the
+// Workflow, its own two Applications and the Sensor, and the namespaces
+// Argo CD created for the apps, each by name. A role per fixture, as
+// the namespaces' names are the fixture's.
+func grantTeardowner(t *testing.T, f *fixture) {
+	f.s.Grant(t, "teardowner", "platc-test-teardowner-"+f.name, []rbacv1.PolicyRule{
 		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "pods", "persistentvolumeclaims", "namespaces"}},
 		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
+		{Verbs: []string{"delete"}, APIGroups: []string{""}, Resources: []string{"namespaces"}, ResourceNames: []string{"api-" + f.name, "data-" + f.name}},
 		{Verbs: []string{"get"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
 		{Verbs: []string{"create", "get", "list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}},
 		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflowtemplates", "clusterworkflowtemplates"}},
@@ -101,7 +106,7 @@ func TestTeardownStopsRedeployFirst(t *testing.T) {
 		t.Fatal("the events Application has no automated sync: nothing to test")
 	}
 
-	grantTeardowner(t, f.s)
+	grantTeardowner(t, f)
 	ch := f.async(t, config.Teardown, testenv.TeardownerToken, nil)
 	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
 	// The workflow exists only once nothing can redeploy.
@@ -167,4 +172,59 @@ func equalJSON(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// Teardown deletes the namespaces Argo CD created for the apps once they
+// are gone, except one that holds a claim the volume policy keeps. This
+// API server runs no namespace controller, so the deleted namespace stays
+// terminating, as behind a stuck finalizer on a cluster: the run reports
+// it and exits 2. Once it is gone, a second teardown is clean.
+func TestTeardownDeletesNamespaces(t *testing.T) {
+	f := newFixture(t, "ns")
+	f.primitives(t)
+	f.healthy(t)
+	kc, _ := f.s.Clients(t)
+	ctx := context.Background()
+	data, api := "data-"+f.name, "api-"+f.name
+	f.s.Namespace(t, data)
+	f.s.Namespace(t, api)
+	// db's claim, kept by the default volume policy (retain).
+	if _, err := kc.CoreV1().PersistentVolumeClaims(data).Create(ctx, &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "data-db"},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	grantTeardowner(t, f)
+	ch := f.async(t, config.Teardown, testenv.TeardownerToken, nil)
+	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
+	for _, a := range f.apps {
+		f.s.DeleteApplication(t, f.argocd, a)
+	}
+	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "api", Phase: "Succeeded"}, testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"})
+	r := wait(t, ch)
+	expect(t, r, exitcode.Partial, "orphans")
+	contains(t, "report", r.out, `{"kind":"Namespace","name":"`+api+`","reason":"stuck terminating`,
+		`"Namespace `+data+` (kept: it holds 1 claim data-db)"`, `"PersistentVolumeClaim `+data+`/data-db (policy retain)"`)
+	ns, err := kc.CoreV1().Namespaces().Get(ctx, api, metav1.GetOptions{})
+	if err != nil || ns.DeletionTimestamp == nil {
+		t.Fatalf("namespace %s not being deleted: %v", api, err)
+	}
+	if ns, err := kc.CoreV1().Namespaces().Get(ctx, data, metav1.GetOptions{}); err != nil || ns.DeletionTimestamp != nil {
+		t.Errorf("namespace %s, which holds a retained claim, was deleted (%v)", data, err)
+	}
+
+	// The namespace controller's part, by hand: the finalizer goes, and
+	// with it the namespace. The second teardown finds nothing left.
+	ns.Spec.Finalizers = nil
+	if _, err := kc.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r = f.run(t, config.Teardown, testenv.TeardownerToken, nil)
+	expect(t, r, exitcode.OK, "clean")
+	contains(t, "report", r.out, "already removed", `"Namespace `+data+` (kept: it holds 1 claim data-db)"`)
+	if strings.Contains(r.out, `"orphans":[`) {
+		t.Errorf("orphans after the namespace went:\n%s", r.out)
+	}
 }

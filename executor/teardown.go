@@ -43,6 +43,7 @@ func (r *run) teardown(ctx context.Context) int {
 		preflight.Permission{Verb: "list", Resource: "persistentvolumeclaims", Why: "to report volumes kept or left behind"},
 		preflight.Permission{Verb: "list", Resource: "namespaces", Why: "to report namespaces stuck terminating"})
 	perms = append(perms, r.redeployPermissions(true)...)
+	perms = append(perms, r.namespacePermissions(r.cfg.ScopeApps)...)
 	cr, code := r.phase0(ctx, true, r.clusterOptions(perms, TeardownTemplate))
 	if code != exitcode.OK {
 		return code
@@ -79,8 +80,21 @@ func (r *run) teardown(ctx context.Context) int {
 		r.log.Infof(r.phase, "platform", "no Application of the %d apps in scope exists; nothing to remove", len(apps))
 		r.rep.Status = "clean"
 		r.rep.Summary = fmt.Sprintf("already removed: none of the %d %s in scope has an Application", len(apps), english.Plural(len(apps), "app"))
-		r.rep.Metrics["removed"] = 0
+		// A teardown that stopped early may have left namespaces.
 		r.retained(ctx, apps)
+		r.removeNamespaces(ctx, apps, before)
+		r.stuckNamespaces(ctx, apps)
+		r.rep.Metrics["removed"] = len(r.rep.Removed)
+		r.rep.Metrics["orphans"] = len(r.rep.Orphans)
+		if len(r.rep.Orphans) > 0 {
+			r.rep.Status = "orphans"
+			r.rep.Summary = fmt.Sprintf("no Application of the %d %s in scope is left, but %d %s remain", len(apps), english.Plural(len(apps), "app"), len(r.rep.Orphans), english.Plural(len(r.rep.Orphans), "orphan"))
+			r.rep.recommend("Look at each orphan's finalizers and owner before removing anything by hand; then run platc teardown again.")
+			return exitcode.Partial
+		}
+		if n := len(r.rep.Removed); n > 0 {
+			r.rep.Summary += fmt.Sprintf("; removed %s left by an earlier teardown", english.Count(n, "namespace"))
+		}
 		return exitcode.OK
 	}
 	r.log.Infof(r.phase, "platform", "%d of %d apps still have an Application", len(present), len(apps))
@@ -123,6 +137,9 @@ func (r *run) teardown(ctx context.Context) int {
 	orphanStep := r.orphanStep(&res)
 	r.stepFailures(res.Others)
 	r.retained(ctx, apps)
+	if res.Err == nil && !res.Gone && !res.TimedOut && (res.WF.Status.Phase == wfv1.WorkflowSucceeded || orphanStep) {
+		r.removeNamespaces(ctx, apps, after)
+	}
 	r.stuckNamespaces(ctx, apps)
 	r.rep.Metrics["removed"] = len(r.rep.Removed)
 	r.rep.Metrics["orphans"] = len(r.rep.Orphans)
@@ -219,6 +236,12 @@ func (r *run) orphanStep(res *followResult) bool {
 
 func (r *run) teardownOutcome(res followResult, orphansOnly bool) int {
 	rep := r.rep
+	removedApps := 0 // Removed lists namespaces too
+	for _, x := range rep.Removed {
+		if strings.HasPrefix(x, "Application ") {
+			removedApps++
+		}
+	}
 	wfName := res.WF.Namespace + "/" + res.WF.Name
 	switch {
 	case errors.Is(res.Err, context.Canceled):
@@ -231,7 +254,7 @@ func (r *run) teardownOutcome(res followResult, orphansOnly bool) int {
 		return exitcode.Failure
 	case res.TimedOut:
 		rep.Status = "timeout"
-		rep.Summary = fmt.Sprintf("teardown workflow %s did not finish within %s; %d removed so far", wfName, human(r.limit), len(rep.Removed))
+		rep.Summary = fmt.Sprintf("teardown workflow %s did not finish within %s; %d removed so far", wfName, human(r.limit), removedApps)
 		rep.recommend("Workflow %s is still running. Run platc teardown again to follow it, or set ACTION_TIMEOUT longer.", wfName)
 		return exitcode.Timeout
 	}
@@ -239,10 +262,10 @@ func (r *run) teardownOutcome(res followResult, orphansOnly bool) int {
 	if res.WF.Status.Phase != wfv1.WorkflowSucceeded && !orphansOnly {
 		if timedOut(res.WF) {
 			rep.Status = "timeout"
-			rep.Summary = fmt.Sprintf("teardown workflow %s ran out of time; %d removed, %d left", wfName, len(rep.Removed), len(rep.Orphans))
+			rep.Summary = fmt.Sprintf("teardown workflow %s ran out of time; %d removed, %d left", wfName, removedApps, len(rep.Orphans))
 			return exitcode.Timeout
 		}
-		rep.Summary = fmt.Sprintf("teardown workflow %s %s: %d removed, %d left", wfName, strings.ToLower(string(res.WF.Status.Phase)), len(rep.Removed), len(rep.Orphans))
+		rep.Summary = fmt.Sprintf("teardown workflow %s %s: %d removed, %d left", wfName, strings.ToLower(string(res.WF.Status.Phase)), removedApps, len(rep.Orphans))
 		rep.recommend("Fix the failing deletion (often a finalizer waiting on an operator that is already gone), then run platc teardown again: what is gone stays gone.")
 		return exitcode.Failure
 	}
@@ -253,9 +276,12 @@ func (r *run) teardownOutcome(res followResult, orphansOnly bool) int {
 		return exitcode.Partial
 	}
 	rep.Status = "clean"
-	rep.Summary = fmt.Sprintf("teardown workflow %s succeeded: %d %s removed", wfName, len(rep.Removed), english.Plural(len(rep.Removed), "Application"))
+	rep.Summary = fmt.Sprintf("teardown workflow %s succeeded: %d %s removed", wfName, removedApps, english.Plural(removedApps, "Application"))
+	if n := len(rep.Removed) - removedApps; n > 0 {
+		rep.Summary += fmt.Sprintf(", and %s Argo CD created", english.Count(n, "namespace"))
+	}
 	if len(rep.Retained) > 0 {
-		rep.recommend("%d volume claims were kept by the volume policy; delete them once their data is no longer needed.", len(rep.Retained))
+		rep.recommend("%d volume claims and namespaces were kept (listed under retained); delete them once their data is no longer needed.", len(rep.Retained))
 	}
 	return exitcode.OK
 }

@@ -39,6 +39,7 @@ const (
 	tmplInspect       = "inspect-volumes"
 	tmplSnapshot      = "snapshot-volume"
 	tmplSnapshots     = "snapshot-volumes"
+	tmplSnapshotClass = "snapshot-volume-of-class"
 	tmplFindClaims    = "find-claims"
 	tmplDeleteApp     = "delete-application"
 	tmplConfirm       = "check-confirmation"

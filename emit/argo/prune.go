@@ -135,7 +135,7 @@ func Prune(p *ir.Program, removed []Removed) (*wfv1.Workflow, error) {
 	if snap != nil {
 		// Every snapshot first, as in teardown.
 		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{*snap}})
-		inline = append(inline, b.snapshotVolumes(), b.findClaims(len(apps)), b.snapshotVolume())
+		inline = append(inline, b.snapshotVolumes(), b.findClaims(len(apps)), b.snapshotVolume(), b.snapshotVolumeOfClass())
 		total = satmath.Add(total, b.snapshotBudget(apps))
 	}
 	main.Steps = append(main.Steps, steps(tmplApps)...)

@@ -78,7 +78,7 @@ func ScopedTeardown(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
 	var pre []wfv1.Template
 	inline := []wfv1.Template{b.checkConfirmation(), b.suspendParents(), b.deleteAndWait(), b.inspectVolumes(), b.deleteApplication()}
 	if b.snapshotting(apps) {
-		inline = append(inline, b.snapshotVolumes(), b.findClaims(len(apps)), b.snapshotVolume())
+		inline = append(inline, b.snapshotVolumes(), b.findClaims(len(apps)), b.snapshotVolume(), b.snapshotVolumeOfClass())
 	}
 	if len(outside) > 0 {
 		checks, err := b.checks(outside, b.absentTask, MaxTemplates-10)

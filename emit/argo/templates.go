@@ -309,11 +309,20 @@ func (b *builder) snapshotVolumes() wfv1.Template {
 		Inputs: wfv1.Inputs{Parameters: []wfv1.Parameter{{Name: "apps"}, param("volumes-override", "{{workflow.parameters."+ParamVolumes+"}}")}},
 		Steps: []wfv1.ParallelSteps{
 			{Steps: []wfv1.WorkflowStep{{Name: "find", Template: tmplFindClaims, Arguments: passInputs("apps", "volumes-override")}}},
+			// Claims of apps that name a VolumeSnapshotClass, and of those
+			// that take the cluster's default, at once: a manifest cannot
+			// leave a field out at run time.
 			{Steps: []wfv1.WorkflowStep{{Name: "snapshot", Template: tmplSnapshot,
 				WithParam: "{{steps.find.outputs.parameters.claims}}",
 				Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
 					value("claim", "{{item.name}}"), value("namespace", "{{item.namespace}}"),
 					value("application", "{{item.application}}"), value("timeout", "{{item.timeout}}"),
+				}}}, {Name: "snapshot-of-class", Template: tmplSnapshotClass,
+				WithParam: "{{steps.find.outputs.parameters.classed}}",
+				Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
+					value("claim", "{{item.name}}"), value("namespace", "{{item.namespace}}"),
+					value("application", "{{item.application}}"), value("timeout", "{{item.timeout}}"),
+					value("class", "{{item.class}}"),
 				}}}}},
 		},
 	}
@@ -329,7 +338,7 @@ func findClaimsDeadline(apps int) time.Duration {
 func (b *builder) findClaims(apps int) wfv1.Template {
 	t := b.scriptTemplate(tmplFindClaims, "find-claims", []wfv1.Parameter{{Name: "apps"}, {Name: "volumes-override"}},
 		env("APPS", "apps", "VOLUMES_OVERRIDE", "volumes-override"))
-	t.Outputs.Parameters = []wfv1.Parameter{outputFile("claims", "/tmp/claims", "[]")}
+	t.Outputs.Parameters = []wfv1.Parameter{outputFile("claims", "/tmp/claims", "[]"), outputFile("classed", "/tmp/classed", "[]")}
 	t.ActiveDeadlineSeconds = deadline(int(findClaimsDeadline(apps).Seconds()))
 	t.RetryStrategy = fixedRetry()
 	return t
@@ -338,7 +347,19 @@ func (b *builder) findClaims(apps int) wfv1.Template {
 // snapshotVolume creates a VolumeSnapshot of one claim (default snapshot
 // class) and waits until it is ready to use. The manifest is rendered
 // once from a Go value; Argo fills in the parameters at run time.
-func (b *builder) snapshotVolume() wfv1.Template {
+func (b *builder) snapshotVolume() wfv1.Template { return b.snapshotTemplate(false) }
+
+// snapshotVolumeOfClass is snapshotVolume with the VolumeSnapshotClass
+// an app's teardown { snapshot_class } names (a validated object name).
+func (b *builder) snapshotVolumeOfClass() wfv1.Template { return b.snapshotTemplate(true) }
+
+func (b *builder) snapshotTemplate(classed bool) wfv1.Template {
+	spec := map[string]any{"source": map[string]any{"persistentVolumeClaimName": fromInput("claim")}}
+	name, inputs := tmplSnapshot, []wfv1.Parameter{{Name: "claim"}, {Name: "namespace"}, {Name: "application"}, {Name: "timeout"}}
+	if classed {
+		spec["volumeSnapshotClassName"] = fromInput("class")
+		name, inputs = tmplSnapshotClass, append(inputs, wfv1.Parameter{Name: "class"})
+	}
 	manifest, err := yaml.Marshal(map[string]any{
 		"apiVersion": "snapshot.storage.k8s.io/v1",
 		"kind":       "VolumeSnapshot",
@@ -348,15 +369,15 @@ func (b *builder) snapshotVolume() wfv1.Template {
 			"labels":       map[string]string{labelManagedBy: "platc", labelPlatform: b.p.Platform.Name},
 			"annotations":  map[string]string{"platc.io/application": fromInput("application")},
 		},
-		"spec": map[string]any{"source": map[string]any{"persistentVolumeClaimName": fromInput("claim")}},
+		"spec": spec,
 	})
 	if err != nil {
 		panic("emit/argo: VolumeSnapshot manifest: " + err.Error())
 	}
 	d := intstr.FromString(fromInput("timeout"))
 	return wfv1.Template{
-		Name:   tmplSnapshot,
-		Inputs: wfv1.Inputs{Parameters: []wfv1.Parameter{{Name: "claim"}, {Name: "namespace"}, {Name: "application"}, {Name: "timeout"}}},
+		Name:   name,
+		Inputs: wfv1.Inputs{Parameters: inputs},
 		Resource: &wfv1.ResourceTemplate{
 			Action:           "create",
 			Manifest:         string(manifest),
@@ -418,7 +439,7 @@ func (b *builder) clusterTemplate() *wfv1.ClusterWorkflowTemplate {
 		Spec: wfv1.WorkflowSpec{Templates: []wfv1.Template{
 			b.syncAndWait(), b.checkHealthy(), b.checkAbsent(),
 			b.deleteAndWait(), b.inspectVolumes(), b.snapshotVolume(), b.deleteApplication(),
-			b.snapshotVolumes(), b.findClaims(len(b.p.Apps)),
+			b.snapshotVolumes(), b.findClaims(len(b.p.Apps)), b.snapshotVolumeOfClass(),
 			b.checkConfirmation(), b.suspendParents(), b.orphanReport(),
 		}},
 	}

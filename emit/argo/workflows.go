@@ -241,10 +241,11 @@ func (b *builder) snapshotStep(apps []*ir.App) (*wfv1.WorkflowStep, error) {
 		Project     string `json:"project"`
 		Volumes     string `json:"volumes"`
 		Timeout     string `json:"timeout"`
+		Class       string `json:"class,omitempty"` // the VolumeSnapshotClass; none: the default
 	}
 	list := make([]entry, 0, len(apps))
 	for _, a := range apps {
-		list = append(list, entry{a.Application, a.Project, string(a.Teardown.Volumes), seconds(a.Teardown.Timeout)})
+		list = append(list, entry{a.Application, a.Project, string(a.Teardown.Volumes), seconds(a.Teardown.Timeout), a.Teardown.SnapshotClass})
 	}
 	slices.SortFunc(list, func(x, y entry) int { return strings.Compare(x.Application, y.Application) })
 	j, err := json.Marshal(list)

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/platc/platc/emit/argocd"
 	"github.com/platc/platc/emit/events"
@@ -32,7 +33,7 @@ import (
 // the namespaces' names are the fixture's.
 func grantTeardowner(t *testing.T, f *fixture) {
 	f.s.Grant(t, "teardowner", "platc-test-teardowner-"+f.name, []rbacv1.PolicyRule{
-		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "pods", "persistentvolumeclaims", "namespaces"}},
+		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "pods", "persistentvolumeclaims", "persistentvolumes", "namespaces"}},
 		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
 		{Verbs: []string{"delete"}, APIGroups: []string{""}, Resources: []string{"namespaces"}, ResourceNames: []string{"api-" + f.name, "data-" + f.name}},
 		{Verbs: []string{"get"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
@@ -196,6 +197,23 @@ func TestTeardownDeletesNamespaces(t *testing.T) {
 	}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// Two volumes whose claims in api's namespace were deleted: one
+	// kept by its reclaim policy, one that should have gone with its
+	// claim (no provisioner runs here to delete it).
+	for name, policy := range map[string]corev1.PersistentVolumeReclaimPolicy{"kept": corev1.PersistentVolumeReclaimRetain, "left": corev1.PersistentVolumeReclaimDelete} {
+		if _, err := kc.CoreV1().PersistentVolumes().Create(ctx, &corev1.PersistentVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: "pv-" + name + "-" + f.name},
+			Spec: corev1.PersistentVolumeSpec{
+				Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+				AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				PersistentVolumeReclaimPolicy: policy,
+				ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: api, Name: name},
+				PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp/" + name}},
+			},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	grantTeardowner(t, f)
 	ch := f.async(t, config.Teardown, testenv.TeardownerToken, nil)
 	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
@@ -206,7 +224,9 @@ func TestTeardownDeletesNamespaces(t *testing.T) {
 	r := wait(t, ch)
 	expect(t, r, exitcode.Partial, "orphans")
 	contains(t, "report", r.out, `{"kind":"Namespace","name":"`+api+`","reason":"stuck terminating`,
-		`"Namespace `+data+` (kept: it holds 1 claim data-db)"`, `"PersistentVolumeClaim `+data+`/data-db (policy retain)"`)
+		`"Namespace `+data+` (kept: it holds 1 claim data-db)"`, `"PersistentVolumeClaim `+data+`/data-db (policy retain)"`,
+		`"PersistentVolume pv-kept-ns (its claim `+api+`/kept was deleted; kept by its reclaim policy Retain)"`,
+		`{"kind":"PersistentVolume","name":"pv-left-ns","reason":"its claim `+api+`/left was deleted and its reclaim policy is Delete, but it remains (phase `)
 	ns, err := kc.CoreV1().Namespaces().Get(ctx, api, metav1.GetOptions{})
 	if err != nil || ns.DeletionTimestamp == nil {
 		t.Fatalf("namespace %s not being deleted: %v", api, err)
@@ -216,7 +236,15 @@ func TestTeardownDeletesNamespaces(t *testing.T) {
 	}
 
 	// The namespace controller's part, by hand: the finalizer goes, and
-	// with it the namespace. The second teardown finds nothing left.
+	// with it the namespace; and the provisioner's, deleting the volume.
+	// The second teardown finds nothing left.
+	// (pv-protection's finalizer first: its controller does not run here)
+	if _, err := kc.CoreV1().PersistentVolumes().Patch(ctx, "pv-left-"+f.name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := kc.CoreV1().PersistentVolumes().Delete(ctx, "pv-left-"+f.name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	ns.Spec.Finalizers = nil
 	if _, err := kc.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/platc/platc/compiler/ir"
@@ -41,6 +42,7 @@ func (r *run) teardown(ctx context.Context) int {
 	perms = append(perms, r.appPermissions()...)
 	perms = append(perms,
 		preflight.Permission{Verb: "list", Resource: "persistentvolumeclaims", Why: "to report volumes kept or left behind"},
+		preflight.Permission{Verb: "list", Resource: "persistentvolumes", Why: "to report the volumes of deleted claims, kept or left behind"},
 		preflight.Permission{Verb: "list", Resource: "namespaces", Why: "to report namespaces stuck terminating"})
 	perms = append(perms, r.redeployPermissions(true)...)
 	perms = append(perms, r.namespacePermissions(r.cfg.ScopeApps)...)
@@ -88,7 +90,11 @@ func (r *run) teardown(ctx context.Context) int {
 		r.rep.Metrics["orphans"] = len(r.rep.Orphans)
 		if len(r.rep.Orphans) > 0 {
 			r.rep.Status = "orphans"
-			r.rep.Summary = fmt.Sprintf("no Application of the %d %s in scope is left, but %d %s remain", len(apps), english.Plural(len(apps), "app"), len(r.rep.Orphans), english.Plural(len(r.rep.Orphans), "orphan"))
+			verb := "remain"
+			if len(r.rep.Orphans) == 1 {
+				verb = "remains"
+			}
+			r.rep.Summary = fmt.Sprintf("no Application of the %d %s in scope is left, but %s %s", len(apps), english.Plural(len(apps), "app"), english.Count(len(r.rep.Orphans), "orphan"), verb)
 			r.rep.recommend("Look at each orphan's finalizers and owner before removing anything by hand; then run platc teardown again.")
 			return exitcode.Partial
 		}
@@ -370,7 +376,9 @@ func (r *run) retained(ctx context.Context, apps []*ir.App) {
 			policy[a.Namespace] = r.volumePolicy(a)
 		}
 	}
+	claims := map[string]bool{}
 	for _, pvc := range pvcs.Items {
+		claims[pvc.Namespace+"/"+pvc.Name] = true
 		p, ok := policy[pvc.Namespace]
 		if !ok {
 			continue
@@ -379,6 +387,32 @@ func (r *run) retained(ctx context.Context, apps []*ir.App) {
 			r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "PersistentVolumeClaim", Namespace: pvc.Namespace, Name: pvc.Name, Reason: "volume policy is delete, but the claim remains"})
 		} else {
 			r.rep.Retained = append(r.rep.Retained, fmt.Sprintf("PersistentVolumeClaim %s/%s (policy %s)", pvc.Namespace, pvc.Name, p))
+		}
+	}
+	// The volumes of the claims teardown deleted (delete and snapshot):
+	// one whose reclaim policy is Retain is kept by that policy, the
+	// StorageClass's choice; one that should have been deleted with its
+	// claim and is still there is left behind.
+	cctx, cancel = r.client.Call(ctx)
+	pvs, err := r.client.Kube.CoreV1().PersistentVolumes().List(cctx, metav1.ListOptions{})
+	cancel()
+	if err != nil {
+		r.log.Warnf(r.phase, "volumes", "cannot list volumes: %s", r.client.Explain(err))
+	} else {
+		for _, pv := range pvs.Items {
+			ref := pv.Spec.ClaimRef
+			if ref == nil || claims[ref.Namespace+"/"+ref.Name] {
+				continue // unclaimed, or its claim is reported above
+			}
+			if _, ok := policy[ref.Namespace]; !ok {
+				continue
+			}
+			if pv.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimDelete {
+				r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "PersistentVolume", Name: pv.Name,
+					Reason: fmt.Sprintf("its claim %s/%s was deleted and its reclaim policy is Delete, but it remains (phase %s)", ref.Namespace, ref.Name, pv.Status.Phase)})
+				continue
+			}
+			r.rep.Retained = append(r.rep.Retained, fmt.Sprintf("PersistentVolume %s (its claim %s/%s was deleted; kept by its reclaim policy %s)", pv.Name, ref.Namespace, ref.Name, pv.Spec.PersistentVolumeReclaimPolicy))
 		}
 	}
 	slices.Sort(r.rep.Retained)

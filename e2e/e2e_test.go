@@ -249,7 +249,7 @@ func (s *scenario) asDeployer() string {
 	cluster := []rbacv1.PolicyRule{
 		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "persistentvolumeclaims", "persistentvolumes"}},
 		{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
-		{Verbs: []string{"get"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
+		{Verbs: []string{"get", "list"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
 		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"clusterworkflowtemplates"}},
 	}
 	namespaced := map[string][]rbacv1.PolicyRule{

@@ -9,6 +9,7 @@ import (
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/executor/cluster"
@@ -192,5 +193,47 @@ func (r *run) removeNamespaces(ctx context.Context, apps []*ir.App, after map[st
 	}
 	// Those left are terminating: stuckNamespaces reports them, with the
 	// namespace controller's reason.
+	slices.Sort(r.rep.Retained)
+}
+
+// leftCRDs lists, as retained, the CustomResourceDefinitions of the kinds
+// the apps in scope declare (custom_resources) that are still there once
+// those apps are gone: their controller went with its app, and Helm
+// never deletes a CRD, so they stay until removed on purpose. An
+// instance of one left behind would wait on a finalizer no controller
+// removes; the CRD names the kind to look for.
+func (r *run) leftCRDs(ctx context.Context, apps []*ir.App, after map[string]appStatus) {
+	owner := map[string]string{} // "group/Kind" → an app declaring it, all gone
+	for _, a := range apps {
+		if !a.Destination.InCluster() {
+			continue
+		}
+		for _, cr := range a.CustomResources {
+			if after[a.Name].Exists {
+				owner[cr.String()] = "" // its app is still there
+				continue
+			}
+			if _, seen := owner[cr.String()]; !seen {
+				owner[cr.String()] = a.Name
+			}
+		}
+	}
+	if len(owner) == 0 {
+		return
+	}
+	cctx, cancel := r.client.Call(ctx)
+	list, err := r.client.Dynamic.Resource(cluster.CRDs).List(cctx, metav1.ListOptions{})
+	cancel()
+	if err != nil {
+		r.log.Warnf(r.phase, "crds", "cannot list CustomResourceDefinitions: %s", r.client.Explain(err))
+		return
+	}
+	for _, c := range list.Items {
+		group, _, _ := unstructured.NestedString(c.Object, "spec", "group")
+		kind, _, _ := unstructured.NestedString(c.Object, "spec", "names", "kind")
+		if app := owner[group+"/"+kind]; app != "" {
+			r.rep.Retained = append(r.rep.Retained, fmt.Sprintf("CustomResourceDefinition %s (kind %s/%s of app %s, whose controller is gone; Helm leaves CRDs, delete it once no instance is left)", c.GetName(), group, kind, app))
+		}
+	}
 	slices.Sort(r.rep.Retained)
 }

@@ -36,7 +36,7 @@ func grantTeardowner(t *testing.T, f *fixture) {
 		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "pods", "persistentvolumeclaims", "persistentvolumes", "namespaces"}},
 		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
 		{Verbs: []string{"delete"}, APIGroups: []string{""}, Resources: []string{"namespaces"}, ResourceNames: []string{"api-" + f.name, "data-" + f.name}},
-		{Verbs: []string{"get"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
+		{Verbs: []string{"get", "list"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
 		{Verbs: []string{"create", "get", "list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}},
 		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflowtemplates", "clusterworkflowtemplates"}},
 		{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}},
@@ -182,6 +182,28 @@ func equalJSON(a, b any) bool {
 // it and exits 2. Once it is gone, a second teardown is clean.
 func TestTeardownDeletesNamespaces(t *testing.T) {
 	f := newFixture(t, "ns")
+	// api runs the controller of a kind (its CRD is on the server).
+	hcl := filepath.Join(f.dir, "platform.hcl")
+	src, err := os.ReadFile(hcl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hcl, []byte(strings.Replace(string(src), "  depends_on = [stack.data]\n", "  depends_on = [stack.data]\n  custom_resources = [\"metallb.io/IPAddressPool\"]\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.s.Apply(t, `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: ipaddresspools.metallb.io}
+spec:
+  group: metallb.io
+  scope: Namespaced
+  names: {kind: IPAddressPool, plural: ipaddresspools, singular: ipaddresspool, listKind: IPAddressPoolList}
+  versions:
+  - name: v1beta1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+`, "platc-test")
 	f.primitives(t)
 	f.healthy(t)
 	kc, _ := f.s.Clients(t)
@@ -226,7 +248,8 @@ func TestTeardownDeletesNamespaces(t *testing.T) {
 	contains(t, "report", r.out, `{"kind":"Namespace","name":"`+api+`","reason":"stuck terminating`,
 		`"Namespace `+data+` (kept: it holds 1 claim data-db)"`, `"PersistentVolumeClaim `+data+`/data-db (policy retain)"`,
 		`"PersistentVolume pv-kept-ns (its claim `+api+`/kept was deleted; kept by its reclaim policy Retain)"`,
-		`{"kind":"PersistentVolume","name":"pv-left-ns","reason":"its claim `+api+`/left was deleted and its reclaim policy is Delete, but it remains (phase `)
+		`{"kind":"PersistentVolume","name":"pv-left-ns","reason":"its claim `+api+`/left was deleted and its reclaim policy is Delete, but it remains (phase `,
+		`"CustomResourceDefinition ipaddresspools.metallb.io (kind metallb.io/IPAddressPool of app api, whose controller is gone; Helm leaves CRDs, delete it once no instance is left)"`)
 	ns, err := kc.CoreV1().Namespaces().Get(ctx, api, metav1.GetOptions{})
 	if err != nil || ns.DeletionTimestamp == nil {
 		t.Fatalf("namespace %s not being deleted: %v", api, err)

@@ -43,6 +43,7 @@ func (r *run) teardown(ctx context.Context) int {
 	perms = append(perms,
 		preflight.Permission{Verb: "list", Resource: "persistentvolumeclaims", Why: "to report volumes kept or left behind"},
 		preflight.Permission{Verb: "list", Resource: "persistentvolumes", Why: "to report the volumes of deleted claims, kept or left behind"},
+		preflight.Permission{Verb: "list", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Why: "to report the CRDs of removed apps, whose controller is gone"},
 		preflight.Permission{Verb: "list", Resource: "namespaces", Why: "to report namespaces stuck terminating"})
 	perms = append(perms, r.redeployPermissions(true)...)
 	perms = append(perms, r.namespacePermissions(r.cfg.ScopeApps)...)
@@ -85,6 +86,7 @@ func (r *run) teardown(ctx context.Context) int {
 		// A teardown that stopped early may have left namespaces.
 		r.retained(ctx, apps)
 		r.removeNamespaces(ctx, apps, before)
+		r.leftCRDs(ctx, apps, before)
 		r.stuckNamespaces(ctx, apps)
 		r.rep.Metrics["removed"] = len(r.rep.Removed)
 		r.rep.Metrics["orphans"] = len(r.rep.Orphans)
@@ -146,6 +148,7 @@ func (r *run) teardown(ctx context.Context) int {
 	if res.Err == nil && !res.Gone && !res.TimedOut && (res.WF.Status.Phase == wfv1.WorkflowSucceeded || orphanStep) {
 		r.removeNamespaces(ctx, apps, after)
 	}
+	r.leftCRDs(ctx, apps, after)
 	r.stuckNamespaces(ctx, apps)
 	r.rep.Metrics["removed"] = len(r.rep.Removed)
 	r.rep.Metrics["orphans"] = len(r.rep.Orphans)

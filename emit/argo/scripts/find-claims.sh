@@ -10,7 +10,7 @@
 # claims (the cluster's default class).
 printf '[]' >"$dir/claims"
 printf '[]' >"$dir/classed"
-printf '[]' >"$dir/found"
+printf '' >"$dir/parts" # one JSON array per app
 # Fields are split on the unit separator: a value may be empty.
 while IFS=$'\x1f' read -r APP PROJECT volumes timeout class; do
   policy=$volumes
@@ -38,9 +38,9 @@ while IFS=$'\x1f' read -r APP PROJECT volumes timeout class; do
     jq -s -c --arg app "$APP" --arg timeout "$timeout" --arg class "$class" \
       '[.[] | {name: .metadata.name, namespace: .metadata.namespace, application: $app, timeout: $timeout, class: $class}]' >"$dir/one"
   echo "$APP: $(jq length "$dir/one") claim(s) to snapshot"
-  jq -s -c 'add' "$dir/found" "$dir/one" >"$dir/found.new"
-  mv "$dir/found.new" "$dir/found"
+  jq -c . "$dir/one" >>"$dir/parts"
 done < <(jq -r '.[] | [.application, .project, .volumes, .timeout, (.class // "")] | join("\u001f")' <<<"$APPS")
+jq -s -c 'add // []' "$dir/parts" >"$dir/found"
 jq -c '[.[] | select(.class == "") | del(.class)]' "$dir/found" >"$dir/claims"
 jq -c '[.[] | select(.class != "")]' "$dir/found" >"$dir/classed"
 echo "$(jq length "$dir/found") claim(s) to snapshot before the first deletion"

@@ -158,6 +158,7 @@ var (
 		hint:  "A Kubernetes object name is lower-case letters, digits, '-' and '.', starting and ending with a letter or digit, at most 253 characters.",
 	}
 	gServiceAccount = gObjectName.as("service account name")
+	gSnapshotClass  = gObjectName.as("VolumeSnapshotClass name")
 	gSecretName     = gObjectName.as("secret name")
 	gApplication    = &grammar{
 		what: "application name", max: 253,

@@ -54,7 +54,7 @@ type partial struct {
 	sync, health              opt[time.Duration]
 	limit, factor             opt[int]
 	backoff, maxBackoff       opt[time.Duration]
-	volumes                   opt[string]
+	volumes, snapshotClass    opt[string]
 	teardownTimeout, expected opt[time.Duration]
 }
 
@@ -73,6 +73,7 @@ func (e *evaluator) settings(s lang.Settings) partial {
 	if t := s.Teardown; t != nil {
 		p.volumes = some(e.oneOf(t.Volumes, string(ir.VolumesRetain), string(ir.VolumesDelete), string(ir.VolumesSnapshot)))
 		p.teardownTimeout = some(e.duration(t.Timeout, stepDuration))
+		p.snapshotClass = some(e.typed(t.SnapshotClass, gSnapshotClass))
 	}
 	p.expected = some(e.duration(s.ExpectedDuration, stepDuration))
 	return p
@@ -111,6 +112,7 @@ func resolveSettings(a *ir.App, levels []level) {
 	var vol string
 	vol, f.Volumes = pick(levels, func(p *partial) opt[string] { return p.volumes }, string(builtin.Teardown.Volumes))
 	a.Teardown.Volumes = ir.VolumePolicy(vol)
+	a.Teardown.SnapshotClass, f.SnapshotClass = pick(levels, func(p *partial) opt[string] { return p.snapshotClass }, "")
 	a.Teardown.Timeout, f.TeardownTimeout = pick(levels, func(p *partial) opt[time.Duration] { return p.teardownTimeout }, builtin.Teardown.Timeout)
 	a.ExpectedDuration, f.ExpectedDuration = pick(levels, func(p *partial) opt[time.Duration] { return p.expected }, builtin.ExpectedDuration)
 }

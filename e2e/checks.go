@@ -2,8 +2,11 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"sigs.k8s.io/yaml"
@@ -50,6 +53,30 @@ func CheckTeardownOrder(decl *Declared, evs []Event) []string {
 			case dependent.After(gone):
 				out = append(out, fmt.Sprintf("%s was deleted at %s, before its dependent %s at %s", d, gone.Format(timeFormat), a, dependent.Format(timeFormat)))
 			}
+		}
+	}
+	return out
+}
+
+// CheckSnapshotsFirst: every VolumeSnapshot was ready to use (ready, by
+// "namespace/name") before the first Application deletion in evs
+// (RFC 6.5: snapshots before the first deletion).
+func CheckSnapshotsFirst(ready map[string]time.Time, evs []Event) []string {
+	var first *Event
+	for i, e := range evs {
+		if e.Event == DeletionRequested || e.Event == Deleted {
+			first = &evs[i]
+			break
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(ready)) {
+		if !ready[name].Before(first.At) {
+			out = append(out, fmt.Sprintf("VolumeSnapshot %s was ready at %s, not before the first deletion (%s at %s)",
+				name, ready[name].Format(timeFormat), first.App, first.At.Format(timeFormat)))
 		}
 	}
 	return out

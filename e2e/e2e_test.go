@@ -15,6 +15,8 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
+	"github.com/platc/platc/compiler/ir"
 )
 
 // The scenarios need the environment's binaries (.ci/e2e/build.sh) and
@@ -245,9 +247,9 @@ func (s *scenario) asDeployer() string {
 		s.t.Fatal(err)
 	}
 	cluster := []rbacv1.PolicyRule{
-		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "persistentvolumeclaims"}},
+		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "persistentvolumeclaims", "persistentvolumes"}},
 		{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
-		{Verbs: []string{"get"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
+		{Verbs: []string{"get", "list"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
 		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"clusterworkflowtemplates"}},
 	}
 	namespaced := map[string][]rbacv1.PolicyRule{
@@ -258,10 +260,36 @@ func (s *scenario) asDeployer() string {
 		},
 		p.ArgoCD.Namespace: {
 			{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications", "appprojects"}},
-			// What the bootstrap installed, compared with the compiled platform.
-			{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{"platc-root"}},
+			// What the bootstrap installed, compared with the compiled
+			// platform; the root's automated sync, switched off by a
+			// teardown and restored by the next deploy.
+			{Verbs: []string{"get", "patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{"platc-root"}},
 			{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"argocd-cm"}},
 		},
+	}
+	// The namespaces Argo CD created for the apps, which teardown deletes
+	// once they are gone, by name.
+	var created []string
+	for _, a := range s.pl.Program.Apps {
+		if a.Destination.InCluster() && !slices.Contains(a.Sync.Options, "CreateNamespace=false") && !slices.Contains(created, a.Namespace) &&
+			!slices.Contains([]string{"default", "kube-system", "kube-public", "kube-node-lease", p.ArgoCD.Namespace, p.Workflows.Namespace}, a.Namespace) &&
+			(s.pl.Program.Events == nil || a.Namespace != s.pl.Program.Events.Namespace) {
+			created = append(created, a.Namespace)
+		}
+	}
+	if len(created) > 0 {
+		cluster = append(cluster, rbacv1.PolicyRule{Verbs: []string{"delete"}, APIGroups: []string{""}, Resources: []string{"namespaces"}, ResourceNames: created})
+		// A namespace that holds VolumeSnapshots is kept.
+		if slices.ContainsFunc(s.pl.Program.Apps, func(a *ir.App) bool { return a.Teardown.Volumes == ir.VolumesSnapshot }) {
+			cluster = append(cluster, rbacv1.PolicyRule{Verbs: []string{"list"}, APIGroups: []string{"snapshot.storage.k8s.io"}, Resources: []string{"volumesnapshots"}})
+		}
+	}
+	if ev := s.pl.Program.Events; ev != nil {
+		// The push trigger a teardown stops first and a deploy restores.
+		namespaced[p.ArgoCD.Namespace] = append(namespaced[p.ArgoCD.Namespace],
+			rbacv1.PolicyRule{Verbs: []string{"get", "patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{"platc-events"}})
+		namespaced[ev.Namespace] = append(namespaced[ev.Namespace],
+			rbacv1.PolicyRule{Verbs: []string{"get", "delete"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"sensors"}, ResourceNames: []string{"platc-deploy"}})
 	}
 	rbac := s.env.Kube.RbacV1()
 	subject := []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: "deployer"}}

@@ -86,8 +86,11 @@ func (e *Env) startOperators(ctx context.Context, p *ir.Program, s *samples, sca
 		return nil, err
 	}
 
-	// The CSI snapshot controller: a VolumeSnapshot of a claim becomes
-	// ready to use at once (there is no storage to copy here).
+	// The CSI snapshot controller, simulated (no CSI driver or storage
+	// here): a VolumeSnapshot of a claim becomes ready to use after
+	// SnapshotDelay, not at once, so a teardown that did not wait for
+	// readyToUse would be seen deleting first. Its time is recorded as
+	// the status written of kind VolumeSnapshot.
 	snaps := dynamicinformer.NewDynamicSharedInformerFactory(e.Dynamic, 0)
 	if _, err := snaps.ForResource(volumeSnapshotGVR).Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc: func(obj any) {
@@ -99,7 +102,18 @@ func (e *Env) startOperators(ctx context.Context, p *ir.Program, s *samples, sca
 			ready := &sample{status: map[string]any{"readyToUse": true, "restoreSize": size,
 				"boundVolumeSnapshotContentName": "snapcontent-" + string(u.GetUID()),
 				"creationTime":                   time.Now().UTC().Format(time.RFC3339)}}
-			go o.writeStatus(ctx, volumeSnapshotGVR, u.GetNamespace(), u.GetName(), ready)
+			go func() {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(SnapshotDelay):
+				}
+				if o.writeStatus(ctx, volumeSnapshotGVR, u.GetNamespace(), u.GetName(), ready) {
+					o.mu.Lock()
+					o.written[KindVolumeSnapshot+" "+u.GetNamespace()+"/"+u.GetName()] = time.Now().UTC()
+					o.mu.Unlock()
+				}
+			}()
 		},
 	}); err != nil {
 		return nil, err
@@ -151,6 +165,14 @@ func (o *operators) StatusWritten(kind, ns, name string) (time.Time, bool) {
 	t, ok := o.written[kind+" "+ns+"/"+name]
 	return t, ok
 }
+
+// SnapshotDelay is how long the simulated snapshot controller takes to
+// make a VolumeSnapshot ready to use; KindVolumeSnapshot is the kind
+// StatusWritten records it under.
+const (
+	SnapshotDelay      = 3 * time.Second
+	KindVolumeSnapshot = "VolumeSnapshot"
+)
 
 var volumeSnapshotGVR = schema.GroupVersionResource{Group: "snapshot.storage.k8s.io", Version: "v1", Resource: "volumesnapshots"}
 

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -232,22 +233,47 @@ func TestStepScripts(t *testing.T) {
 		s.step("wait-resource", with(db, "GROUP", "apps", "KIND", "Deployment", "WAIT", "exists")).want(t, 0, "exists")
 	})
 
-	t.Run("inspect-volumes on an app without claims", func(t *testing.T) {
+	// apps is find-claims' APPS for the named apps, each with its own
+	// policy as the teardown template passes it.
+	apps := func(names ...string) string {
+		var list []map[string]string
+		for _, n := range names {
+			a := p.App(n)
+			list = append(list, map[string]string{"application": a.Application, "project": a.Project,
+				"volumes": string(a.Teardown.Volumes), "timeout": "60"})
+		}
+		b, err := json.Marshal(list)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+
+	t.Run("find-claims on an app without claims", func(t *testing.T) {
 		// Issue 12: get-resource prints nothing for no claims; the script
 		// used to fail on grep's empty result.
-		r := s.step("inspect-volumes", with(app("network"), "VOLUMES", "snapshot", "VOLUMES_OVERRIDE", "per-app"))
-		r.want(t, 0, "0 claim(s) to snapshot")
-		if r.outputs["claims"] != "[]" || r.outputs["policy"] != "snapshot" {
+		r := s.step("find-claims", map[string]string{"APPS": apps("network"), "VOLUMES_OVERRIDE": "snapshot"})
+		r.want(t, 0, "network: 0 claim(s) to snapshot", "0 claim(s) to snapshot before the first deletion")
+		if r.outputs["claims"] != "[]" {
 			t.Errorf("outputs %v", r.outputs)
 		}
 	})
 
-	t.Run("inspect-volumes lists the claims to snapshot", func(t *testing.T) {
+	t.Run("find-claims lists the claims to snapshot, by policy", func(t *testing.T) {
 		s.step("sync-and-wait", with(app("cache"), "SYNC_TIMEOUT", "60", "HEALTH_TIMEOUT", "60")).want(t, 0)
-		r := s.step("inspect-volumes", with(app("cache"), "VOLUMES", "retain", "VOLUMES_OVERRIDE", "snapshot"))
-		r.want(t, 0, "1 claim(s) to snapshot")
-		if !strings.Contains(r.outputs["claims"], `"name":"data-cache"`) {
+		// cache's own policy is not snapshot: per-app finds nothing,
+		// the run's override finds its claim.
+		r := s.step("find-claims", map[string]string{"APPS": apps("cache", "network"), "VOLUMES_OVERRIDE": "per-app"})
+		r.want(t, 0, "0 claim(s) to snapshot before the first deletion")
+		r = s.step("find-claims", map[string]string{"APPS": apps("cache", "network"), "VOLUMES_OVERRIDE": "snapshot"})
+		r.want(t, 0, "cache: 1 claim(s) to snapshot", "1 claim(s) to snapshot before the first deletion")
+		if !strings.Contains(r.outputs["claims"], `{"name":"data-cache","namespace":"cache","application":"`+p.App("cache").Application+`","timeout":"60"}`) {
 			t.Errorf("claims %s", r.outputs["claims"])
+		}
+		r = s.step("inspect-volumes", with(app("cache"), "VOLUMES", "retain", "VOLUMES_OVERRIDE", "snapshot"))
+		r.want(t, 0, "volume policy snapshot")
+		if r.outputs["policy"] != "snapshot" {
+			t.Errorf("outputs %v", r.outputs)
 		}
 	})
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -93,9 +94,17 @@ func TestFailureThenResume(t *testing.T) {
 		mark := s.pl.Timeline.Mark()
 		s.run("teardown", ExitOK, deployer, "TEARDOWN_CONFIRM="+p.Platform.Name, "PV_POLICY=snapshot")
 		s.settle()
-		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(s.pl.Declared, s.pl.Timeline.Since(mark)))
+		evs := s.pl.Timeline.Since(mark)
+		wantNone(t, "INV-5: reverse order", CheckTeardownOrder(s.pl.Declared, evs))
 		snapshot := ir.VolumesSnapshot
 		s.wantVolumes(&snapshot)
+		// Every snapshot ready (the simulated controller takes
+		// SnapshotDelay) before the first Application was deleted.
+		ready := s.snapshotsReady()
+		if len(ready) == 0 {
+			t.Fatal("no VolumeSnapshot was made ready: nothing to compare")
+		}
+		wantNone(t, "snapshots before the first deletion", CheckSnapshotsFirst(ready, evs))
 	})
 }
 
@@ -133,6 +142,13 @@ func TestTeardownPartlyDeployed(t *testing.T) {
 	wantSame(t, "the primitives' releases before", s.helmReleases(primitives...), primitives)
 	r = s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name, "TEARDOWN_PRIMITIVES=true")
 	wantIn(t, "report", string(r.Report), "already removed", "Argo Events, Argo Workflows and Argo CD uninstalled", "TEARDOWN_CRDS=true")
+	// Clean by the report's own definition, namespaces included: the
+	// namespaces Argo CD created are gone, but for those holding a claim
+	// the volume policy keeps.
+	if strings.Contains(string(r.Report), `"orphans":[`) {
+		t.Errorf("orphans after the second teardown:\n%s", r.Report)
+	}
+	s.wantNamespacesGone()
 	wantNone(t, "the primitives' releases left by TEARDOWN_PRIMITIVES=true", s.helmReleases(primitives...))
 	wantSame(t, "Sealed Secrets' release", s.helmReleases("sealed-secrets-controller"), []string{"sealed-secrets-controller"})
 	if _, err := s.env.Dynamic.Resource(crdGVR).Get(s.ctx, "applications.argoproj.io", metav1.GetOptions{}); err != nil {
@@ -163,6 +179,48 @@ func (s *scenario) helmReleases(names ...string) []string {
 	}
 	slices.Sort(got)
 	return got
+}
+
+// wantNamespacesGone: every namespace Argo CD created for an app is gone
+// (the real namespace controller removed it), unless it still holds a
+// claim or a VolumeSnapshot, which the report must list as kept.
+func (s *scenario) wantNamespacesGone() {
+	s.t.Helper()
+	p := s.pl.Program
+	seen := map[string]bool{}
+	for _, a := range p.Apps {
+		ns := a.Namespace
+		if seen[ns] || slices.Contains([]string{"default", "kube-system", p.Platform.ArgoCD.Namespace, p.Platform.Workflows.Namespace}, ns) {
+			continue
+		}
+		seen[ns] = true
+		deadline := time.Now().Add(2 * time.Minute)
+		for {
+			_, err := s.env.Kube.CoreV1().Namespaces().Get(s.ctx, ns, metav1.GetOptions{})
+			if apierrors.IsNotFound(err) {
+				break
+			}
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			pvcs, err := s.env.Kube.CoreV1().PersistentVolumeClaims(ns).List(s.ctx, metav1.ListOptions{})
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			snaps, err := s.env.Dynamic.Resource(volumeSnapshotGVR).Namespace(ns).List(s.ctx, metav1.ListOptions{})
+			if err != nil {
+				s.t.Fatal(err)
+			}
+			if len(pvcs.Items)+len(snaps.Items) > 0 {
+				break // kept on purpose
+			}
+			if time.Now().After(deadline) {
+				s.t.Errorf("namespace %s of app %s is still there, with no claim, after teardown", ns, a.Name)
+				break
+			}
+			time.Sleep(time.Second)
+		}
+	}
 }
 
 // TARGET_SCOPE: a stack whose outside dependency is not Healthy is
@@ -239,6 +297,26 @@ func TestScopedRuns(t *testing.T) {
 		del := ir.VolumesDelete
 		s.wantVolumes(&del)
 	})
+}
+
+// snapshotsReady is when each VolumeSnapshot of the cluster was made
+// ready to use, by "namespace/name"; one never made ready is put in the
+// far future, after any deletion.
+func (s *scenario) snapshotsReady() map[string]time.Time {
+	s.t.Helper()
+	list, err := s.env.Dynamic.Resource(volumeSnapshotGVR).List(s.ctx, metav1.ListOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	out := map[string]time.Time{}
+	for _, sn := range list.Items {
+		at, ok := s.pl.StatusWritten(KindVolumeSnapshot, sn.GetNamespace(), sn.GetName())
+		if !ok {
+			at = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+		}
+		out[sn.GetNamespace()+"/"+sn.GetName()] = at
+	}
+	return out
 }
 
 // shopWith is a copy of the shop platform, with its test samples, in

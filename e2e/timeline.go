@@ -22,6 +22,9 @@ const (
 	Healthy           = "healthy"
 	Degraded          = "degraded"
 	Deleted           = "deleted"
+	// DeletionRequested: the Application got its deletionTimestamp (a
+	// delete was asked for; Deleted is when its finalizers let it go).
+	DeletionRequested = "deletion-requested"
 )
 
 // Event is one observed change of an Application.
@@ -50,11 +53,13 @@ type Timeline struct {
 	fin     map[string]bool
 	health  map[string]string
 	healthy map[string]bool
+	// deleting: the deletionTimestamp seen per app.
+	deleting map[string]string
 }
 
 // Watch starts recording the Applications of namespace ns.
 func (e *Env) Watch(ctx context.Context, ns string) (*Timeline, error) {
-	t := &Timeline{ops: map[string]string{}, fin: map[string]bool{}, health: map[string]string{}, healthy: map[string]bool{}}
+	t := &Timeline{ops: map[string]string{}, fin: map[string]bool{}, health: map[string]string{}, healthy: map[string]bool{}, deleting: map[string]string{}}
 	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(e.Dynamic, 0, ns, nil)
 	inf := f.ForResource(applicationGVR).Informer()
 	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -99,6 +104,10 @@ func (t *Timeline) observe(obj any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	now := time.Now().UTC()
+	if dt := u.GetDeletionTimestamp(); dt != nil && t.deleting[app] != dt.String() {
+		t.deleting[app] = dt.String()
+		t.events = append(t.events, Event{App: app, Event: DeletionRequested, At: now})
+	}
 	if started != "" && started != t.ops[app] {
 		t.ops[app] = started
 		t.fin[app] = false

@@ -43,6 +43,7 @@ func (r *run) deployApps(ctx context.Context) int {
 	perms := append(basePermissions(), r.workflowPermissions()...)
 	perms = append(perms, r.appPermissions()...)
 	perms = append(perms, driftPermissions(r.cfg.Program.Platform.ArgoCD.Namespace)...)
+	perms = append(perms, r.redeployPermissions(false)...)
 	perms, dests := r.destinationCheck(perms)
 	opts := r.clusterOptions(perms, DeployTemplate)
 	opts.Adopted = adopted(r.cfg.ScopeApps)
@@ -110,6 +111,14 @@ func (r *run) deployApps(ctx context.Context) int {
 				return exitcode.Failure
 			}
 		}
+	}
+	// What a teardown switched off so nothing would redeploy comes back
+	// with the first deploy after it.
+	restored, err := r.restoreRedeploy(ctx)
+	r.rep.Restored = restored
+	if err != nil {
+		r.rep.Summary = err.Error()
+		return exitcode.Failure
 	}
 	removed, err := r.readRemoved(ctx)
 	if err != nil {

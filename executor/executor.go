@@ -37,6 +37,9 @@ type Env struct {
 	// Trace is the run's span (StartTrace); nil when the run has no
 	// trace context.
 	Trace *Trace
+	// NamespaceWait bounds teardown's wait for the namespaces it deletes
+	// to go; zero means 2 minutes.
+	NamespaceWait time.Duration
 }
 
 // run is one execution of one action.

@@ -265,6 +265,9 @@ func (f *fixture) run(t *testing.T, action config.Action, token string, edit fun
 	log.Redact(cfg.Secrets...)
 	code := executor.Run(context.Background(), cfg, executor.Env{
 		Trace: trace, Stdout: &out, Log: log, ToolPath: f.tools, PollInterval: 50 * time.Millisecond, CallTimeout: 5 * time.Second,
+		// No namespace controller runs here: a deleted namespace stays
+		// terminating, so the wait is kept short.
+		NamespaceWait: 2 * time.Second,
 	})
 	r := result{code: code, logs: logs.String(), out: out.String()}
 	if err := json.Unmarshal(out.Bytes(), &r.report); err != nil {
@@ -358,7 +361,8 @@ func toolsDir(t *testing.T, versions map[string]string) string {
 }
 
 // grantDeployer gives user deployer exactly the permissions Phase 0 asks
-// for deploy, nothing to write but Workflows.
+// for deploy, nothing to write but Workflows (and the root Application's
+// sync policy, by name).
 func grantDeployer(t *testing.T, s *testenv.Server) {
 	s.Grant(t, "deployer", "platc-test-deployer", []rbacv1.PolicyRule{
 		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "pods"}},
@@ -367,7 +371,8 @@ func grantDeployer(t *testing.T, s *testenv.Server) {
 		{Verbs: []string{"create", "get", "list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}},
 		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflowtemplates", "clusterworkflowtemplates"}},
 		{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications", "appprojects"}},
-		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{"platc-root"}},
+		// patch: to restore the automated sync a teardown switched off.
+		{Verbs: []string{"get", "patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{"platc-root"}},
 		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"argocd-cm"}},
 	})
 }

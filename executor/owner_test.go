@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,16 @@ func TestExecutorWritesOnlyWorkflows(t *testing.T) {
 		"r.client.Dynamic.Resource(cluster.Workflows)",   // submitting a workflow
 		"c.Kube.AuthenticationV1().SelfSubjectReviews()", // who am I
 		"c.Kube.AuthorizationV1().SelfSubjectAccessReviews()",
+	}
+	// Teardown's exceptions (issue 24, docs/day2.md), each in one file:
+	// switching off, and the next deploy restoring, the automated sync of
+	// platc's own two Applications, and deleting the push Sensor once its
+	// owner (the events Application) no longer heals it, so nothing
+	// redeploys during a teardown; and deleting the namespaces Argo CD
+	// created, which no owner tracks.
+	allowedIn := map[string][]string{
+		"redeploy.go":   {"r.client.Dynamic.Resource(cluster.Applications)", "sensors"},
+		"namespaces.go": {"r.client.Kube.CoreV1().Namespaces()"},
 	}
 	fset := token.NewFileSet()
 	found := 0
@@ -53,7 +64,7 @@ func TestExecutorWritesOnlyWorkflows(t *testing.T) {
 				return true
 			}
 			found++
-			for _, a := range allowed {
+			for _, a := range append(slices.Clone(allowed), allowedIn[path]...) {
 				if strings.HasPrefix(recv, a) {
 					return true
 				}

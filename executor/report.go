@@ -48,9 +48,13 @@ type Report struct {
 	Preflight  *PreflightInfo `json:"preflight,omitempty"`
 	Components []Component    `json:"components"`
 	Failures   []Failure      `json:"failures"`
-	Removed    []string       `json:"removed,omitempty"`
-	Retained   []string       `json:"retained,omitempty"`
-	Orphans    []Orphan       `json:"orphans,omitempty"`
+	// Stopped is what a teardown switched off before deleting anything
+	// so nothing redeploys (redeploy.go); Restored what a deploy put back.
+	Stopped  []string `json:"stopped,omitempty"`
+	Restored []string `json:"restored,omitempty"`
+	Removed  []string `json:"removed,omitempty"`
+	Retained []string `json:"retained,omitempty"`
+	Orphans  []Orphan `json:"orphans,omitempty"`
 	// RemovedApps are the Applications of apps no longer in the
 	// platform (deploy and validate), dependents first.
 	RemovedApps []RemovedApp `json:"removed_apps,omitempty"`

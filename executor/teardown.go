@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/platc/platc/compiler/ir"
@@ -41,7 +42,11 @@ func (r *run) teardown(ctx context.Context) int {
 	perms = append(perms, r.appPermissions()...)
 	perms = append(perms,
 		preflight.Permission{Verb: "list", Resource: "persistentvolumeclaims", Why: "to report volumes kept or left behind"},
+		preflight.Permission{Verb: "list", Resource: "persistentvolumes", Why: "to report the volumes of deleted claims, kept or left behind"},
+		preflight.Permission{Verb: "list", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Why: "to report the CRDs of removed apps, whose controller is gone"},
 		preflight.Permission{Verb: "list", Resource: "namespaces", Why: "to report namespaces stuck terminating"})
+	perms = append(perms, r.redeployPermissions(true)...)
+	perms = append(perms, r.namespacePermissions(r.cfg.ScopeApps)...)
 	perms = append(perms, r.primitivesPermissions()...)
 	perms, dests := r.destinationCheck(perms)
 	opts := r.clusterOptions(perms, TeardownTemplate)
@@ -50,6 +55,20 @@ func (r *run) teardown(ctx context.Context) int {
 	cr, code := r.phase0(ctx, true, opts)
 	if code != exitcode.OK {
 		return code
+	}
+	// Before anything is deleted, and on every teardown (a second one
+	// finishes what a failed one left): nothing may redeploy behind it.
+	r.phase = "stop"
+	if r.cfg.DryRun {
+		r.rep.Plan = append(r.rep.Plan, "first switch platc's own Applications to manual sync and delete the push Sensor, until the next deploy")
+	} else {
+		stopped, err := r.stopRedeploy(ctx)
+		r.rep.Stopped = stopped
+		if err != nil {
+			r.rep.Summary = "nothing was deleted: " + err.Error()
+			r.rep.recommend("A push could redeploy what the teardown deletes, so it did not start. Fix the cause, then run platc teardown again.")
+			return exitcode.Failure
+		}
 	}
 	apps := r.cfg.ScopeApps
 	r.phase = "state"
@@ -69,8 +88,26 @@ func (r *run) teardown(ctx context.Context) int {
 		r.log.Infof(r.phase, "platform", "no Application of the %d apps in scope exists; nothing to remove", len(apps))
 		r.rep.Status = "clean"
 		r.rep.Summary = fmt.Sprintf("already removed: none of the %d %s in scope has an Application", len(apps), english.Plural(len(apps), "app"))
-		r.rep.Metrics["removed"] = 0
+		// A teardown that stopped early may have left namespaces.
 		r.retained(ctx, apps)
+		r.removeNamespaces(ctx, apps, before)
+		r.leftCRDs(ctx, apps, before)
+		r.stuckNamespaces(ctx, apps)
+		r.rep.Metrics["removed"] = len(r.rep.Removed)
+		r.rep.Metrics["orphans"] = len(r.rep.Orphans)
+		if len(r.rep.Orphans) > 0 {
+			r.rep.Status = "orphans"
+			verb := "remain"
+			if len(r.rep.Orphans) == 1 {
+				verb = "remains"
+			}
+			r.rep.Summary = fmt.Sprintf("no Application of the %d %s in scope is left, but %s %s", len(apps), english.Plural(len(apps), "app"), english.Count(len(r.rep.Orphans), "orphan"), verb)
+			r.rep.recommend("Look at each orphan's finalizers and owner before removing anything by hand; then run platc teardown again.")
+			return exitcode.Partial
+		}
+		if n := len(r.rep.Removed); n > 0 {
+			r.rep.Summary += fmt.Sprintf("; removed %s left by an earlier teardown", english.Count(n, "namespace"))
+		}
 		return r.afterTeardown(ctx, exitcode.OK)
 	}
 	r.log.Infof(r.phase, "platform", "%d of %d apps still have an Application", len(present), len(apps))
@@ -113,6 +150,10 @@ func (r *run) teardown(ctx context.Context) int {
 	orphanStep := r.orphanStep(&res)
 	r.stepFailures(res.Others)
 	r.retained(ctx, apps)
+	if res.Err == nil && !res.Gone && !res.TimedOut && (res.WF.Status.Phase == wfv1.WorkflowSucceeded || orphanStep) {
+		r.removeNamespaces(ctx, apps, after)
+	}
+	r.leftCRDs(ctx, apps, after)
 	r.stuckNamespaces(ctx, apps)
 	r.rep.Metrics["removed"] = len(r.rep.Removed)
 	r.rep.Metrics["orphans"] = len(r.rep.Orphans)
@@ -209,6 +250,12 @@ func (r *run) orphanStep(res *followResult) bool {
 
 func (r *run) teardownOutcome(res followResult, orphansOnly bool) int {
 	rep := r.rep
+	removedApps := 0 // Removed lists namespaces too
+	for _, x := range rep.Removed {
+		if strings.HasPrefix(x, "Application ") {
+			removedApps++
+		}
+	}
 	wfName := res.WF.Namespace + "/" + res.WF.Name
 	switch {
 	case errors.Is(res.Err, context.Canceled):
@@ -221,7 +268,7 @@ func (r *run) teardownOutcome(res followResult, orphansOnly bool) int {
 		return exitcode.Failure
 	case res.TimedOut:
 		rep.Status = "timeout"
-		rep.Summary = fmt.Sprintf("teardown workflow %s did not finish within %s; %d removed so far", wfName, human(r.limit), len(rep.Removed))
+		rep.Summary = fmt.Sprintf("teardown workflow %s did not finish within %s; %d removed so far", wfName, human(r.limit), removedApps)
 		rep.recommend("Workflow %s is still running. Run platc teardown again to follow it, or set ACTION_TIMEOUT longer.", wfName)
 		return exitcode.Timeout
 	}
@@ -229,10 +276,10 @@ func (r *run) teardownOutcome(res followResult, orphansOnly bool) int {
 	if res.WF.Status.Phase != wfv1.WorkflowSucceeded && !orphansOnly {
 		if timedOut(res.WF) {
 			rep.Status = "timeout"
-			rep.Summary = fmt.Sprintf("teardown workflow %s ran out of time; %d removed, %d left", wfName, len(rep.Removed), len(rep.Orphans))
+			rep.Summary = fmt.Sprintf("teardown workflow %s ran out of time; %d removed, %d left", wfName, removedApps, len(rep.Orphans))
 			return exitcode.Timeout
 		}
-		rep.Summary = fmt.Sprintf("teardown workflow %s %s: %d removed, %d left", wfName, strings.ToLower(string(res.WF.Status.Phase)), len(rep.Removed), len(rep.Orphans))
+		rep.Summary = fmt.Sprintf("teardown workflow %s %s: %d removed, %d left", wfName, strings.ToLower(string(res.WF.Status.Phase)), removedApps, len(rep.Orphans))
 		rep.recommend("Fix the failing deletion (often a finalizer waiting on an operator that is already gone), then run platc teardown again: what is gone stays gone.")
 		return exitcode.Failure
 	}
@@ -243,9 +290,12 @@ func (r *run) teardownOutcome(res followResult, orphansOnly bool) int {
 		return exitcode.Partial
 	}
 	rep.Status = "clean"
-	rep.Summary = fmt.Sprintf("teardown workflow %s succeeded: %d %s removed", wfName, len(rep.Removed), english.Plural(len(rep.Removed), "Application"))
+	rep.Summary = fmt.Sprintf("teardown workflow %s succeeded: %d %s removed", wfName, removedApps, english.Plural(removedApps, "Application"))
+	if n := len(rep.Removed) - removedApps; n > 0 {
+		rep.Summary += fmt.Sprintf(", and %s Argo CD created", english.Count(n, "namespace"))
+	}
 	if len(rep.Retained) > 0 {
-		rep.recommend("%d volume claims were kept by the volume policy; delete them once their data is no longer needed.", len(rep.Retained))
+		rep.recommend("%d volume claims and namespaces were kept (listed under retained); delete them once their data is no longer needed.", len(rep.Retained))
 	}
 	return exitcode.OK
 }
@@ -334,7 +384,9 @@ func (r *run) retained(ctx context.Context, apps []*ir.App) {
 			policy[a.Namespace] = r.volumePolicy(a)
 		}
 	}
+	claims := map[string]bool{}
 	for _, pvc := range pvcs.Items {
+		claims[pvc.Namespace+"/"+pvc.Name] = true
 		p, ok := policy[pvc.Namespace]
 		if !ok {
 			continue
@@ -343,6 +395,32 @@ func (r *run) retained(ctx context.Context, apps []*ir.App) {
 			r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "PersistentVolumeClaim", Namespace: pvc.Namespace, Name: pvc.Name, Reason: "volume policy is delete, but the claim remains"})
 		} else {
 			r.rep.Retained = append(r.rep.Retained, fmt.Sprintf("PersistentVolumeClaim %s/%s (policy %s)", pvc.Namespace, pvc.Name, p))
+		}
+	}
+	// The volumes of the claims teardown deleted (delete and snapshot):
+	// one whose reclaim policy is Retain is kept by that policy, the
+	// StorageClass's choice; one that should have been deleted with its
+	// claim and is still there is left behind.
+	cctx, cancel = r.client.Call(ctx)
+	pvs, err := r.client.Kube.CoreV1().PersistentVolumes().List(cctx, metav1.ListOptions{})
+	cancel()
+	if err != nil {
+		r.log.Warnf(r.phase, "volumes", "cannot list volumes: %s", r.client.Explain(err))
+	} else {
+		for _, pv := range pvs.Items {
+			ref := pv.Spec.ClaimRef
+			if ref == nil || claims[ref.Namespace+"/"+ref.Name] {
+				continue // unclaimed, or its claim is reported above
+			}
+			if _, ok := policy[ref.Namespace]; !ok {
+				continue
+			}
+			if pv.Spec.PersistentVolumeReclaimPolicy == corev1.PersistentVolumeReclaimDelete {
+				r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "PersistentVolume", Name: pv.Name,
+					Reason: fmt.Sprintf("its claim %s/%s was deleted and its reclaim policy is Delete, but it remains (phase %s)", ref.Namespace, ref.Name, pv.Status.Phase)})
+				continue
+			}
+			r.rep.Retained = append(r.rep.Retained, fmt.Sprintf("PersistentVolume %s (its claim %s/%s was deleted; kept by its reclaim policy %s)", pv.Name, ref.Namespace, ref.Name, pv.Spec.PersistentVolumeReclaimPolicy))
 		}
 	}
 	slices.Sort(r.rep.Retained)

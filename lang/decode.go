@@ -193,7 +193,7 @@ func (d *decoder) decodeSettings(c *hcl.BodyContent) Settings {
 	}
 	if b := d.single(c, "teardown"); b != nil {
 		bc := d.content(b.Body, teardownSchema)
-		s.Teardown = &Teardown{Volumes: bc.Attributes["volumes"], Timeout: bc.Attributes["timeout"], DeclRange: b.DefRange}
+		s.Teardown = &Teardown{Volumes: bc.Attributes["volumes"], Timeout: bc.Attributes["timeout"], SnapshotClass: bc.Attributes["snapshot_class"], DeclRange: b.DefRange}
 	}
 	return s
 }

@@ -164,9 +164,11 @@ type Retry struct {
 
 // Teardown is the teardown policy of one app.
 type Teardown struct {
-	Volumes   *hcl.Attribute
-	Timeout   *hcl.Attribute
-	DeclRange hcl.Range
+	Volumes *hcl.Attribute
+	Timeout *hcl.Attribute
+	// SnapshotClass names the VolumeSnapshotClass of the snapshot policy.
+	SnapshotClass *hcl.Attribute
+	DeclRange     hcl.Range
 }
 
 // Defaults is the defaults block.

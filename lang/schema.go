@@ -137,7 +137,7 @@ var retrySchema = &hcl.BodySchema{
 }
 
 var teardownSchema = &hcl.BodySchema{
-	Attributes: []hcl.AttributeSchema{{Name: "volumes"}, {Name: "timeout"}},
+	Attributes: []hcl.AttributeSchema{{Name: "volumes"}, {Name: "timeout"}, {Name: "snapshot_class"}},
 }
 
 var sourceSchema = &hcl.BodySchema{

@@ -492,6 +492,9 @@ const (
 type Teardown struct {
 	Volumes VolumePolicy
 	Timeout time.Duration
+	// SnapshotClass is the VolumeSnapshotClass the snapshot policy uses;
+	// empty means the cluster's default class.
+	SnapshotClass string
 }
 
 // Level is where a setting came from, in precedence order.
@@ -512,6 +515,7 @@ type SettingSources struct {
 	SyncTimeout, HealthTimeout                 Level
 	RetryLimit, Backoff, Factor, MaxBackoff    Level
 	Volumes, TeardownTimeout, ExpectedDuration Level
+	SnapshotClass                              Level
 }
 
 // Source is where an app's manifests come from.

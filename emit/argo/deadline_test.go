@@ -54,10 +54,17 @@ func TestExampleDeadlines(t *testing.T) {
 	if d.Teardown < deleteChain+deadlineMargin {
 		t.Errorf("teardown deadline %v, below the longest chain of delete timeouts and retries (%v) plus the margin", d.Teardown, deleteChain)
 	}
-	// One attempt of each of the teardown task's steps: inspect, the
-	// snapshots (the example offers snapshot to every app) and the delete.
-	stepsChain := longestChain(p, func(a *ir.App) time.Duration {
-		return inspectDeadline + a.Teardown.Timeout + deleteAttempt(a)
+	// One attempt of each of the teardown task's steps, inspect and the
+	// delete, after the snapshots (the example offers snapshot to every
+	// app): find-claims, whose every failure is retried (three attempts,
+	// 10s and 20s apart), then the slowest snapshot.
+	var worst time.Duration
+	for _, a := range p.Apps {
+		worst = max(worst, a.Teardown.Timeout)
+	}
+	find := 3*findClaimsDeadline(len(p.Apps)) + 30*time.Second
+	stepsChain := find + worst + longestChain(p, func(a *ir.App) time.Duration {
+		return inspectDeadline + deleteAttempt(a)
 	})
 	if limit := stepsChain * 2; d.Teardown > limit {
 		t.Errorf("teardown deadline %v, above twice the chain of one attempt per step %v (%v)", d.Teardown, stepsChain, limit)

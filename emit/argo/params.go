@@ -100,18 +100,13 @@ func syncBudget(a *ir.App) time.Duration {
 }
 
 // teardownBudget is the same for an app's delete-and-wait task: inspect
-// (its deadline once), the snapshots when the app's volumes may be
-// snapshotted (one wait of the delete timeout, as the claims are taken at
-// once), and the delete, whose wait for the Application to go may use
-// the delete timeout once; retries of either follow quick failures.
-func teardownBudget(a *ir.App, snapshot bool) time.Duration {
+// (its deadline once) and the delete, whose wait for the Application to
+// go may use the delete timeout once; retries of either follow quick
+// failures. Snapshots come before the DAG (snapshotBudget).
+func teardownBudget(a *ir.App) time.Duration {
 	inspect := satmath.Add(inspectDeadline, retries(callHeadroom, a.Retry))
 	del := satmath.Add(a.Teardown.Timeout+2*callHeadroom, retries(callHeadroom, a.Retry))
-	total := satmath.Add(inspect, del)
-	if snapshot {
-		total = satmath.Add(total, a.Teardown.Timeout)
-	}
-	return total
+	return satmath.Add(inspect, del)
 }
 
 // retries is what r's retries add after a first attempt: each one's

@@ -125,15 +125,26 @@ func Prune(p *ir.Program, removed []Removed) (*wfv1.Workflow, error) {
 	}
 	b := newBuilder(p)
 	b.inline = true
-	inline := []wfv1.Template{b.deleteAndWait(), b.inspectVolumes(), b.snapshotVolume(), b.deleteApplication()}
+	inline := []wfv1.Template{b.deleteAndWait(), b.inspectVolumes(), b.deleteApplication()}
+	main := wfv1.Template{Name: tmplMain}
+	total := deadlineMargin
+	snap, err := b.snapshotStep(apps)
+	if err != nil {
+		return nil, err
+	}
+	if snap != nil {
+		// Every snapshot first, as in teardown.
+		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{*snap}})
+		inline = append(inline, b.snapshotVolumes(), b.findClaims(len(apps)), b.snapshotVolume(), b.snapshotVolumeOfClass())
+		total = satmath.Add(total, b.snapshotBudget(apps))
+	}
+	main.Steps = append(main.Steps, steps(tmplApps)...)
 	g := plan.DeployGraph(apps).Reversed()
 	gr, err := plan.Group(g, limits(MaxTemplates-2-len(inline)))
 	if err != nil {
 		return nil, err
 	}
-	main := wfv1.Template{Name: tmplMain, Steps: steps(tmplApps)}
-	budget := func(a *ir.App) time.Duration { return teardownBudget(a, a.Teardown.Volumes == ir.VolumesSnapshot) }
-	spec := b.spec(PruneAction, satmath.Add(b.deadline(g, gr, budget), deadlineMargin), true)
+	spec := b.spec(PruneAction, satmath.Add(b.deadline(g, gr, teardownBudget), total), true)
 	spec.Arguments = wfv1.Arguments{Parameters: []wfv1.Parameter{{Name: ParamVolumes, Value: wfv1.AnyStringPtr(VolumesPerApp)}}}
 	spec.Templates = append([]wfv1.Template{main}, dag(tmplApps, g, gr, b.deleteTask, nil, continueAfterFailure())...)
 	spec.Templates = append(spec.Templates, inline...)

@@ -110,6 +110,24 @@ app "api" {
 		t.Errorf("Argo refuses the prune workflow: %v", err)
 	}
 
+	// A removed app whose recorded policy is snapshot: every snapshot is
+	// taken, and ready, before the first deletion, as in teardown.
+	snap := removedFixture()
+	snap[2].Volumes = ir.VolumesSnapshot // db
+	wf, err = Prune(p, snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stepNames(wf); !slices.Equal(got, []string{"snapshots", tmplApps}) {
+		t.Errorf("main's steps = %v, want the snapshots before the apps", got)
+	}
+	if st := wf.Spec.Templates[0].Steps[0].Steps[0]; !strings.Contains(st.Arguments.Parameters[0].Value.String(), `{"application":"db","project":"data","volumes":"snapshot","timeout":"3600"}`) {
+		t.Errorf("snapshots step arguments %v", st.Arguments.Parameters)
+	}
+	if err := validate.ValidateWorkflow(wftGetter{}, cwftGetter{}, roundTrip(t, wf), nil, validate.ValidateOpts{Lint: true}); err != nil {
+		t.Errorf("Argo refuses the prune workflow with snapshots: %v", err)
+	}
+
 	// An app that is still in the platform is never pruned.
 	_, err = Prune(p, []Removed{{App: "old", Application: "api", Project: "default", Volumes: ir.VolumesRetain, Timeout: time.Minute}})
 	if err == nil || !strings.Contains(err.Error(), "is part of the platform") {

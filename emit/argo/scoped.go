@@ -79,7 +79,10 @@ func ScopedTeardown(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
 	b := newBuilder(p)
 	b.inline = true
 	var pre []wfv1.Template
-	inline := []wfv1.Template{b.checkConfirmation(), b.suspendParents(), b.deleteAndWait(), b.inspectVolumes(), b.snapshotVolume(), b.deleteApplication()}
+	inline := []wfv1.Template{b.checkConfirmation(), b.suspendParents(), b.deleteAndWait(), b.inspectVolumes(), b.deleteApplication()}
+	if b.snapshotting(apps) {
+		inline = append(inline, b.snapshotVolumes(), b.findClaims(len(apps)), b.snapshotVolume(), b.snapshotVolumeOfClass())
+	}
 	if len(outside) > 0 {
 		checks, err := b.checks(outside, b.absentTask, MaxTemplates-10)
 		if err != nil {

@@ -164,7 +164,9 @@ func TestScopedTeardown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := stepNames(wf); !slices.Equal(got, []string{"confirm", tmplChecks, "suspend-parents", tmplApps}) {
+	// The example has snapshot policies: every snapshot before the first
+	// deletion.
+	if got := stepNames(wf); !slices.Equal(got, []string{"confirm", tmplChecks, "suspend-parents", "snapshots", tmplApps}) {
 		t.Errorf("steps %v", got)
 	}
 	checks := taskApps(t, templateNamed(wf, tmplChecks))

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	apiv1 "k8s.io/api/core/v1"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit"
+	"github.com/platc/platc/internal/satmath"
 	platcstep "github.com/platc/platc/step"
 )
 
@@ -291,9 +293,9 @@ func (b *builder) checkAbsent() wfv1.Template {
 	return t
 }
 
-// deleteAndWait inspects, snapshots when asked, then deletes: three steps,
-// because snapshots must be ready before anything is deleted and are made
-// by Argo's resource template rather than by the argocd CLI.
+// deleteAndWait inspects (settles the volume policy), then deletes. The
+// snapshots the policy asks for were all taken, and are ready, before the
+// teardown's first deletion (snapshotVolumes).
 func (b *builder) deleteAndWait() wfv1.Template {
 	inputs := append(inputParams(deleteInputs, b.defs.del),
 		// The teardown run's override; a Workflow that calls this template
@@ -306,12 +308,6 @@ func (b *builder) deleteAndWait() wfv1.Template {
 		Steps: []wfv1.ParallelSteps{
 			{Steps: []wfv1.WorkflowStep{{Name: "inspect", Template: tmplInspect,
 				Arguments: passInputs(append([]string{"application", "project", "volumes", "volumes-override"}, retry...)...)}}},
-			{Steps: []wfv1.WorkflowStep{{Name: "snapshot", Template: tmplSnapshot,
-				WithParam: "{{steps.inspect.outputs.parameters.claims}}",
-				Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
-					value("claim", "{{item.name}}"), value("namespace", "{{item.namespace}}"),
-					value("application", fromInput("application")), value("timeout", fromInput("timeout")),
-				}}}}},
 			{Steps: []wfv1.WorkflowStep{{Name: "delete", Template: tmplDeleteApp,
 				Arguments: wfv1.Arguments{Parameters: append(passInputs(append([]string{"application", "project", "timeout", "deadline"}, retry...)...).Parameters,
 					value("policy", "{{steps.inspect.outputs.parameters.policy}}"))}}}},
@@ -324,16 +320,76 @@ func (b *builder) inspectVolumes() wfv1.Template {
 		[]wfv1.Parameter{{Name: "application"}, {Name: "project"}, {Name: "volumes"}, {Name: "volumes-override"},
 			{Name: "retry-limit"}, {Name: "retry-backoff"}, {Name: "retry-factor"}, {Name: "retry-cap"}},
 		env("APP", "application", "PROJECT", "project", "VOLUMES", "volumes", "VOLUMES_OVERRIDE", "volumes-override"))
-	t.Outputs.Parameters = []wfv1.Parameter{outputFile("policy", "/tmp/policy", "retain"), outputFile("claims", "/tmp/claims", "[]")}
+	t.Outputs.Parameters = []wfv1.Parameter{outputFile("policy", "/tmp/policy", "retain")}
 	t.ActiveDeadlineSeconds = deadline(int(inspectDeadline.Seconds()))
 	t.RetryStrategy = retryFromInputs()
+	return t
+}
+
+// snapshotVolumes takes every snapshot a teardown's volume policy asks
+// for, and waits until each is readyToUse, before the first deletion
+// (RFC 6.5): per app, the snapshot controller and the CSI driver may
+// themselves be apps of the platform, removed early in the reverse
+// order. find-claims lists the claims of every app whose policy is
+// snapshot; one snapshot-volume step per claim, all at once (within the
+// workflow's parallelism).
+func (b *builder) snapshotVolumes() wfv1.Template {
+	return wfv1.Template{
+		Name:   tmplSnapshots,
+		Inputs: wfv1.Inputs{Parameters: []wfv1.Parameter{{Name: "apps"}, param("volumes-override", "{{workflow.parameters."+ParamVolumes+"}}")}},
+		Steps: []wfv1.ParallelSteps{
+			{Steps: []wfv1.WorkflowStep{{Name: "find", Template: tmplFindClaims, Arguments: passInputs("apps", "volumes-override")}}},
+			// Claims of apps that name a VolumeSnapshotClass, and of those
+			// that take the cluster's default, at once: a manifest cannot
+			// leave a field out at run time.
+			{Steps: []wfv1.WorkflowStep{{Name: "snapshot", Template: tmplSnapshot,
+				WithParam: "{{steps.find.outputs.parameters.claims}}",
+				Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
+					value("claim", "{{item.name}}"), value("namespace", "{{item.namespace}}"),
+					value("application", "{{item.application}}"), value("timeout", "{{item.timeout}}"),
+				}}}, {Name: "snapshot-of-class", Template: tmplSnapshotClass,
+				WithParam: "{{steps.find.outputs.parameters.classed}}",
+				Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
+					value("claim", "{{item.name}}"), value("namespace", "{{item.namespace}}"),
+					value("application", "{{item.application}}"), value("timeout", "{{item.timeout}}"),
+					value("class", "{{item.class}}"),
+				}}}}},
+		},
+	}
+}
+
+// findClaimsDeadline bounds one attempt of find-claims: pod start-up and
+// a stuck call (callHeadroom), then two quick argocd calls per app; a
+// slower attempt is retried.
+func findClaimsDeadline(apps int) time.Duration {
+	return satmath.Add(callHeadroom, satmath.Mul(15*time.Second, int64(apps)))
+}
+
+func (b *builder) findClaims(apps int) wfv1.Template {
+	t := b.scriptTemplate(tmplFindClaims, "find-claims", []wfv1.Parameter{{Name: "apps"}, {Name: "volumes-override"}},
+		env("APPS", "apps", "VOLUMES_OVERRIDE", "volumes-override"))
+	t.Outputs.Parameters = []wfv1.Parameter{outputFile("claims", "/tmp/claims", "[]"), outputFile("classed", "/tmp/classed", "[]")}
+	t.ActiveDeadlineSeconds = deadline(int(findClaimsDeadline(apps).Seconds()))
+	t.RetryStrategy = fixedRetry()
 	return t
 }
 
 // snapshotVolume creates a VolumeSnapshot of one claim (default snapshot
 // class) and waits until it is ready to use. The manifest is rendered
 // once from a Go value; Argo fills in the parameters at run time.
-func (b *builder) snapshotVolume() wfv1.Template {
+func (b *builder) snapshotVolume() wfv1.Template { return b.snapshotTemplate(false) }
+
+// snapshotVolumeOfClass is snapshotVolume with the VolumeSnapshotClass
+// an app's teardown { snapshot_class } names (a validated object name).
+func (b *builder) snapshotVolumeOfClass() wfv1.Template { return b.snapshotTemplate(true) }
+
+func (b *builder) snapshotTemplate(classed bool) wfv1.Template {
+	spec := map[string]any{"source": map[string]any{"persistentVolumeClaimName": fromInput("claim")}}
+	name, inputs := tmplSnapshot, []wfv1.Parameter{{Name: "claim"}, {Name: "namespace"}, {Name: "application"}, {Name: "timeout"}}
+	if classed {
+		spec["volumeSnapshotClassName"] = fromInput("class")
+		name, inputs = tmplSnapshotClass, append(inputs, wfv1.Parameter{Name: "class"})
+	}
 	manifest, err := emit.Document(map[string]any{
 		"apiVersion": "snapshot.storage.k8s.io/v1",
 		"kind":       "VolumeSnapshot",
@@ -343,15 +399,15 @@ func (b *builder) snapshotVolume() wfv1.Template {
 			"labels":       map[string]string{labelManagedBy: "platc", labelPlatform: b.p.Platform.Name},
 			"annotations":  map[string]string{"platc.io/application": fromInput("application")},
 		},
-		"spec": map[string]any{"source": map[string]any{"persistentVolumeClaimName": fromInput("claim")}},
+		"spec": spec,
 	})
 	if err != nil {
 		panic("emit/argo: VolumeSnapshot manifest: " + err.Error())
 	}
 	d := intstr.FromString(fromInput("timeout"))
 	return wfv1.Template{
-		Name:   tmplSnapshot,
-		Inputs: wfv1.Inputs{Parameters: []wfv1.Parameter{{Name: "claim"}, {Name: "namespace"}, {Name: "application"}, {Name: "timeout"}}},
+		Name:   name,
+		Inputs: wfv1.Inputs{Parameters: inputs},
 		Resource: &wfv1.ResourceTemplate{
 			Action:           "create",
 			Manifest:         string(manifest),
@@ -410,6 +466,7 @@ func (b *builder) clusterTemplate() *wfv1.ClusterWorkflowTemplate {
 	templates := []wfv1.Template{
 		b.syncAndWait(), b.checkHealthy(), b.checkAbsent(),
 		b.deleteAndWait(), b.inspectVolumes(), b.snapshotVolume(), b.deleteApplication(),
+		b.snapshotVolumes(), b.findClaims(len(b.p.Apps)), b.snapshotVolumeOfClass(),
 		b.checkConfirmation(), b.suspendParents(), b.orphanReport(),
 	}
 	if waitsForResources(b.p.Apps) {

@@ -3,6 +3,7 @@ package argo
 import (
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -165,8 +166,9 @@ const shortDeadlineDuration = callHeadroom
 // fixedRetryPolicy mirrors fixedRetry for deadline arithmetic.
 var fixedRetryPolicy = ir.Retry{Limit: 2, Backoff: 10 * time.Second, Factor: 2, MaxBackoff: time.Minute}
 
-// teardown is teardown.yaml: confirm, stop app-of-apps auto-sync, delete
-// in exactly the reverse order, report orphans. Parameters: confirm (must
+// teardown is teardown.yaml: confirm, stop app-of-apps auto-sync, take
+// every snapshot the volume policy asks for, delete in exactly the
+// reverse order, report orphans. Parameters: confirm (must
 // equal the platform's name) and volumes (per-app, retain, delete or
 // snapshot).
 func (b *builder) teardown(lim plan.Limits) (*wfv1.WorkflowTemplate, error) {
@@ -187,8 +189,7 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 	if err != nil {
 		return wfv1.WorkflowSpec{}, err
 	}
-	snapshot := gitops.SnapshotRBAC(b.p) // the run may ask any app for snapshots
-	budget := func(a *ir.App) time.Duration { return teardownBudget(a, snapshot) }
+	budget := func(a *ir.App) time.Duration { return teardownBudget(a) }
 	deadline := satmath.Add(satmath.Add(b.deadline(g, gr, budget), deadlineMargin),
 		worstCase(shortDeadlineDuration, ir.Retry{})+worstCase(longDeadline*time.Second, fixedRetryPolicy))
 	main := wfv1.Template{Name: tmplMain}
@@ -202,6 +203,12 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 	suspend := wfv1.WorkflowStep{Name: "suspend-parents", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("applications", apps), value("projects", projects)}}}
 	suspend.Template, suspend.TemplateRef = b.call(tmplSuspend)
 	main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{suspend}})
+	if snap, err := b.snapshotStep(g.Apps); err != nil {
+		return wfv1.WorkflowSpec{}, err
+	} else if snap != nil {
+		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{*snap}})
+		deadline = satmath.Add(deadline, b.snapshotBudget(g.Apps))
+	}
 	main.Steps = append(main.Steps, steps(tmplApps)...)
 	if report {
 		r := wfv1.WorkflowStep{Name: "orphan-report", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
@@ -226,6 +233,53 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 	dagTemplates, err := b.appsDAG(tmplApps, g, gr, b.deleteTask, nil, spec)
 	spec.Templates = append(spec.Templates, dagTemplates...)
 	return spec, err
+}
+
+// snapshotting reports whether a teardown of apps may take snapshots:
+// when an app's own policy is snapshot, or the run may ask every app for
+// it (VolumeOverrides offers snapshot only when the RBAC is there).
+func (b *builder) snapshotting(apps []*ir.App) bool {
+	return gitops.SnapshotRBAC(b.p) || slices.ContainsFunc(apps, func(a *ir.App) bool { return a.Teardown.Volumes == ir.VolumesSnapshot })
+}
+
+// snapshotStep is the step, before the first deletion, that takes every
+// snapshot the volume policy asks for (snapshotVolumes), or nil when no
+// app of the run can ask for one.
+func (b *builder) snapshotStep(apps []*ir.App) (*wfv1.WorkflowStep, error) {
+	if !b.snapshotting(apps) {
+		return nil, nil
+	}
+	type entry struct {
+		Application string `json:"application"`
+		Project     string `json:"project"`
+		Volumes     string `json:"volumes"`
+		Timeout     string `json:"timeout"`
+		Class       string `json:"class,omitempty"` // the VolumeSnapshotClass; none: the default
+	}
+	list := make([]entry, 0, len(apps))
+	for _, a := range apps {
+		list = append(list, entry{a.Application, a.Project, string(a.Teardown.Volumes), seconds(a.Teardown.Timeout), a.Teardown.SnapshotClass})
+	}
+	slices.SortFunc(list, func(x, y entry) int { return strings.Compare(x.Application, y.Application) })
+	j, err := json.Marshal(list)
+	if err != nil {
+		return nil, err
+	}
+	st := wfv1.WorkflowStep{Name: "snapshots", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("apps", string(j))}}}
+	st.Template, st.TemplateRef = b.call(tmplSnapshots)
+	return &st, nil
+}
+
+// snapshotBudget bounds the snapshot step: find-claims with its
+// retries, then the snapshots, which run at once (within the workflow's
+// parallelism) each within its app's teardown timeout. Like the DAG's
+// deadline it assumes one slow snapshot, not every one slow at once.
+func (b *builder) snapshotBudget(apps []*ir.App) time.Duration {
+	var worst time.Duration
+	for _, a := range apps {
+		worst = max(worst, a.Teardown.Timeout)
+	}
+	return satmath.Add(worstCase(findClaimsDeadline(len(apps)), fixedRetryPolicy), worst)
 }
 
 // appLists renders the Application names and the sorted set of projects

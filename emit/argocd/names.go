@@ -21,8 +21,12 @@ const (
 // platform, of p's environment, and carrying LabelApp.
 func AppSelector(p *ir.Program) string { return gitops.AppSelector(p) }
 
-// RootApp is the name of the root app-of-apps.
-const RootApp = gitops.RootApp
+// RootApp is the name of the root app-of-apps, and EventsApp of the
+// Application that syncs the events objects (the push Sensor).
+const (
+	RootApp   = gitops.RootApp
+	EventsApp = gitops.EventsApp
+)
 
 // Project and Application are the AppProject and Application objects
 // the bootstrap installs, as this package builds them.

@@ -42,6 +42,10 @@ const (
 	// DeployerToken belongs to user "deployer", whom tests grant exactly
 	// the permissions an action needs.
 	DeployerToken = "platc-test-deployer-token"
+	// TeardownerToken belongs to user "teardowner", whom tests grant
+	// exactly what a teardown needs (kept apart from deployer, so neither
+	// test passes on the other's permissions).
+	TeardownerToken = "platc-test-teardowner-token"
 )
 
 // Server is a running kube-apiserver.
@@ -175,7 +179,7 @@ func (s *Server) boot(apiserver, etcd string) error {
 	}
 	tokens := filepath.Join(dir, "tokens.csv")
 	if err := os.WriteFile(tokens, []byte(AdminToken+",admin,uid-admin,\"system:masters\"\n"+
-		NobodyToken+",nobody,uid-nobody\n"+DeployerToken+",deployer,uid-deployer\n"), 0o600); err != nil {
+		NobodyToken+",nobody,uid-nobody\n"+DeployerToken+",deployer,uid-deployer\n"+TeardownerToken+",teardowner,uid-teardowner\n"), 0o600); err != nil {
 		return err
 	}
 	port, _ := freePort()

@@ -63,7 +63,7 @@ with the reason; the edge costs nothing at deploy time.`,
 					if via := p.Program.ImpliedBy(a, b); via != nil {
 						if why == "" {
 							why = "is already implied by app." + via.Name
-							related = path(p.Program, via, b)
+							related = route(p.Program, via, b)
 						}
 						continue
 					}
@@ -187,10 +187,10 @@ func coveredBy(earlier []element, e element, b *ir.App, p *ir.Program) (string, 
 	return "is already listed", nil
 }
 
-// path returns the hops from a to b as related locations, each at the
+// route returns the hops from a to b as related locations, each at the
 // depends_on element that created it: the direct edge when there is one,
 // otherwise the first dependency that leads on.
-func path(p *ir.Program, a, b *ir.App) []diag.Related {
+func route(p *ir.Program, a, b *ir.App) []diag.Related {
 	var out []diag.Related
 	for cur := a; cur != b; {
 		next := -1

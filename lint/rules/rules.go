@@ -34,6 +34,7 @@ func All() []*lint.Rule {
 		OpenEventsTrigger,
 		PruneOnStatefulApp,
 		DeleteVolumesOnStatefulApp,
+		SnapshotWithoutController,
 		HookManifestMismatch,
 		UndeclaredHook,
 		DependencyWaitJob,

@@ -75,6 +75,10 @@ func TestPruneOnStatefulApp(t *testing.T) {
 	linttest.Run(t, "testdata/prune-on-stateful-app", rules.PruneOnStatefulApp)
 }
 
+func TestSnapshotWithoutController(t *testing.T) {
+	linttest.Run(t, "testdata/snapshot-without-controller", rules.SnapshotWithoutController)
+}
+
 func TestDeleteVolumesOnStatefulApp(t *testing.T) {
 	linttest.Run(t, "testdata/delete-volumes-on-stateful-app", rules.DeleteVolumesOnStatefulApp)
 }

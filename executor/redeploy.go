@@ -1,0 +1,243 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/platc/platc/emit/argocd"
+	"github.com/platc/platc/emit/events"
+	"github.com/platc/platc/executor/cluster"
+	"github.com/platc/platc/executor/preflight"
+)
+
+// What teardown stops before it deletes anything, so that nothing
+// redeploys behind it (RFC 6.5, INV-5): a push would otherwise make the
+// root app-of-apps re-create the Applications from the new commit, and
+// the Sensor queue a deploy workflow that runs once teardown releases
+// the platform's mutex.
+//
+// The root and the events Application lose their automated sync; the
+// policy they had is kept in AnnotationAutomated on each, and the next
+// deploy puts it back (restoreRedeploy). The Sensor is deleted: Argo
+// Events (v1.9, the version platc pins) has no way to pause one; its
+// spec.replicas is raised to 1 when below (SensorSpec.GetReplicas), so
+// replicas 0 would keep it listening. With the events Application's
+// self-heal back on, Argo CD re-creates it from Git.
+const (
+	// AnnotationAutomated holds, as JSON, the spec.syncPolicy.automated a
+	// teardown removed from platc's own Application.
+	AnnotationAutomated = "platc.io/automated-before-teardown"
+	// AnnotationSensorDeleted on the events Application names the Sensor
+	// a teardown deleted, for the deploy that brings it back.
+	AnnotationSensorDeleted = "platc.io/sensor-deleted-by-teardown"
+)
+
+// sensorGone bounds the wait for the deleted Sensor to go: its
+// controller removes its finalizer at once when it runs.
+const sensorGone = 60 * time.Second
+
+// ownApps are platc's Applications whose automated sync would redeploy:
+// the root, and the events Application (which would re-create the
+// Sensor) when the platform has events.
+func (r *run) ownApps() []string {
+	apps := []string{argocd.RootApp}
+	if r.cfg.Program.Events != nil {
+		apps = append(apps, argocd.EventsApp)
+	}
+	return apps
+}
+
+// redeployPermissions are what stopping (teardown) or restoring
+// (deploy) needs: each object by name, nothing else.
+func (r *run) redeployPermissions(teardown bool) []preflight.Permission {
+	ns := r.cfg.Program.Platform.ArgoCD.Namespace
+	var out []preflight.Permission
+	for _, a := range r.ownApps() {
+		why := "to restore the automated sync a teardown switched off"
+		if teardown {
+			why = "to switch its automated sync off before deleting anything, so a push cannot redeploy"
+		}
+		out = append(out,
+			preflight.Permission{Verb: "get", Group: "argoproj.io", Resource: "applications", Namespace: ns, Name: a, Why: why},
+			preflight.Permission{Verb: "patch", Group: "argoproj.io", Resource: "applications", Namespace: ns, Name: a, Why: why})
+	}
+	if ev := r.cfg.Program.Events; ev != nil && teardown {
+		why := "to stop the push trigger before deleting anything (Argo Events cannot pause a Sensor)"
+		out = append(out,
+			preflight.Permission{Verb: "delete", Group: "argoproj.io", Resource: "sensors", Namespace: ev.Namespace, Name: events.Sensor, Why: why},
+			preflight.Permission{Verb: "get", Group: "argoproj.io", Resource: "sensors", Namespace: ev.Namespace, Name: events.Sensor, Why: "to wait until the deleted Sensor is gone"})
+	}
+	return out
+}
+
+// stopRedeploy switches off the automated sync of platc's own
+// Applications, recording what each had, then deletes the Sensor. It is
+// idempotent: a second teardown keeps the first one's record. It returns
+// what it did, for the report, or an error that must stop the teardown
+// before its first deletion.
+func (r *run) stopRedeploy(ctx context.Context) ([]string, error) {
+	ns := r.cfg.Program.Platform.ArgoCD.Namespace
+	var done []string
+	for _, name := range r.ownApps() {
+		cctx, cancel := r.client.Call(ctx)
+		app, err := r.client.Dynamic.Resource(cluster.Applications).Namespace(ns).Get(cctx, name, metav1.GetOptions{})
+		cancel()
+		if apierrors.IsNotFound(err) {
+			r.log.Infof(r.phase, name, "Application %s/%s does not exist; nothing to stop", ns, name)
+			continue
+		}
+		if err != nil {
+			return done, fmt.Errorf("reading Application %s/%s: %s", ns, name, r.client.Explain(err))
+		}
+		automated, on, _ := unstructured.NestedFieldNoCopy(app.Object, "spec", "syncPolicy", "automated")
+		if !on || automated == nil {
+			r.log.Infof(r.phase, name, "Application %s/%s syncs manually already", ns, name)
+			continue
+		}
+		ann := map[string]any{}
+		if _, kept := app.GetAnnotations()[AnnotationAutomated]; !kept {
+			prior, err := json.Marshal(automated)
+			if err != nil {
+				return done, err
+			}
+			ann[AnnotationAutomated] = string(prior)
+		}
+		// resourceVersion makes the patch fail rather than overwrite a
+		// change made since the read.
+		patch := map[string]any{
+			"metadata": map[string]any{"resourceVersion": app.GetResourceVersion(), "annotations": ann},
+			"spec":     map[string]any{"syncPolicy": map[string]any{"automated": nil}},
+		}
+		if err := r.mergePatch(ctx, ns, name, patch); err != nil {
+			return done, fmt.Errorf("switching off the automated sync of Application %s/%s: %s", ns, name, r.client.Explain(err))
+		}
+		r.log.Infof(r.phase, name, "switched Application %s/%s to manual sync until the next deploy", ns, name)
+		done = append(done, fmt.Sprintf("Application %s/%s: automated sync off until the next deploy", ns, name))
+	}
+	ev := r.cfg.Program.Events
+	if ev == nil {
+		return done, nil
+	}
+	sensors := r.client.Dynamic.Resource(cluster.Sensors).Namespace(ev.Namespace)
+	cctx, cancel := r.client.Call(ctx)
+	err := sensors.Delete(cctx, events.Sensor, metav1.DeleteOptions{})
+	cancel()
+	switch {
+	case apierrors.IsNotFound(err):
+		r.log.Infof(r.phase, events.Sensor, "Sensor %s/%s does not exist; no push can trigger a deploy", ev.Namespace, events.Sensor)
+		return done, nil
+	case err != nil:
+		return done, fmt.Errorf("deleting Sensor %s/%s: %s", ev.Namespace, events.Sensor, r.client.Explain(err))
+	}
+	// Recorded on the events Application for the deploy that brings it
+	// back: a platform whose events Application syncs manually gets no
+	// Sensor from self-heal, and the deploy says so.
+	patch := map[string]any{"metadata": map[string]any{"annotations": map[string]any{AnnotationSensorDeleted: events.Sensor}}}
+	if err := r.mergePatch(ctx, ns, argocd.EventsApp, patch); err != nil && !apierrors.IsNotFound(err) {
+		return done, fmt.Errorf("recording the deleted Sensor on Application %s/%s: %s", ns, argocd.EventsApp, r.client.Explain(err))
+	}
+	deadline := r.env.Now().Add(sensorGone)
+	for {
+		cctx, cancel := r.client.Call(ctx)
+		s, err := sensors.Get(cctx, events.Sensor, metav1.GetOptions{})
+		cancel()
+		if apierrors.IsNotFound(err) {
+			break
+		}
+		if err != nil {
+			return done, fmt.Errorf("waiting for Sensor %s/%s to go: %s", ev.Namespace, events.Sensor, r.client.Explain(err))
+		}
+		if r.env.Now().After(deadline) {
+			return done, fmt.Errorf("Sensor %s/%s is still there %s after it was deleted, waiting on finalizers %v: its pod may still submit deploys; is the Argo Events controller running?", ev.Namespace, events.Sensor, human(sensorGone), s.GetFinalizers())
+		}
+		select {
+		case <-ctx.Done():
+			return done, ctx.Err()
+		case <-time.After(r.env.PollInterval):
+		}
+	}
+	r.log.Infof(r.phase, events.Sensor, "deleted Sensor %s/%s until the next deploy", ev.Namespace, events.Sensor)
+	return append(done, fmt.Sprintf("Sensor %s/%s: deleted until the next deploy", ev.Namespace, events.Sensor)), nil
+}
+
+// restoreRedeploy is deploy's half: every Application a teardown switched
+// to manual sync gets back the automated sync it recorded; with the
+// events Application's self-heal back, Argo CD re-creates the Sensor. A
+// dry run only plans it.
+func (r *run) restoreRedeploy(ctx context.Context) ([]string, error) {
+	ns := r.cfg.Program.Platform.ArgoCD.Namespace
+	var done []string
+	for _, name := range r.ownApps() {
+		cctx, cancel := r.client.Call(ctx)
+		app, err := r.client.Dynamic.Resource(cluster.Applications).Namespace(ns).Get(cctx, name, metav1.GetOptions{})
+		cancel()
+		if apierrors.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			return done, fmt.Errorf("reading Application %s/%s: %s", ns, name, r.client.Explain(err))
+		}
+		anns := app.GetAnnotations()
+		prior, ok := anns[AnnotationAutomated]
+		sensor := anns[AnnotationSensorDeleted]
+		if !ok && sensor == "" {
+			continue
+		}
+		if r.cfg.DryRun {
+			r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("restore what a teardown switched off on Application %s/%s", ns, name))
+			continue
+		}
+		patch := map[string]any{"metadata": map[string]any{"resourceVersion": app.GetResourceVersion(),
+			"annotations": map[string]any{AnnotationAutomated: nil, AnnotationSensorDeleted: nil}}}
+		if ok {
+			var automated any
+			if err := json.Unmarshal([]byte(prior), &automated); err != nil {
+				return done, fmt.Errorf("Application %s/%s: annotation %s is not the JSON a teardown writes (%v); set its spec.syncPolicy.automated by hand and remove the annotation", ns, name, AnnotationAutomated, err)
+			}
+			patch["spec"] = map[string]any{"syncPolicy": map[string]any{"automated": automated}}
+		}
+		if err := r.mergePatch(ctx, ns, name, patch); err != nil {
+			return done, fmt.Errorf("restoring the automated sync of Application %s/%s: %s", ns, name, r.client.Explain(err))
+		}
+		if ok {
+			r.log.Infof(r.phase, name, "restored the automated sync a teardown switched off on Application %s/%s", ns, name)
+			done = append(done, fmt.Sprintf("Application %s/%s: automated sync restored", ns, name))
+		}
+		if sensor != "" {
+			if heals, _ := jsonObject(prior)["selfHeal"].(bool); ok && heals {
+				done = append(done, fmt.Sprintf("Sensor %s: Argo CD re-creates it (Application %s/%s heals itself)", sensor, ns, name))
+			} else {
+				r.log.Warnf(r.phase, name, "a teardown deleted Sensor %s and Application %s/%s does not heal itself: sync it to bring the push trigger back", sensor, ns, name)
+				r.rep.recommend("Sync Application %s/%s to re-create Sensor %s, which a teardown deleted: until then a push does not deploy.", ns, name, sensor)
+			}
+		}
+	}
+	return done, nil
+}
+
+func (r *run) mergePatch(ctx context.Context, ns, name string, patch map[string]any) error {
+	b, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := r.client.Call(ctx)
+	defer cancel()
+	_, err = r.client.Dynamic.Resource(cluster.Applications).Namespace(ns).Patch(cctx, name, types.MergePatchType, b, metav1.PatchOptions{})
+	return err
+}
+
+// jsonObject decodes s as a JSON object, nil when it is not one.
+func jsonObject(s string) map[string]any {
+	var m map[string]any
+	if json.Unmarshal([]byte(s), &m) != nil {
+		return nil
+	}
+	return m
+}

@@ -1,0 +1,281 @@
+package executor_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/platc/platc/emit/argocd"
+	"github.com/platc/platc/emit/events"
+	"github.com/platc/platc/executor"
+	"github.com/platc/platc/executor/cluster"
+	"github.com/platc/platc/executor/config"
+	"github.com/platc/platc/internal/exitcode"
+	"github.com/platc/platc/internal/testenv"
+)
+
+// grantTeardowner gives user teardowner exactly the permissions Phase 0
+// asks for a teardown of f's platform with events: to write, only the
+// Workflow, its own two Applications and the Sensor, and the namespaces
+// Argo CD created for the apps, each by name. A role per fixture, as
+// the namespaces' names are the fixture's.
+func grantTeardowner(t *testing.T, f *fixture) {
+	f.s.Grant(t, "teardowner", "platc-test-teardowner-"+f.name, []rbacv1.PolicyRule{
+		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "pods", "persistentvolumeclaims", "persistentvolumes", "namespaces"}},
+		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
+		{Verbs: []string{"delete"}, APIGroups: []string{""}, Resources: []string{"namespaces"}, ResourceNames: []string{"api-" + f.name, "data-" + f.name}},
+		{Verbs: []string{"get", "list"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
+		{Verbs: []string{"create", "get", "list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}},
+		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflowtemplates", "clusterworkflowtemplates"}},
+		{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}},
+		{Verbs: []string{"get", "patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{argocd.RootApp, argocd.EventsApp}},
+		{Verbs: []string{"get", "delete"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"sensors"}, ResourceNames: []string{events.Sensor}},
+	})
+}
+
+// Teardown stops what would redeploy before its workflow exists: the
+// root and the events Application lose their automated sync (recorded on
+// each), the Sensor is gone; the next deploy puts the automated sync
+// back. Argo CD is not running here, so the Sensor's return (self-heal of
+// the events Application) is shown only as the restored policy.
+func TestTeardownStopsRedeployFirst(t *testing.T) {
+	f := newFixture(t, "stop")
+	hcl := filepath.Join(f.dir, "platform.hcl")
+	src, err := os.ReadFile(hcl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hcl, append(src, "\nevents {}\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.primitives(t)
+	prog := f.program(t, "")
+	// The events Application and the Sensor, as the bootstrap and Argo CD
+	// leave them.
+	files, err := argocd.Apps{}.Emit(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		if strings.Contains(string(file.Data), "name: "+argocd.EventsApp+"\n") {
+			f.s.Apply(t, string(file.Data), "platc-bootstrap")
+		}
+	}
+	evFiles, err := events.Emitter{}.Emit(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range evFiles {
+		for _, doc := range strings.Split(string(file.Data), "\n---\n") {
+			if strings.Contains(doc, "kind: Sensor\n") {
+				f.s.Apply(t, doc, "argocd-application-controller")
+			}
+		}
+	}
+	f.healthy(t)
+	_, dc := f.s.Clients(t)
+	ctx := context.Background()
+	app := func(name string) *unstructured.Unstructured {
+		t.Helper()
+		u, err := dc.Resource(cluster.Applications).Namespace(f.argocd).Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	automated := func(name string) (any, bool) {
+		v, ok, _ := unstructured.NestedFieldCopy(app(name).Object, "spec", "syncPolicy", "automated")
+		return v, ok
+	}
+	rootBefore, ok := automated(argocd.RootApp)
+	if !ok {
+		t.Fatal("the root Application emitted by emit/argocd has no automated sync: nothing to test")
+	}
+	if _, ok := automated(argocd.EventsApp); !ok {
+		t.Fatal("the events Application has no automated sync: nothing to test")
+	}
+
+	grantTeardowner(t, f)
+	ch := f.async(t, config.Teardown, testenv.TeardownerToken, nil)
+	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
+	// The workflow exists only once nothing can redeploy.
+	for _, name := range []string{argocd.RootApp, argocd.EventsApp} {
+		if v, ok := automated(name); ok {
+			t.Errorf("Application %s still syncs automatically (%v) when the teardown workflow starts", name, v)
+		}
+		if app(name).GetAnnotations()[executor.AnnotationAutomated] == "" {
+			t.Errorf("Application %s: the automated sync it had is not recorded", name)
+		}
+	}
+	if _, err := dc.Resource(cluster.Sensors).Namespace(f.wf).Get(ctx, events.Sensor, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+		t.Errorf("Sensor %s still there when the teardown workflow starts (err %v)", events.Sensor, err)
+	}
+	for _, a := range f.apps {
+		f.s.DeleteApplication(t, f.argocd, a)
+	}
+	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "api", Phase: "Succeeded"}, testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"})
+	r := wait(t, ch)
+	expect(t, r, exitcode.OK, "clean")
+	contains(t, "report", r.out, `"stopped":["Application `+f.argocd+`/platc-root: automated sync off until the next deploy"`,
+		`"Sensor `+f.wf+`/platc-deploy: deleted until the next deploy"]`)
+
+	// A second teardown finds the platform removed, keeps the first one's
+	// record, and changes nothing.
+	r = f.run(t, config.Teardown, testenv.TeardownerToken, nil)
+	expect(t, r, exitcode.OK, "clean")
+	contains(t, "logs", r.logs, "syncs manually already", "no push can trigger a deploy")
+
+	// A dry-run deploy plans the restore and changes nothing; the deploy
+	// restores the automated sync each had.
+	r = f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
+	contains(t, "report", r.out, "restore what a teardown switched off on Application "+f.argocd+"/platc-root")
+	if _, ok := automated(argocd.RootApp); ok {
+		t.Error("a dry run restored the root's automated sync")
+	}
+	ch = f.async(t, config.Deploy, testenv.AdminToken, nil)
+	wf = f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
+	if v, ok := automated(argocd.RootApp); !ok || !equalJSON(v, rootBefore) {
+		t.Errorf("root automated sync after deploy started = %v, want %v", v, rootBefore)
+	}
+	if v, _ := automated(argocd.EventsApp); v == nil || v.(map[string]any)["selfHeal"] != true {
+		t.Errorf("events Application automated sync after deploy = %v, want self-heal back", v)
+	}
+	for _, name := range []string{argocd.RootApp, argocd.EventsApp} {
+		anns := app(name).GetAnnotations()
+		if _, ok := anns[executor.AnnotationAutomated]; ok {
+			t.Errorf("Application %s keeps the teardown's record after the deploy restored it", name)
+		}
+		if _, ok := anns[executor.AnnotationSensorDeleted]; ok {
+			t.Errorf("Application %s keeps the deleted-Sensor record after the deploy", name)
+		}
+	}
+	f.healthy(t)
+	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
+	r = wait(t, ch)
+	expect(t, r, exitcode.OK, "succeeded")
+	contains(t, "report", r.out, `"restored":["Application `+f.argocd+`/platc-root: automated sync restored"`,
+		"Sensor platc-deploy: Argo CD re-creates it (Application "+f.argocd+"/platc-events heals itself)")
+}
+
+func equalJSON(a, b any) bool {
+	x, _ := json.Marshal(a)
+	y, _ := json.Marshal(b)
+	return string(x) == string(y)
+}
+
+// Teardown deletes the namespaces Argo CD created for the apps once they
+// are gone, except one that holds a claim the volume policy keeps. This
+// API server runs no namespace controller, so the deleted namespace stays
+// terminating, as behind a stuck finalizer on a cluster: the run reports
+// it and exits 2. Once it is gone, a second teardown is clean.
+func TestTeardownDeletesNamespaces(t *testing.T) {
+	f := newFixture(t, "ns")
+	// api runs the controller of a kind (its CRD is on the server).
+	hcl := filepath.Join(f.dir, "platform.hcl")
+	src, err := os.ReadFile(hcl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hcl, []byte(strings.Replace(string(src), "  depends_on = [stack.data]\n", "  depends_on = [stack.data]\n  custom_resources = [\"metallb.io/IPAddressPool\"]\n", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.s.Apply(t, `apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: ipaddresspools.metallb.io}
+spec:
+  group: metallb.io
+  scope: Namespaced
+  names: {kind: IPAddressPool, plural: ipaddresspools, singular: ipaddresspool, listKind: IPAddressPoolList}
+  versions:
+  - name: v1beta1
+    served: true
+    storage: true
+    schema: {openAPIV3Schema: {type: object, x-kubernetes-preserve-unknown-fields: true}}
+`, "platc-test")
+	f.primitives(t)
+	f.healthy(t)
+	kc, _ := f.s.Clients(t)
+	ctx := context.Background()
+	data, api := "data-"+f.name, "api-"+f.name
+	f.s.Namespace(t, data)
+	f.s.Namespace(t, api)
+	// db's claim, kept by the default volume policy (retain).
+	if _, err := kc.CoreV1().PersistentVolumeClaims(data).Create(ctx, &corev1.PersistentVolumeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "data-db"},
+		Spec: corev1.PersistentVolumeClaimSpec{AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			Resources: corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")}}},
+	}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Two volumes whose claims in api's namespace were deleted: one
+	// kept by its reclaim policy, one that should have gone with its
+	// claim (no provisioner runs here to delete it).
+	for name, policy := range map[string]corev1.PersistentVolumeReclaimPolicy{"kept": corev1.PersistentVolumeReclaimRetain, "left": corev1.PersistentVolumeReclaimDelete} {
+		if _, err := kc.CoreV1().PersistentVolumes().Create(ctx, &corev1.PersistentVolume{
+			ObjectMeta: metav1.ObjectMeta{Name: "pv-" + name + "-" + f.name},
+			Spec: corev1.PersistentVolumeSpec{
+				Capacity:                      corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("1Gi")},
+				AccessModes:                   []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+				PersistentVolumeReclaimPolicy: policy,
+				ClaimRef:                      &corev1.ObjectReference{Kind: "PersistentVolumeClaim", Namespace: api, Name: name},
+				PersistentVolumeSource:        corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: "/tmp/" + name}},
+			},
+		}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	grantTeardowner(t, f)
+	ch := f.async(t, config.Teardown, testenv.TeardownerToken, nil)
+	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
+	for _, a := range f.apps {
+		f.s.DeleteApplication(t, f.argocd, a)
+	}
+	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "api", Phase: "Succeeded"}, testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"})
+	r := wait(t, ch)
+	expect(t, r, exitcode.Partial, "orphans")
+	contains(t, "report", r.out, `{"kind":"Namespace","name":"`+api+`","reason":"stuck terminating`,
+		`"Namespace `+data+` (kept: it holds 1 claim data-db)"`, `"PersistentVolumeClaim `+data+`/data-db (policy retain)"`,
+		`"PersistentVolume pv-kept-ns (its claim `+api+`/kept was deleted; kept by its reclaim policy Retain)"`,
+		`{"kind":"PersistentVolume","name":"pv-left-ns","reason":"its claim `+api+`/left was deleted and its reclaim policy is Delete, but it remains (phase `,
+		`"CustomResourceDefinition ipaddresspools.metallb.io (kind metallb.io/IPAddressPool of app api, whose controller is gone; Helm leaves CRDs, delete it once no instance is left)"`)
+	ns, err := kc.CoreV1().Namespaces().Get(ctx, api, metav1.GetOptions{})
+	if err != nil || ns.DeletionTimestamp == nil {
+		t.Fatalf("namespace %s not being deleted: %v", api, err)
+	}
+	if ns, err := kc.CoreV1().Namespaces().Get(ctx, data, metav1.GetOptions{}); err != nil || ns.DeletionTimestamp != nil {
+		t.Errorf("namespace %s, which holds a retained claim, was deleted (%v)", data, err)
+	}
+
+	// The namespace controller's part, by hand: the finalizer goes, and
+	// with it the namespace; and the provisioner's, deleting the volume.
+	// The second teardown finds nothing left.
+	// (pv-protection's finalizer first: its controller does not run here)
+	if _, err := kc.CoreV1().PersistentVolumes().Patch(ctx, "pv-left-"+f.name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := kc.CoreV1().PersistentVolumes().Delete(ctx, "pv-left-"+f.name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ns.Spec.Finalizers = nil
+	if _, err := kc.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r = f.run(t, config.Teardown, testenv.TeardownerToken, nil)
+	expect(t, r, exitcode.OK, "clean")
+	contains(t, "report", r.out, "already removed", `"Namespace `+data+` (kept: it holds 1 claim data-db)"`)
+	if strings.Contains(r.out, `"orphans":[`) {
+		t.Errorf("orphans after the namespace went:\n%s", r.out)
+	}
+}

@@ -167,6 +167,9 @@ func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names 
 		}
 		for _, children := range o.Children {
 			for _, c := range children {
+				if strings.Contains(c.Name, argo.SnapshotChildInfix) || c.Spec.Templates[0].DAG == nil {
+					continue // snapshots, no app: a failure is the parent's step
+				}
 				for _, task := range c.Spec.Templates[0].DAG.Tasks {
 					r.childApps[c.Name] = append(r.childApps[c.Name], task.Name)
 				}

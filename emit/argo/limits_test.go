@@ -65,6 +65,9 @@ func TestWithinLimits(t *testing.T) {
 						t.Errorf("%s: split at %d apps", parent, n)
 					}
 					for _, c := range children {
+						if strings.Contains(c.Name, SnapshotChildInfix) {
+							continue // holds no app
+						}
 						for _, task := range c.Spec.Templates[0].DAG.Tasks {
 							apps[parent+"/"+task.Name]++
 						}
@@ -85,11 +88,15 @@ func TestWithinLimits(t *testing.T) {
 // countNodes counts the nodes a Workflow of tm creates at worst, written
 // apart from nodeCounter for the shapes platc emits: per app task, the
 // Retry node and limit+1 attempts of its step (the teardown step: a steps
-// node, three step groups, inspect and delete with their retries and one
-// snapshot node); a DAG node per DAG; steps and step-group nodes; a pod
-// per other template (suspend-parents with its fixed retries).
+// node, two step groups, inspect and delete with their retries); a DAG
+// node per DAG; steps and step-group nodes; the snapshot step; a pod per
+// other template (suspend-parents with its fixed retries).
 func countNodes(t *testing.T, o *Objects, tm *wfv1.WorkflowTemplate) int {
 	t.Helper()
+	// The snapshot step: a steps node, two step groups, find-claims with
+	// its fixed retries (a Retry node over 3 attempts), and one node for
+	// each of the two fan-outs.
+	const snapshotNodes = 1 + 2 + (1 + 3) + 2
 	limit := func(task wfv1.DAGTask) int {
 		for _, p := range task.Arguments.Parameters {
 			if p.Name == "retry-limit" {
@@ -122,10 +129,14 @@ func countNodes(t *testing.T, o *Objects, tm *wfv1.WorkflowTemplate) int {
 				nodes++ // the StepGroup
 				for _, s := range g.Steps {
 					switch {
+					case s.TemplateRef == nil && s.Template == tmplChild:
+						nodes++ // a snapshot child's resource pod
 					case s.TemplateRef == nil:
 						// a local DAG: its node is counted with its template
 					case s.TemplateRef.Template == tmplSuspend:
 						nodes += 1 + 3 // fixedRetry: a Retry node over 3 attempts
+					case s.TemplateRef.Template == tmplSnapshots:
+						nodes += snapshotNodes
 					default:
 						nodes++
 					}
@@ -144,7 +155,9 @@ func countNodes(t *testing.T, o *Objects, tm *wfv1.WorkflowTemplate) int {
 					nodes += 1 + limit(task) + 1
 				case task.TemplateRef.Template == tmplDeleteAndWait:
 					l := limit(task)
-					nodes += 1 + 3 + 2*(1+l+1) + 1
+					nodes += 1 + 2 + 2*(1+l+1)
+				case task.TemplateRef.Template == tmplSnapshots:
+					nodes += snapshotNodes
 				default:
 					nodes++
 				}

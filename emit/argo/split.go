@@ -77,6 +77,35 @@ func (s *splitter) layout(b *builder, name string, g *plan.Graph, gr plan.Groupi
 	return []wfv1.Template{top, run}, nil
 }
 
+// tmplSnapshotChildren is a split teardown parent's step that runs its
+// snapshot children, all at once, before the first deletion.
+const tmplSnapshotChildren = "snapshot-children"
+
+// SnapshotChildInfix is in the name of a split teardown's snapshot
+// children (teardown-snapshots-01, …), which hold no app.
+const SnapshotChildInfix = "-snapshots-"
+
+// snapshotChildren adds to s.children one child per snapshot step (each
+// a group's apps), and returns the parent's template that runs them all
+// in parallel and succeeds when every one did.
+func (s *splitter) snapshotChildren(b *builder, snaps []wfv1.WorkflowStep, spec wfv1.WorkflowSpec) wfv1.Template {
+	names := groupNames(s.name+strings.TrimSuffix(SnapshotChildInfix, "-"), len(snaps))
+	run := wfv1.ParallelSteps{}
+	for k, st := range snaps {
+		child := spec
+		child.Entrypoint = tmplMain
+		child.Synchronization = nil
+		child.Arguments = wfv1.Arguments{Parameters: s.params}
+		child.WorkflowMetadata = &wfv1.WorkflowMetadata{Labels: b.labels("")}
+		child.Templates = []wfv1.Template{{Name: tmplMain, DAG: &wfv1.DAGTemplate{Tasks: []wfv1.DAGTask{{
+			Name: st.Name, Template: st.Template, TemplateRef: st.TemplateRef, Arguments: st.Arguments}}, FailFast: continueAfterFailure()}}}
+		s.children = append(s.children, &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(names[k], ""), Spec: child})
+		run.Steps = append(run.Steps, wfv1.WorkflowStep{Name: names[k], Template: tmplChild,
+			Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("template", names[k])}}})
+	}
+	return wfv1.Template{Name: tmplSnapshotChildren, Steps: []wfv1.ParallelSteps{run}}
+}
+
 // childTemplate creates a Workflow from the child WorkflowTemplate named
 // by its input and waits until it has ended: Succeeded is success,
 // Failed or Error fails the task (and so the parent). The Workflow is

@@ -203,7 +203,30 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 	suspend := wfv1.WorkflowStep{Name: "suspend-parents", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("applications", apps), value("projects", projects)}}}
 	suspend.Template, suspend.TemplateRef = b.call(tmplSuspend)
 	main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{suspend}})
-	if snap, err := b.snapshotStep(g.Apps); err != nil {
+	// A split teardown takes its snapshots in child workflows, one per
+	// group, all before the first deletion: one list of every app would
+	// make the parent too large (and a step's parameters beyond what a
+	// pod's environment holds).
+	var snapChildren []wfv1.WorkflowStep
+	if b.split != nil {
+		for _, members := range gr.Members {
+			group := make([]*ir.App, len(members))
+			for i, m := range members {
+				group[i] = g.Apps[m]
+			}
+			snap, err := b.snapshotStep(group)
+			if err != nil {
+				return wfv1.WorkflowSpec{}, err
+			}
+			if snap != nil {
+				snapChildren = append(snapChildren, *snap)
+			}
+		}
+		if len(snapChildren) > 0 {
+			main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{{Name: "snapshots", Template: tmplSnapshotChildren}}})
+			deadline = satmath.Add(deadline, b.snapshotBudget(g.Apps))
+		}
+	} else if snap, err := b.snapshotStep(g.Apps); err != nil {
 		return wfv1.WorkflowSpec{}, err
 	} else if snap != nil {
 		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{*snap}})
@@ -230,6 +253,9 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 			Description: wfv1.AnyStringPtr(volumesDescription(b.p))},
 	}}
 	spec.Templates = append([]wfv1.Template{main}, pre...)
+	if len(snapChildren) > 0 {
+		spec.Templates = append(spec.Templates, b.split.snapshotChildren(b, snapChildren, spec))
+	}
 	dagTemplates, err := b.appsDAG(tmplApps, g, gr, b.deleteTask, nil, spec)
 	spec.Templates = append(spec.Templates, dagTemplates...)
 	return spec, err

@@ -9,20 +9,22 @@ import (
 )
 
 // A workflow of workflows on the real controller (docs/workflows.md): the
-// shop with a node budget of 18, so deploy is a parent of three child
+// shop with a node budget of 20, so deploy is a parent of three child
 // workflows ({cache, metrics}, {network, database}, {api, web} after
-// {network, database}) and teardown a parent of six. With database
+// {network, database}) and teardown a parent of four: one snapshot child,
+// which takes every snapshot before the first deletion, and three
+// children of two apps. With database
 // failing, its child fails, the parent fails and omits only the child
 // that waits for it: api and web never sync, cache and metrics converge.
 // The executor reports every app from the children. Once database
 // recovers, a second deploy completes, and the teardown, split too, is
 // the exact reverse.
 func TestWorkflowOfWorkflows(t *testing.T) {
-	dir := shopWith(t, `    parallelism     = 4`, "    parallelism     = 4\n    node_budget     = 18")
+	dir := shopWith(t, `    parallelism     = 4`, "    parallelism     = 4\n    node_budget     = 20")
 	s := start(t, dir, "database")
 	p := s.pl.Program
-	if p.Platform.Workflows.NodeBudget != 18 {
-		t.Fatalf("node budget %d, want 18", p.Platform.Workflows.NodeBudget)
+	if p.Platform.Workflows.NodeBudget != 20 {
+		t.Fatalf("node budget %d, want 20", p.Platform.Workflows.NodeBudget)
 	}
 
 	r := s.run("deploy", ExitPartial)
@@ -75,8 +77,17 @@ func TestWorkflowOfWorkflows(t *testing.T) {
 			t.Errorf("%d Applications left after teardown", len(left))
 		}
 		_, children := s.workflowTree("teardown")
-		if len(children) != 6 {
-			t.Errorf("teardown ran %d child workflows, want 6", len(children))
+		snapshots := 0
+		for _, c := range children {
+			if strings.Contains(c.GetGenerateName(), "-teardown-snapshots-") {
+				snapshots++
+			}
+			if phase := workflowPhase(&c); phase != "Succeeded" {
+				t.Errorf("teardown child %s is %s, want Succeeded", c.GetName(), phase)
+			}
+		}
+		if len(children) != 4 || snapshots != 1 {
+			t.Errorf("teardown ran %d child workflows (%d of snapshots), want 4 (1)", len(children), snapshots)
 		}
 	})
 }

@@ -65,7 +65,7 @@ func planCommand() *cli.Command {
 				for _, l := range layouts {
 					pl := planview.Layout{Name: l.Name, Nodes: l.Nodes}
 					for _, c := range l.Children {
-						pl.Children = append(pl.Children, planview.Child{Name: c.Name, Apps: c.Apps, Nodes: c.Nodes, Waits: c.Waits})
+						pl.Children = append(pl.Children, planview.Child{Name: c.Name, Apps: c.Apps, Nodes: c.Nodes, Waits: c.Waits, Snapshots: c.Snapshots})
 					}
 					wf.Layouts = append(wf.Layouts, pl)
 				}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
@@ -166,7 +167,13 @@ func (b *builder) splitWorkflow(nc nodeCounter, t *wfv1.WorkflowTemplate, build 
 		if err != nil {
 			return nil, nil, err
 		}
-		top := len(children) - (n - budget)
+		groups := 0 // the DAG's children, not the snapshot ones
+		for _, c := range children {
+			if !strings.Contains(c.Name, SnapshotChildInfix) {
+				groups++
+			}
+		}
+		top := groups - (n - budget)
 		if n <= budget || top < 1 {
 			return parent, children, nil
 		}

@@ -77,21 +77,36 @@ func (s *splitter) layout(b *builder, name string, g *plan.Graph, gr plan.Groupi
 	return []wfv1.Template{top, run}, nil
 }
 
-// tmplSnapshotChildren is a split teardown parent's step that runs its
-// snapshot children, all at once, before the first deletion.
-const tmplSnapshotChildren = "snapshot-children"
+// snapshotChunk is the most apps one snapshot child lists: about 20 KB
+// of JSON, far from what a pod's environment variable may hold (128 KiB)
+// and a small part of an object.
+const snapshotChunk = 200
 
 // SnapshotChildInfix is in the name of a split teardown's snapshot
 // children (teardown-snapshots-01, …), which hold no app.
 const SnapshotChildInfix = "-snapshots-"
 
-// snapshotChildren adds to s.children one child per snapshot step (each
-// a group's apps), and returns the parent's template that runs them all
-// in parallel and succeeds when every one did.
-func (s *splitter) snapshotChildren(b *builder, snaps []wfv1.WorkflowStep, spec wfv1.WorkflowSpec) wfv1.Template {
-	names := groupNames(s.name+strings.TrimSuffix(SnapshotChildInfix, "-"), len(snaps))
+func (s *splitter) snapshotNames(n int) []string {
+	return groupNames(s.name+strings.TrimSuffix(SnapshotChildInfix, "-"), n)
+}
+
+// snapshotChildren is the parent's step group that runs one snapshot
+// child per snaps' step, all at once; it succeeds when every one did.
+func (s *splitter) snapshotChildren(b *builder, snaps []wfv1.WorkflowStep) wfv1.ParallelSteps {
 	run := wfv1.ParallelSteps{}
-	for k, st := range snaps {
+	for _, name := range s.snapshotNames(len(snaps)) {
+		run.Steps = append(run.Steps, wfv1.WorkflowStep{Name: name, Template: tmplChild,
+			Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("template", name)}}})
+	}
+	return run
+}
+
+// snapshotSpecs adds to s.children the snapshot children that
+// snapshotChildren runs, each a DAG of its one snapshot step, with the
+// parent's settings (spec) as the group children have them.
+func (s *splitter) snapshotSpecs(b *builder, snaps []wfv1.WorkflowStep, spec wfv1.WorkflowSpec) {
+	for k, name := range s.snapshotNames(len(snaps)) {
+		st := snaps[k]
 		child := spec
 		child.Entrypoint = tmplMain
 		child.Synchronization = nil
@@ -99,11 +114,8 @@ func (s *splitter) snapshotChildren(b *builder, snaps []wfv1.WorkflowStep, spec 
 		child.WorkflowMetadata = &wfv1.WorkflowMetadata{Labels: b.labels("")}
 		child.Templates = []wfv1.Template{{Name: tmplMain, DAG: &wfv1.DAGTemplate{Tasks: []wfv1.DAGTask{{
 			Name: st.Name, Template: st.Template, TemplateRef: st.TemplateRef, Arguments: st.Arguments}}, FailFast: continueAfterFailure()}}}
-		s.children = append(s.children, &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(names[k], ""), Spec: child})
-		run.Steps = append(run.Steps, wfv1.WorkflowStep{Name: names[k], Template: tmplChild,
-			Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("template", names[k])}}})
+		s.children = append(s.children, &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(name, ""), Spec: child})
 	}
-	return wfv1.Template{Name: tmplSnapshotChildren, Steps: []wfv1.ParallelSteps{run}}
 }
 
 // childTemplate creates a Workflow from the child WorkflowTemplate named
@@ -219,6 +231,9 @@ type ChildLayout struct {
 	Apps  []string
 	Nodes int
 	Waits []string
+	// Snapshots: a split teardown's snapshot child, run before the
+	// apps DAG, which holds no app.
+	Snapshots bool
 }
 
 // Layouts are the layouts of deploy, teardown and validate, in that
@@ -243,8 +258,15 @@ func (o *Objects) Layouts() (out []Layout, largestKind, largestName string, larg
 			}
 		}
 		for _, c := range o.Children[t.Name] {
-			cl := ChildLayout{Name: c.Name, Nodes: o.Nodes[c.Name], Waits: waits[c.Name]}
+			cl := ChildLayout{Name: c.Name, Nodes: o.Nodes[c.Name], Waits: waits[c.Name], Snapshots: strings.Contains(c.Name, SnapshotChildInfix)}
 			for _, task := range c.Spec.Templates[0].DAG.Tasks {
+				// A resource wait or a snapshot step is not an app.
+				if r := task.TemplateRef; r != nil && (r.Template == tmplWaitResource || r.Template == tmplSnapshots) {
+					continue
+				}
+				if task.Template == tmplWaitResource || task.Template == tmplSnapshots {
+					continue
+				}
 				cl.Apps = append(cl.Apps, task.Name)
 			}
 			l.Children = append(l.Children, cl)

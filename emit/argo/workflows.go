@@ -203,18 +203,15 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 	suspend := wfv1.WorkflowStep{Name: "suspend-parents", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("applications", apps), value("projects", projects)}}}
 	suspend.Template, suspend.TemplateRef = b.call(tmplSuspend)
 	main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{suspend}})
-	// A split teardown takes its snapshots in child workflows, one per
-	// group, all before the first deletion: one list of every app would
-	// make the parent too large (and a step's parameters beyond what a
-	// pod's environment holds).
+	// A split teardown takes its snapshots in child workflows of at most
+	// snapshotChunk apps each, all before the first deletion: one list of
+	// every app would make the parent too large, and a step's parameter
+	// longer than a pod's environment variable may be.
 	var snapChildren []wfv1.WorkflowStep
 	if b.split != nil {
-		for _, members := range gr.Members {
-			group := make([]*ir.App, len(members))
-			for i, m := range members {
-				group[i] = g.Apps[m]
-			}
-			snap, err := b.snapshotStep(group)
+		sorted := slices.SortedFunc(slices.Values(g.Apps), func(x, y *ir.App) int { return strings.Compare(x.Application, y.Application) })
+		for chunk := range slices.Chunk(sorted, snapshotChunk) {
+			snap, err := b.snapshotStep(chunk)
 			if err != nil {
 				return wfv1.WorkflowSpec{}, err
 			}
@@ -223,7 +220,7 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 			}
 		}
 		if len(snapChildren) > 0 {
-			main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{{Name: "snapshots", Template: tmplSnapshotChildren}}})
+			main.Steps = append(main.Steps, b.split.snapshotChildren(b, snapChildren))
 			deadline = satmath.Add(deadline, b.snapshotBudget(g.Apps))
 		}
 	} else if snap, err := b.snapshotStep(g.Apps); err != nil {
@@ -254,7 +251,7 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 	}}
 	spec.Templates = append([]wfv1.Template{main}, pre...)
 	if len(snapChildren) > 0 {
-		spec.Templates = append(spec.Templates, b.split.snapshotChildren(b, snapChildren, spec))
+		b.split.snapshotSpecs(b, snapChildren, spec)
 	}
 	dagTemplates, err := b.appsDAG(tmplApps, g, gr, b.deleteTask, nil, spec)
 	spec.Templates = append(spec.Templates, dagTemplates...)

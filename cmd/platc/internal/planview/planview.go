@@ -63,6 +63,8 @@ type Child struct {
 	Apps  []string
 	Nodes int
 	Waits []string
+	// Snapshots: a teardown's snapshot child, which holds no app.
+	Snapshots bool
 }
 
 // Deadlines are the longest the deploy and teardown workflows may run

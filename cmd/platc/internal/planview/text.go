@@ -70,6 +70,10 @@ func (v *View) writeWorkflows(w io.Writer) {
 				fmt.Fprintf(w, "    … and %d more (platc plan --format json lists them all)\n", len(l.Children)-i)
 				break
 			}
+			if c.Snapshots {
+				fmt.Fprintf(w, "    %s: snapshots, %s, before the first deletion\n", c.Name, english.Count(c.Nodes, "node"))
+				continue
+			}
 			waits := "nothing"
 			if len(c.Waits) > 0 {
 				waits = strings.Join(c.Waits, ", ")

@@ -254,3 +254,63 @@ func keys(m map[string][]byte) []string {
 	}
 	return out
 }
+
+// The credentials unit of a platform that declares none runs without a
+// secrets directory (platc deploy passes platc_secrets_dir only when one
+// is mounted) and changes nothing: every scenario without credentials
+// bootstraps through it.
+func TestNoCredentialsNoSecretsDir(t *testing.T) {
+	requireTools(t, "ansible-playbook")
+	srv := testenv.Require(t)
+	kc, _ := srv.Clients(t)
+	srv.Namespace(t, "argocd")
+	dir := t.TempDir()
+	ansibleDir := filepath.Join(dir, "generated", "default", "ansible")
+	p := emittest.Compile(t, "platform.hcl", []byte(`
+platform "acme" {
+  git { repo_url = "https://git.example.com/platform.git" }
+}
+app "web" {
+  namespace = "web"
+  source { path = "apps/web" }
+}
+`), "")
+	files := emittest.Emit(t, p, argocd.Values{}, ansible.Emitter{})
+	emittest.Write(t, filepath.Join(dir, "generated", "default"), files)
+	role := string(files["ansible/roles/gitops-handoff/tasks/main.yml"])
+	end := strings.Index(role, "- name: Pre-check | Reset the result of the GitOps handoff\n")
+	if end < 0 {
+		t.Fatal("the gitops-handoff role no longer opens with the credentials unit")
+	}
+	if err := os.WriteFile(filepath.Join(ansibleDir, "credentials.yml"), []byte(role[:end]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	play := "- name: Credentials\n  hosts: bootstrap\n  gather_facts: false\n  tasks:\n    - name: The credentials unit\n      ansible.builtin.import_tasks: credentials.yml\n"
+	if err := os.WriteFile(filepath.Join(ansibleDir, "play.yml"), []byte(play), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := os.WriteFile(kubeconfig, srv.Kubeconfig(testenv.AdminToken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := []string{"K8S_AUTH_KUBECONFIG=" + kubeconfig, "KUBECONFIG=" + kubeconfig}
+	// The server is the package's: other tests' Secrets may be there.
+	secrets := func() int {
+		list, err := kc.CoreV1().Secrets("argocd").List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(list.Items)
+	}
+	before := secrets()
+	out, err := run(t, ansibleDir, env, "ansible-playbook", "-i", "inventories/default/hosts.yml", "-v", "play.yml")
+	if err != nil {
+		t.Fatalf("ansible-playbook without credentials or a secrets directory: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "credentials: success") {
+		t.Errorf("the credentials unit did not report success:\n%s", out)
+	}
+	if after := secrets(); after != before {
+		t.Errorf("a platform without credentials changed the Secrets in argocd: %d, then %d", before, after)
+	}
+}

@@ -73,10 +73,12 @@ func TestExample(t *testing.T) {
 		r := s.run("validate", ExitOK)
 		// RFC 7.2: health aggregated per stack and for the platform, and
 		// the invariants the live cluster shows. The real Argo CD recorded
-		// platc's syncs, not its automated sync, as every app's first.
+		// platc's syncs, not its automated sync, as every app's first, and
+		// ran no hook the platform does not declare.
 		wantIn(t, "report", string(r.Report), `"health":"Healthy","stacks":[{"stack":"application-infrastructure","health":"Healthy"`, `{"stack":"security","health":"Healthy","apps":{"Healthy":9}}`,
 			`{"invariant":"INV-2","check":"no Application was first synced by automated sync rather than by platc","status":"pass"}`,
-			`{"invariant":"INV-7","check":"Argo CD's health customizations are the compiled ones","status":"pass"}`)
+			`{"invariant":"INV-7","check":"Argo CD's health customizations are the compiled ones","status":"pass"}`,
+			`{"invariant":"INV-8","check":"every hook Argo CD ran or keeps is one the platform declares","status":"pass"}`)
 	})
 
 	t.Run("teardown refused without confirmation", func(t *testing.T) {

@@ -4,8 +4,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
+	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/executor/config"
 )
 
@@ -118,17 +120,45 @@ func TestFirstSyncAutomated(t *testing.T) {
 	}
 }
 
+// TestUndeclaredHooks: a live hook is declared by a hook block of its
+// app with the same phase; one whose phase Argo CD no longer reports, by
+// any hook block of its app.
+func TestUndeclaredHooks(t *testing.T) {
+	migrate := &ir.App{Name: "db", Hooks: []ir.Hook{{Name: "migrate", Phase: "PreSync", Purpose: "migration"}}}
+	bare := &ir.App{Name: "api"}
+	job := func(name, phase string) liveHook {
+		return liveHook{Group: "batch", Kind: "Job", Namespace: "ns", Name: name, Phase: phase}
+	}
+	status := map[string]appStatus{
+		"db":  {Exists: true, Hooks: []liveHook{job("db-migrate", "PreSync"), job("db-check", "PostSync"), job("db-left", "")}},
+		"api": {Exists: true, Hooks: []liveHook{{Kind: "Pod", Namespace: "ns", Name: "api-ping", Phase: "Sync"}, job("api-left", "")}},
+	}
+	got := undeclaredHooks([]*ir.App{migrate, bare}, status)
+	want := []string{
+		"app db: batch/Job ns/db-check (PostSync)",
+		"app api: Pod ns/api-ping (Sync)",
+		"app api: batch/Job ns/api-left (phase not reported)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("undeclared hooks (-want +got):\n%s", diff)
+	}
+	if got := undeclaredHooks([]*ir.App{bare}, map[string]appStatus{"api": {Hooks: []liveHook{job("gone", "Sync")}}}); got != nil {
+		t.Errorf("an app without an Application has no hooks: %v", got)
+	}
+}
+
 func TestCompliance(t *testing.T) {
 	r := testRun(t, config.Validate, day2Cluster(t), nil)
 	status := map[string]appStatus{}
 	for _, a := range r.cfg.ScopeApps {
 		status[a.Name] = appStatus{Exists: true, Health: "Healthy"}
 	}
-	if r.compliance(r.cfg.ScopeApps, status) || len(r.rep.Compliance) != 2 {
+	if r.compliance(r.cfg.ScopeApps, status) || len(r.rep.Compliance) != 3 {
 		t.Fatalf("a compliant platform: %+v", r.rep.Compliance)
 	}
 	first := r.cfg.ScopeApps[0]
-	status[first.Name] = appStatus{Exists: true, Health: "Healthy", FirstSyncAutomated: true}
+	status[first.Name] = appStatus{Exists: true, Health: "Healthy", FirstSyncAutomated: true,
+		Hooks: []liveHook{{Group: "batch", Kind: "Job", Namespace: "ns", Name: "wait-for-db", Phase: "PreSync"}}}
 	r.rep.Compliance = nil
 	r.rep.BootstrapDrift = []Drift{{What: DriftHealth, Object: "example.com/Widget"}}
 	if !r.compliance(r.cfg.ScopeApps, status) {
@@ -137,6 +167,7 @@ func TestCompliance(t *testing.T) {
 	want := []Compliance{
 		{Invariant: "INV-2", Check: "no Application was first synced by automated sync rather than by platc", Status: "fail", Detail: "1 Application first synced by Argo CD's automated sync: " + first.Application},
 		{Invariant: "INV-7", Check: "Argo CD's health customizations are the compiled ones", Status: "fail", Detail: "differs for example.com/Widget"},
+		{Invariant: "INV-8", Check: "every hook Argo CD ran or keeps is one the platform declares", Status: "fail", Detail: "1 hook no hook block declares: app " + first.Name + ": batch/Job ns/wait-for-db (PreSync); declare each in its app (hook \"NAME\" { phase, purpose, manifest }) if it does work inside the app, or delete it and order apps with depends_on"},
 	}
 	if diff := cmp.Diff(want, r.rep.Compliance); diff != "" {
 		t.Errorf("compliance (-want +got):\n%s", diff)

@@ -28,6 +28,11 @@ type appStatus struct {
 	FirstSyncAutomated bool
 	// Finalizers of an Application being deleted, for the orphan report.
 	Finalizers []string
+	// Hooks are the resource hooks Argo CD reports for the Application:
+	// those of its last sync operation (with their phase) and any hook
+	// still present among its resources (phase unknown), for INV-8's
+	// compliance check.
+	Hooks []liveHook
 	// Stale says why Argo CD's sync status may not describe the current
 	// spec: the last comparison used another source, or a pinned commit
 	// was not the one compared. Empty when the status is current.
@@ -107,6 +112,7 @@ func (r *run) readApps(ctx context.Context, apps []*ir.App) (map[string]appStatu
 		}
 		s.Stale = staleness(u)
 		s.FirstSyncAutomated = firstSyncAutomated(u)
+		s.Hooks = liveHooks(u)
 		out[a.Name] = s
 	}
 	return out, nil
@@ -164,4 +170,52 @@ func staleness(u *unstructured.Unstructured) string {
 		}
 	}
 	return ""
+}
+
+// liveHook is one resource hook Argo CD ran or keeps for an Application.
+type liveHook struct {
+	Group, Kind, Namespace, Name string
+	// Phase is the hook type (PreSync, Sync, PostSync, SyncFail, ...);
+	// empty for a hook listed only among the Application's resources,
+	// which do not say it.
+	Phase string
+}
+
+// liveHooks reads the hooks of u: the entries with a hookType in its last
+// operation's sync result, then the resources marked hook that the
+// result does not list. Argo CD maps Helm's hook annotations to these
+// hook types itself, so Helm hooks are included.
+func liveHooks(u *unstructured.Unstructured) []liveHook {
+	var out []liveHook
+	seen := map[liveHook]bool{}
+	add := func(h liveHook) {
+		key := h
+		key.Phase = ""
+		if !seen[key] {
+			seen[key] = true
+			out = append(out, h)
+		}
+	}
+	results, _, _ := unstructured.NestedSlice(u.Object, "status", "operationState", "syncResult", "resources")
+	for _, r := range results {
+		m, _ := r.(map[string]any)
+		phase, _, _ := unstructured.NestedString(m, "hookType")
+		if phase == "" {
+			continue
+		}
+		add(hookOf(m, phase))
+	}
+	resources, _, _ := unstructured.NestedSlice(u.Object, "status", "resources")
+	for _, r := range resources {
+		m, _ := r.(map[string]any)
+		if hook, _, _ := unstructured.NestedBool(m, "hook"); hook {
+			add(hookOf(m, ""))
+		}
+	}
+	return out
+}
+
+func hookOf(m map[string]any, phase string) liveHook {
+	str := func(k string) string { v, _, _ := unstructured.NestedString(m, k); return v }
+	return liveHook{Group: str("group"), Kind: str("kind"), Namespace: str("namespace"), Name: str("name"), Phase: phase}
 }

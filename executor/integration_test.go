@@ -35,6 +35,7 @@ import (
 
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/platc/platc/compiler"
@@ -1003,4 +1004,70 @@ func TestDagCustomization(t *testing.T) {
 	if strings.Contains(r.out, `"attached":true`) {
 		t.Errorf("a plain run attached to the customized one:\n%s", r.out)
 	}
+}
+
+// TestValidateUndeclaredHooks (RFC 7.2's compliance report, INV-8): a
+// hook Argo CD ran for an Application that its app declares no hook of
+// that phase for is a failed compliance line naming the app, the kind,
+// the name and the phase, and makes validate degraded; a declared one
+// passes. The hooks are written into the Applications' status as Argo CD
+// records a sync's result.
+func TestValidateUndeclaredHooks(t *testing.T) {
+	f := newFixture(t, "hooks")
+	hclPath := filepath.Join(f.dir, "platform.hcl")
+	src, err := os.ReadFile(hclPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := "    source { path = \"apps/db\" }\n"
+	if !strings.Contains(string(src), db) {
+		t.Fatal("fixture changed: no db source")
+	}
+	src = []byte(strings.Replace(string(src), db, db+"    hook \"migrate\" {\n      phase    = \"PreSync\"\n      purpose  = \"migration\"\n      manifest = \"apps/db/migrate.yaml\"\n    }\n", 1))
+	if err := os.WriteFile(hclPath, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.primitives(t)
+	f.healthy(t)
+	_, dc := f.s.Clients(t)
+	hooks := func(app string, results ...map[string]any) {
+		t.Helper()
+		ctx := context.Background()
+		u, err := dc.Resource(testenv.ApplicationGVR).Namespace(f.argocd).Get(ctx, app, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rs []any
+		for _, r := range results {
+			rs = append(rs, r)
+		}
+		op := map[string]any{"phase": "Succeeded", "operation": map[string]any{"sync": map[string]any{}},
+			"startedAt": "2026-01-01T00:00:00Z", "syncResult": map[string]any{"revision": "0123456789abcdef0123456789abcdef01234567", "resources": rs}}
+		if err := unstructured.SetNestedField(u.Object, op, "status", "operationState"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dc.Resource(testenv.ApplicationGVR).Namespace(f.argocd).Update(ctx, u, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("application %s status: %v", app, err)
+		}
+	}
+	job := func(ns, name, phase string) map[string]any {
+		return map[string]any{"group": "batch", "version": "v1", "kind": "Job", "namespace": ns, "name": name,
+			"status": "Synced", "hookType": phase, "hookPhase": "Succeeded", "syncPhase": phase, "message": "job completed"}
+	}
+	hooks("db", job("data-hooks", "db-migrate", "PreSync"))
+	hooks("api", job("api-hooks", "api-wait-for-db", "PostSync"),
+		map[string]any{"group": "apps", "version": "v1", "kind": "Deployment", "namespace": "api-hooks", "name": "api", "status": "Synced", "syncPhase": "Sync"})
+
+	r := f.run(t, config.Validate, testenv.AdminToken, nil)
+	expect(t, r, exitcode.Partial, "degraded")
+	contains(t, "report", r.out, `"invariant":"INV-8"`, `"status":"fail"`, `1 hook no hook block declares: app api: batch/Job api-hooks/api-wait-for-db (PostSync)`)
+	if strings.Contains(r.out, "db-migrate") || strings.Contains(r.out, "Deployment") {
+		t.Errorf("a declared hook or a plain resource reported as undeclared:\n%s", r.out)
+	}
+
+	// Once the undeclared hook is gone from Argo CD's record, INV-8 passes.
+	hooks("api")
+	r = f.run(t, config.Validate, testenv.AdminToken, nil)
+	expect(t, r, exitcode.OK, "healthy")
+	contains(t, "report", r.out, `{"invariant":"INV-8","check":"every hook Argo CD ran or keeps is one the platform declares","status":"pass"}`)
 }

@@ -94,9 +94,7 @@ func TestCredentialSecrets(t *testing.T) {
 	srv.Namespace(t, "argocd")
 
 	dir := t.TempDir()
-	ansibleDir := filepath.Join(dir, "generated", "default", "ansible")
-	p := emittest.Compile(t, "platform.hcl", []byte(credentialsPlatform), "")
-	emittest.Write(t, filepath.Join(dir, "generated", "default"), emittest.Emit(t, p, argocd.Values{}, ansible.Emitter{}))
+	unit := credentialsUnit(t, srv, dir, credentialsPlatform)
 
 	_, key, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
@@ -126,32 +124,8 @@ func TestCredentialSecrets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	role := string(emittest.Emit(t, p, argocd.Values{}, ansible.Emitter{})["ansible/roles/gitops-handoff/tasks/main.yml"])
-	end := strings.Index(role, "- name: Pre-check | Reset the result of the GitOps handoff\n")
-	if end < 0 || !strings.Contains(role[:end], "Reset the result of the credentials") {
-		t.Fatal("the gitops-handoff role no longer opens with the credentials unit")
-	}
-	if err := os.WriteFile(filepath.Join(ansibleDir, "credentials.yml"), []byte(role[:end]), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	play := `- name: Credentials
-  hosts: bootstrap
-  gather_facts: false
-  tasks:
-    - name: The credentials unit
-      ansible.builtin.import_tasks: credentials.yml
-`
-	if err := os.WriteFile(filepath.Join(ansibleDir, "play.yml"), []byte(play), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, srv.Kubeconfig(testenv.AdminToken), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"K8S_AUTH_KUBECONFIG=" + kubeconfig, "KUBECONFIG=" + kubeconfig}
 	playbook := func(secretsDir string) (string, error) {
-		return run(t, ansibleDir, env, "ansible-playbook", "-i", "inventories/default/hosts.yml", "-v",
-			"-e", `{"platc_secrets_dir": "`+secretsDir+`"}`, "play.yml")
+		return unit("-e", `{"platc_secrets_dir": "`+secretsDir+`"}`)
 	}
 	// A Secret left from an earlier credential of the same name, with a
 	// key and a label platc does not write: replaced, not merged.
@@ -264,9 +238,7 @@ func TestNoCredentialsNoSecretsDir(t *testing.T) {
 	srv := testenv.Require(t)
 	kc, _ := srv.Clients(t)
 	srv.Namespace(t, "argocd")
-	dir := t.TempDir()
-	ansibleDir := filepath.Join(dir, "generated", "default", "ansible")
-	p := emittest.Compile(t, "platform.hcl", []byte(`
+	unit := credentialsUnit(t, srv, t.TempDir(), `
 platform "acme" {
   git { repo_url = "https://git.example.com/platform.git" }
 }
@@ -274,26 +246,7 @@ app "web" {
   namespace = "web"
   source { path = "apps/web" }
 }
-`), "")
-	files := emittest.Emit(t, p, argocd.Values{}, ansible.Emitter{})
-	emittest.Write(t, filepath.Join(dir, "generated", "default"), files)
-	role := string(files["ansible/roles/gitops-handoff/tasks/main.yml"])
-	end := strings.Index(role, "- name: Pre-check | Reset the result of the GitOps handoff\n")
-	if end < 0 {
-		t.Fatal("the gitops-handoff role no longer opens with the credentials unit")
-	}
-	if err := os.WriteFile(filepath.Join(ansibleDir, "credentials.yml"), []byte(role[:end]), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	play := "- name: Credentials\n  hosts: bootstrap\n  gather_facts: false\n  tasks:\n    - name: The credentials unit\n      ansible.builtin.import_tasks: credentials.yml\n"
-	if err := os.WriteFile(filepath.Join(ansibleDir, "play.yml"), []byte(play), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	kubeconfig := filepath.Join(dir, "kubeconfig")
-	if err := os.WriteFile(kubeconfig, srv.Kubeconfig(testenv.AdminToken), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	env := []string{"K8S_AUTH_KUBECONFIG=" + kubeconfig, "KUBECONFIG=" + kubeconfig}
+`)
 	// The server is the package's: other tests' Secrets may be there.
 	secrets := func() int {
 		list, err := kc.CoreV1().Secrets("argocd").List(context.Background(), metav1.ListOptions{})
@@ -303,7 +256,7 @@ app "web" {
 		return len(list.Items)
 	}
 	before := secrets()
-	out, err := run(t, ansibleDir, env, "ansible-playbook", "-i", "inventories/default/hosts.yml", "-v", "play.yml")
+	out, err := unit()
 	if err != nil {
 		t.Fatalf("ansible-playbook without credentials or a secrets directory: %v\n%s", err, out)
 	}
@@ -312,5 +265,38 @@ app "web" {
 	}
 	if after := secrets(); after != before {
 		t.Errorf("a platform without credentials changed the Secrets in argocd: %d, then %d", before, after)
+	}
+}
+
+// credentialsUnit writes, under dir, the generated files of the platform
+// src and a play that runs only gitops-handoff's credentials unit, with a
+// kubeconfig for srv; it returns how to run that play with extra
+// ansible-playbook arguments.
+func credentialsUnit(t *testing.T, srv *testenv.Server, dir, src string) func(extra ...string) (string, error) {
+	t.Helper()
+	ansibleDir := filepath.Join(dir, "generated", "default", "ansible")
+	p := emittest.Compile(t, "platform.hcl", []byte(src), "")
+	files := emittest.Emit(t, p, argocd.Values{}, ansible.Emitter{})
+	emittest.Write(t, filepath.Join(dir, "generated", "default"), files)
+	role := string(files["ansible/roles/gitops-handoff/tasks/main.yml"])
+	end := strings.Index(role, "- name: Pre-check | Reset the result of the GitOps handoff\n")
+	if end < 0 || !strings.Contains(role[:end], "Reset the result of the credentials") {
+		t.Fatal("the gitops-handoff role no longer opens with the credentials unit")
+	}
+	play := "- name: Credentials\n  hosts: bootstrap\n  gather_facts: false\n  tasks:\n    - name: The credentials unit\n      ansible.builtin.import_tasks: credentials.yml\n"
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	for name, data := range map[string][]byte{
+		filepath.Join(ansibleDir, "credentials.yml"): []byte(role[:end]),
+		filepath.Join(ansibleDir, "play.yml"):        []byte(play),
+		kubeconfig:                                   srv.Kubeconfig(testenv.AdminToken),
+	} {
+		if err := os.WriteFile(name, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"K8S_AUTH_KUBECONFIG=" + kubeconfig, "KUBECONFIG=" + kubeconfig}
+	return func(extra ...string) (string, error) {
+		args := append([]string{"-i", "inventories/default/hosts.yml", "-v"}, extra...)
+		return run(t, ansibleDir, env, "ansible-playbook", append(args, "play.yml")...)
 	}
 }

@@ -61,14 +61,7 @@ func (s *splitter) layout(b *builder, name string, g *plan.Graph, gr plan.Groupi
 			Name: names[k], Template: tmplChild, Depends: strings.Join(deps, " && "),
 			Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("template", names[k])}},
 		})
-		child := spec
-		child.Entrypoint = tmplMain
-		child.Synchronization = nil
-		child.Arguments = wfv1.Arguments{Parameters: s.params}
-		child.WorkflowMetadata = &wfv1.WorkflowMetadata{Labels: b.labels("")}
-		child.Templates = []wfv1.Template{{Name: tmplMain, DAG: &wfv1.DAGTemplate{
-			Tasks: appTasks(g, members, groupOf, k, task, wait), FailFast: continueAfterFailure()}}}
-		s.children = append(s.children, &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(names[k], ""), Spec: child})
+		s.addChild(b, names[k], spec, appTasks(g, members, groupOf, k, task, wait))
 	}
 	run, err := s.childTemplate(b)
 	if err != nil {
@@ -107,15 +100,21 @@ func (s *splitter) snapshotChildren(b *builder, snaps []wfv1.WorkflowStep) wfv1.
 func (s *splitter) snapshotSpecs(b *builder, snaps []wfv1.WorkflowStep, spec wfv1.WorkflowSpec) {
 	for k, name := range s.snapshotNames(len(snaps)) {
 		st := snaps[k]
-		child := spec
-		child.Entrypoint = tmplMain
-		child.Synchronization = nil
-		child.Arguments = wfv1.Arguments{Parameters: s.params}
-		child.WorkflowMetadata = &wfv1.WorkflowMetadata{Labels: b.labels("")}
-		child.Templates = []wfv1.Template{{Name: tmplMain, DAG: &wfv1.DAGTemplate{Tasks: []wfv1.DAGTask{{
-			Name: st.Name, Template: st.Template, TemplateRef: st.TemplateRef, Arguments: st.Arguments}}, FailFast: continueAfterFailure()}}}
-		s.children = append(s.children, &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(name, ""), Spec: child})
+		s.addChild(b, name, spec, []wfv1.DAGTask{{Name: st.Name, Template: st.Template, TemplateRef: st.TemplateRef, Arguments: st.Arguments}})
 	}
+}
+
+// addChild adds to s.children the child WorkflowTemplate name whose one
+// DAG runs tasks, with the parent's settings (spec) but not its mutex
+// (the parent holds it) and with the parent's parameters the children need.
+func (s *splitter) addChild(b *builder, name string, spec wfv1.WorkflowSpec, tasks []wfv1.DAGTask) {
+	child := spec
+	child.Entrypoint = tmplMain
+	child.Synchronization = nil
+	child.Arguments = wfv1.Arguments{Parameters: s.params}
+	child.WorkflowMetadata = &wfv1.WorkflowMetadata{Labels: b.labels("")}
+	child.Templates = []wfv1.Template{{Name: tmplMain, DAG: &wfv1.DAGTemplate{Tasks: tasks, FailFast: continueAfterFailure()}}}
+	s.children = append(s.children, &wfv1.WorkflowTemplate{TypeMeta: templateTypeMeta, ObjectMeta: b.objectMeta(name, ""), Spec: child})
 }
 
 // childTemplate creates a Workflow from the child WorkflowTemplate named

@@ -45,13 +45,28 @@ func fromUnstructured(u *unstructured.Unstructured) (*wfv1.Workflow, error) {
 			return nil, fmt.Errorf("workflow %s: compressed node status: %w", wf.Name, err)
 		}
 		wf.Status.Nodes = nodes
+		wf.Status.CompressedNodes = ""
+	}
+	// Offloaded nodes live in the Argo server's database, which platc
+	// does not read; without this the workflow would look as if no
+	// task had run.
+	if len(wf.Status.Nodes) == 0 && wf.Status.IsOffloadNodeStatus() {
+		return nil, fmt.Errorf("workflow %s: node status is offloaded to the Argo server's database (offloadNodeStatusVersion %s), which platc does not read; turn off nodeStatusOffLoad in the workflow controller's persistence config", wf.Name, wf.Status.OffloadNodeStatusVersion)
 	}
 	return &wf, nil
 }
 
+// maxNodesJSON bounds the decompressed node map. The controller never
+// stores more than MAX_WORKFLOW_SIZE (1 MiB by default) of workflow,
+// so 64 MiB is generous, and it stops a gzip bomb in a status field
+// anyone with update on workflows can write.
+const maxNodesJSON = 64 << 20
+
 // decompressNodes reads status.compressedNodes, which the workflow
 // controller writes instead of status.nodes for large workflows
-// (base64 of gzip of the JSON node map).
+// (packer.CompressWorkflowIfNeeded: base64 of gzip of the JSON node
+// map). It is not packer.DecompressWorkflow because that reads the
+// gzip stream without a bound.
 func decompressNodes(s string) (wfv1.Nodes, error) {
 	raw, err := base64.StdEncoding.DecodeString(s)
 	if err != nil {
@@ -61,9 +76,12 @@ func decompressNodes(s string) (wfv1.Nodes, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, err := io.ReadAll(io.LimitReader(zr, 64<<20))
+	b, err := io.ReadAll(io.LimitReader(zr, maxNodesJSON+1))
 	if err != nil {
 		return nil, err
+	}
+	if len(b) > maxNodesJSON {
+		return nil, fmt.Errorf("decompressed node status is larger than %d MiB", maxNodesJSON>>20)
 	}
 	var nodes wfv1.Nodes
 	return nodes, json.Unmarshal(b, &nodes)

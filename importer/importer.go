@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -373,35 +372,18 @@ func documentBytes(o *manifest.Object) []byte {
 }
 
 // check compiles and lints the platform as platc lint would, from where
-// it will be written. Lint reads the hook manifests the platform names,
-// so the check stages the platform and its files in a temporary
-// directory, and reports them at their places in OutDir. A platform that
-// does not compile is a platc bug.
+// it will be written: the module is named by its place in OutDir, and
+// lint reads the hook manifests the platform names from extra, held in
+// memory, so diagnostics point at OutDir and nothing is staged on disk.
+// A platform that does not compile is a platc bug.
 func (im *importer) check(src []byte, extra []File) (hcl.Diagnostics, error) {
-	stage, err := os.MkdirTemp("", "platc-import-")
-	if err != nil {
-		return nil, fmt.Errorf("staging the imported platform for its self-check: %w", err)
-	}
-	defer os.RemoveAll(stage)
-	for _, f := range extra {
-		p := filepath.Join(stage, filepath.FromSlash(f.Path))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return nil, fmt.Errorf("staging the imported platform for its self-check: %w", err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			return nil, fmt.Errorf("staging the imported platform for its self-check: %w", err)
-		}
-	}
 	out := cmp.Or(im.opts.OutDir, ".")
-	name := filepath.Join(stage, PlatformFile)
-	mod, diags := lang.ParseSources([]lang.SourceFile{{Name: name, Bytes: src}})
+	mod, diags := lang.ParseSources([]lang.SourceFile{{Name: filepath.Join(out, PlatformFile), Bytes: src}})
 	if diags.HasErrors() {
-		relocate(diags, stage, out)
 		return nil, fmt.Errorf("the imported platform does not parse (this is a bug in platc import): %s", diags.Error())
 	}
 	progs, cdiags := compiler.CompileAll(mod, compiler.Options{})
 	if cdiags.HasErrors() {
-		relocate(cdiags, stage, out)
 		return nil, fmt.Errorf("the imported platform does not compile (this is a bug in platc import): %s", cdiags.Error())
 	}
 	var enabled []*lint.Rule
@@ -410,36 +392,15 @@ func (im *importer) check(src []byte, extra []File) (hcl.Diagnostics, error) {
 			enabled = append(enabled, r)
 		}
 	}
-	found, err := lint.Run(lint.Config{Module: mod, Programs: progs, Rules: enabled, Known: rules.Names()})
+	files := memFS{}
+	for _, f := range extra {
+		files[f.Path] = f.Data
+	}
+	found, err := lint.Run(lint.Config{Module: mod, Programs: progs, Rules: enabled, Known: rules.Names(), Files: files})
 	if err != nil {
 		return nil, errors.Join(errors.New("linting the imported platform failed (this is a bug in platc)"), err)
 	}
-	all := append(cdiags, found...)
-	relocate(all, stage, out)
-	return diag.Sort(all), nil
-}
-
-// relocate moves the ranges of diags from files under dir to the same
-// files under to.
-func relocate(diags hcl.Diagnostics, dir, to string) {
-	move := func(r *hcl.Range) {
-		if r == nil {
-			return
-		}
-		if rel, err := filepath.Rel(dir, r.Filename); err == nil && !strings.HasPrefix(rel, "..") {
-			r.Filename = filepath.Join(to, rel)
-		}
-	}
-	for _, d := range diags {
-		move(d.Subject)
-		move(d.Context)
-		if e := diag.ExtraOf(d); e != nil {
-			for i := range e.Related {
-				move(&e.Related[i].Range)
-			}
-		}
-		d.Detail = strings.ReplaceAll(d.Detail, dir+string(filepath.Separator), filepath.Clean(to)+string(filepath.Separator))
-	}
+	return diag.Sort(append(cdiags, found...)), nil
 }
 
 // lintWhy explains, per rule, why platc lint reports what it reports on

@@ -2,6 +2,7 @@ package lint
 
 import (
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 	"unicode"
@@ -145,6 +146,7 @@ type Pass struct {
 	Suppressions []*Suppression
 
 	known  []string // every registered rule name, for suggestions
+	files  fs.FS    // Config.Files, read by ReadFile
 	report func(Issue)
 }
 

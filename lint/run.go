@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io/fs"
 	"slices"
 	"strings"
 
@@ -31,6 +32,10 @@ type Config struct {
 	// naming a disabled rule is not taken for a typo. Empty means the
 	// names of Rules.
 	Known []string
+	// Files holds the platform directory's files, rooted at
+	// Module.Dir, for rules that read what the platform names (hook
+	// manifests) through Pass.ReadFile; nil reads them from disk.
+	Files fs.FS
 }
 
 // Run runs the rules and returns their findings as diagnostics, sorted,
@@ -188,6 +193,7 @@ func runRule(r *Rule, cfg Config, decls *Decls, sups []*Suppression, known []str
 		Manifests:    cfg.Manifests,
 		Suppressions: sups,
 		known:        known,
+		files:        cfg.Files,
 		report:       func(i Issue) { found = append(found, i) },
 	}
 	if err := r.Run(p); err != nil {

@@ -179,3 +179,32 @@ func Unwrap(err error) error {
 	}
 	return err
 }
+
+// ReadFS reads the regular file name of fsys, at most limit bytes, with
+// the errors of Read; path names the file in them. The caller's fsys
+// decides what lies inside it (an os.Root's, or files held in memory).
+func ReadFS(fsys fs.FS, name, path string, limit int64) ([]byte, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !info.Mode().IsRegular() {
+		return nil, &NotRegularError{Path: path, Mode: info.Mode()}
+	}
+	if info.Size() > limit {
+		return nil, &TooLargeError{Path: path, Limit: limit}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, &TooLargeError{Path: path, Limit: limit}
+	}
+	return b, nil
+}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"slices"
 
 	"github.com/hashicorp/hcl/v2"
@@ -46,7 +45,7 @@ the path, or make the annotation and the hook block's phase agree.`,
 					}
 					subject := lh.Manifest.Expr.Range()
 					path := hookPath(h.Dir, h.Manifest)
-					b, err := readManifest(p.Module.Dir, path)
+					b, err := p.ReadFile(path)
 					if err != nil {
 						why := "cannot be read: " + safefile.Unwrap(err).Error()
 						if errors.Is(err, fs.ErrNotExist) {
@@ -116,20 +115,6 @@ func hookDecl(la *lang.App, name string) *lang.Hook {
 		}
 	}
 	return nil
-}
-
-// readManifest reads a hook manifest the way every file an attribute
-// names is read: only a regular file, bounded, inside the platform
-// directory even through symbolic links.
-func readManifest(root, path string) ([]byte, error) {
-	if root == "" {
-		root = "."
-	}
-	rel, err := filepath.Rel(root, path)
-	if err != nil {
-		return nil, err
-	}
-	return safefile.ReadInside(root, filepath.ToSlash(rel), manifest.MaxFileSize)
 }
 
 // unreadable says why a manifest's diagnostic d left no objects.

@@ -85,6 +85,12 @@ func Read(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpen(f, path, limit)
+}
+
+// readOpen reads f, which must be a regular file of at most limit bytes;
+// path names it in the errors.
+func readOpen(f fs.File, path string, limit int64) ([]byte, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -189,22 +195,5 @@ func ReadFS(fsys fs.FS, name, path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !info.Mode().IsRegular() {
-		return nil, &NotRegularError{Path: path, Mode: info.Mode()}
-	}
-	if info.Size() > limit {
-		return nil, &TooLargeError{Path: path, Limit: limit}
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, &TooLargeError{Path: path, Limit: limit}
-	}
-	return b, nil
+	return readOpen(f, path, limit)
 }

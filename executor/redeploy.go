@@ -86,15 +86,13 @@ func (r *run) stopRedeploy(ctx context.Context) ([]string, error) {
 	ns := r.cfg.Program.Platform.ArgoCD.Namespace
 	var done []string
 	for _, name := range r.ownApps() {
-		cctx, cancel := r.client.Call(ctx)
-		app, err := r.client.Dynamic.Resource(cluster.Applications).Namespace(ns).Get(cctx, name, metav1.GetOptions{})
-		cancel()
-		if apierrors.IsNotFound(err) {
+		app, err := r.getApplication(ctx, ns, name)
+		if err != nil {
+			return done, err
+		}
+		if app == nil {
 			r.log.Infof(r.phase, name, "Application %s/%s does not exist; nothing to stop", ns, name)
 			continue
-		}
-		if err != nil {
-			return done, fmt.Errorf("reading Application %s/%s: %s", ns, name, r.client.Explain(err))
 		}
 		automated, on, _ := unstructured.NestedFieldNoCopy(app.Object, "spec", "syncPolicy", "automated")
 		if !on || automated == nil {
@@ -175,14 +173,12 @@ func (r *run) restoreRedeploy(ctx context.Context) ([]string, error) {
 	ns := r.cfg.Program.Platform.ArgoCD.Namespace
 	var done []string
 	for _, name := range r.ownApps() {
-		cctx, cancel := r.client.Call(ctx)
-		app, err := r.client.Dynamic.Resource(cluster.Applications).Namespace(ns).Get(cctx, name, metav1.GetOptions{})
-		cancel()
-		if apierrors.IsNotFound(err) {
-			continue
-		}
+		app, err := r.getApplication(ctx, ns, name)
 		if err != nil {
-			return done, fmt.Errorf("reading Application %s/%s: %s", ns, name, r.client.Explain(err))
+			return done, err
+		}
+		if app == nil {
+			continue
 		}
 		anns := app.GetAnnotations()
 		prior, ok := anns[AnnotationAutomated]
@@ -220,6 +216,21 @@ func (r *run) restoreRedeploy(ctx context.Context) ([]string, error) {
 		}
 	}
 	return done, nil
+}
+
+// getApplication reads one of platc's own Applications for stopRedeploy
+// and restoreRedeploy: nil, and no error, when it does not exist.
+func (r *run) getApplication(ctx context.Context, ns, name string) (*unstructured.Unstructured, error) {
+	cctx, cancel := r.client.Call(ctx)
+	defer cancel()
+	app, err := r.client.Dynamic.Resource(cluster.Applications).Namespace(ns).Get(cctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading Application %s/%s: %s", ns, name, r.client.Explain(err))
+	}
+	return app, nil
 }
 
 func (r *run) mergePatch(ctx context.Context, ns, name string, patch map[string]any) error {

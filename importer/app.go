@@ -21,7 +21,7 @@ import (
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/safeyaml"
 	"github.com/platc/platc/lang"
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // inCluster is the API server Argo CD runs in, the only destination

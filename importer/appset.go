@@ -16,7 +16,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/diag"
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // maxGenerated bounds the Applications one ApplicationSet may generate.

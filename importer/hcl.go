@@ -11,8 +11,8 @@ import (
 
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/valid"
+	"github.com/platc/platc/detect"
 	"github.com/platc/platc/lang"
-	"github.com/platc/platc/lint/detect"
 )
 
 // writeHCL writes the platform. Every value goes through hclwrite, which

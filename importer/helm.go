@@ -25,7 +25,7 @@ import (
 
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/safefile"
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // Charts are rendered with the Helm SDK itself (helm.sh/helm/v4: the

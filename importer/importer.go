@@ -14,13 +14,13 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/detect"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
-	"github.com/platc/platc/lint/detect"
-	"github.com/platc/platc/lint/manifest"
 	"github.com/platc/platc/lint/rules"
+	"github.com/platc/platc/manifest"
 	"github.com/platc/platc/report"
 )
 

@@ -9,8 +9,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/platc/platc/lint/detect"
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/detect"
+	"github.com/platc/platc/manifest"
 )
 
 // providers indexes what each app's manifests hold, to find the app

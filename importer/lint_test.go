@@ -11,8 +11,8 @@ import (
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
-	"github.com/platc/platc/lint/manifest"
 	"github.com/platc/platc/lint/rules"
+	"github.com/platc/platc/manifest"
 )
 
 // lintPlatform runs platc lint's default rules on the platform written

@@ -12,10 +12,10 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/platc/platc/detect"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/safefile"
-	"github.com/platc/platc/lint/detect"
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // Bounds on the input, so that no repository makes the import run away.

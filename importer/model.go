@@ -6,7 +6,7 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 	"github.com/platc/platc/report"
 )
 

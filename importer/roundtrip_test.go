@@ -20,7 +20,7 @@ import (
 	"github.com/platc/platc/emit"
 	"github.com/platc/platc/emit/all"
 	"github.com/platc/platc/lang"
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // The round trip compares whole Applications, field by field, after

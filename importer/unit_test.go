@@ -15,7 +15,7 @@ import (
 	ctyjson "github.com/zclconf/go-cty/cty/json"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // Helm parameters are applied as Argo CD applies them: its

@@ -12,7 +12,7 @@ import (
 	"github.com/zclconf/go-cty/cty"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // This file carries the parts of an Application that platc's language

@@ -14,8 +14,8 @@
 //
 // It is not the compiler: the invariants the RFC makes mandatory are
 // compiler errors, which lint never sees and no comment can silence.
-// The rules themselves live in lint/rules, their test harness in
-// lint/linttest, the manifest reader of --scan in lint/manifest, and the
-// hook, wait and sync-wave detectors it shares with platc import in
-// lint/detect.
+// The rules themselves live in lint/rules and their test harness in
+// lint/linttest. The manifest reader of --scan (package manifest) and the
+// hook, wait and sync-wave detectors (package detect) are not lint's: they
+// sit at the top level because platc import reads them as much as lint.
 package lint

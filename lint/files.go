@@ -4,7 +4,7 @@ import (
 	"path/filepath"
 
 	"github.com/platc/platc/internal/safefile"
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // ReadFile returns the file at path, a path as the IR carries it (a

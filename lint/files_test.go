@@ -11,7 +11,7 @@ import (
 
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/lang"
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // readVia runs a rule that reads path through Pass.ReadFile.

@@ -12,7 +12,7 @@ import (
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lang"
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // Severity is how serious a finding is. It decides the exit code through

@@ -13,7 +13,7 @@ import (
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lang"
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // Config is one lint run. Compiler errors are not findings, so no

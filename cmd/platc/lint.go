@@ -16,8 +16,8 @@ import (
 	"github.com/platc/platc/internal/gitroot"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
-	"github.com/platc/platc/lint/manifest"
 	"github.com/platc/platc/lint/rules"
+	"github.com/platc/platc/manifest"
 	"github.com/platc/platc/report"
 )
 

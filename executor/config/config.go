@@ -474,7 +474,7 @@ func loadPlatform(cfg *Config, gen ir.Generator, p *Problems) {
 		return
 	}
 	if cfg.EnvFile != nil && len(p.Errors) == 0 {
-		applyEnvFile(mod, cfg.Environment, cfg.EnvFile)
+		mod.Override(cfg.EnvFile.override(cfg.Environment))
 	}
 	if cfg.DagFile != nil {
 		if dd := applyDagFile(mod, cfg.DagFile); dd.HasErrors() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/internal/safeyaml"
+	"github.com/platc/platc/lang"
 )
 
 // EnvFile is /config/environment.yaml (RFC 7.4). Its values override the
@@ -43,6 +44,34 @@ type EnvTimeouts struct {
 type EnvRetries struct {
 	MaxAttempts *int   `json:"maxAttempts,omitempty"`
 	Backoff     string `json:"backoff,omitempty"`
+}
+
+// override is what the file changes in the platform, for lang to write
+// into the module: the merging is lang's, the meaning of the file's fields
+// (RFC 7.4) is this package's.
+func (ef *EnvFile) override(env string) lang.Override {
+	o := lang.Override{
+		Source:             ef.Path,
+		Environment:        env,
+		Domain:             ef.Domain,
+		ClusterName:        ef.ClusterName,
+		GitRepository:      ef.GitRepository,
+		GitRevision:        ef.GitRevision,
+		ArgoCDNamespace:    ef.ArgoCDNamespace,
+		WorkflowsNamespace: ef.WorkflowsNamespace,
+	}
+	if t := ef.Timeouts; t != nil {
+		o.SyncTimeout, o.HealthTimeout = t.Sync, t.Health
+	}
+	if r := ef.Retries; r != nil {
+		if r.MaxAttempts != nil {
+			// RFC 7.4 counts attempts; the language counts retries.
+			limit := *r.MaxAttempts - 1
+			o.RetryLimit = &limit
+		}
+		o.Backoff = r.Backoff
+	}
+	return o
 }
 
 type parsedDuration struct {

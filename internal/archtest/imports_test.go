@@ -30,6 +30,8 @@ func TestImportRules(t *testing.T) {
 		{"cmd/platc/internal/planview", "platc plan gets the grouping from plan, Argo's limits as numbers", []string{"emit/argo", "emit/all"}},
 		{"plan", "plan knows no orchestrator", []string{"emit", "emit/argo"}},
 		{"compiler/ir", "the IR is data", []string{"compiler", "health", "lang"}},
+		{"manifest", "lint --scan and the importer share the manifest reader; it serves neither stage alone", []string{"lint", "importer", "compiler", "lang"}},
+		{"detect", "lint --scan and the importer share the detectors; they read manifest.Objects only", []string{"lint", "importer", "compiler", "lang"}},
 	}
 	readSources(t)
 	for _, r := range rules {

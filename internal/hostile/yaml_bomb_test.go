@@ -14,8 +14,8 @@ import (
 	"github.com/platc/platc/importer"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
-	"github.com/platc/platc/lint/manifest"
 	"github.com/platc/platc/lint/rules"
+	"github.com/platc/platc/manifest"
 )
 
 // refs is n aliases of anchor, comma-separated.

@@ -17,7 +17,7 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 	"github.com/platc/platc/report"
 )
 

@@ -3,8 +3,8 @@ package rules
 import (
 	"fmt"
 
+	"github.com/platc/platc/detect"
 	"github.com/platc/platc/lint"
-	"github.com/platc/platc/lint/detect"
 )
 
 // DependencyWaitJob reports Jobs whose containers wait for other apps.

@@ -8,12 +8,12 @@ import (
 
 	"github.com/hashicorp/hcl/v2"
 
+	"github.com/platc/platc/detect"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
-	"github.com/platc/platc/lint/detect"
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // HookManifestMismatch reports declared hooks whose manifest does not

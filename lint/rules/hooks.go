@@ -4,8 +4,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/platc/platc/lint/detect"
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/detect"
+	"github.com/platc/platc/manifest"
 )
 
 // objectName names an object for messages: Job "harbor-migrate".

@@ -6,9 +6,9 @@ import (
 	"strings"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/detect"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/lint"
-	"github.com/platc/platc/lint/detect"
 )
 
 // UndeclaredHook reports hook annotations in scanned manifests that no

@@ -2,35 +2,40 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchunit"
 )
 
-// result is every run of one benchmark.
+// confidence is benchstat's default level for the interval around the
+// median; it needs 6 runs or more to be finite (make bench runs 6).
+const confidence = 0.95
+
+// result is every run of one benchmark at one size, as benchfmt read
+// them (units tidied: seconds, bytes).
 type result struct {
-	pkg, name, size   string
-	ns, bytes, allocs []float64
-	order             int
+	name, size          string
+	secs, bytes, allocs []float64
 }
-
-var (
-	pkgLine   = regexp.MustCompile(`^pkg: (\S+)`)
-	benchLine = regexp.MustCompile(`^Benchmark(\S+?)(?:-\d+)?\s+\d+\s+(.*)$`)
-)
 
 func main() {
 	md := flag.Bool("md", false, "print a Markdown table")
 	module := flag.String("module", "github.com/platc/platc/", "prefix trimmed from package paths")
 	flag.Parse()
-	results, failed, err := read(os.Stdin, *module)
+	data, err := io.ReadAll(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchtab:", err)
+		os.Exit(2)
+	}
+	results, err := read(data, *module, os.Stderr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchtab:", err)
 		os.Exit(2)
@@ -40,129 +45,91 @@ func main() {
 	} else {
 		writeText(os.Stdout, results)
 	}
-	if failed {
+	if failed(data) {
 		fmt.Fprintln(os.Stderr, "benchtab: a benchmark failed")
 		os.Exit(1)
 	}
 }
 
-func read(r io.Reader, module string) ([]*result, bool, error) {
+// failed reports whether go test said FAIL anywhere: benchfmt reads
+// results only, and a failed benchmark has none to read.
+func failed(data []byte) bool {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		if l := sc.Text(); strings.HasPrefix(l, "FAIL") || strings.HasPrefix(l, "--- FAIL") {
+			return true
+		}
+	}
+	return false
+}
+
+// read groups the results by package, benchmark and size (the name's
+// apps=N part), in the order they first appear. A line benchfmt cannot
+// parse is reported on warn and skipped.
+func read(data []byte, module string, warn io.Writer) ([]*result, error) {
 	byKey := map[string]*result{}
 	var out []*result
-	pkg := ""
-	failed := false
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		line := sc.Text()
-		if m := pkgLine.FindStringSubmatch(line); m != nil {
-			pkg = strings.TrimPrefix(m[1], module)
+	r := benchfmt.NewReader(bytes.NewReader(data), "stdin")
+	for r.Scan() {
+		var res *benchfmt.Result
+		switch rec := r.Result().(type) {
+		case *benchfmt.SyntaxError:
+			fmt.Fprintln(warn, "benchtab:", rec)
+			continue
+		case *benchfmt.Result:
+			res = rec
+		default:
 			continue
 		}
-		if strings.HasPrefix(line, "FAIL") || strings.HasPrefix(line, "--- FAIL") {
-			failed = true
-		}
-		m := benchLine.FindStringSubmatch(line)
-		if m == nil {
-			continue
-		}
-		name, size := m[1], ""
-		// Sizes are the last element, apps=N.
-		if i := strings.LastIndex(name, "/apps="); i >= 0 {
-			name, size = name[:i], name[i+len("/apps="):]
-		}
-		key := pkg + "." + name + "/" + size
-		res := byKey[key]
-		if res == nil {
-			res = &result{pkg: pkg, name: name, size: size, order: len(out)}
-			byKey[key] = res
-			out = append(out, res)
-		}
-		f := strings.Fields(m[2])
-		for i := 0; i+1 < len(f); i += 2 {
-			v, err := strconv.ParseFloat(f[i], 64)
-			if err != nil {
-				continue
+		base, parts := res.Name.Parts()
+		name, size := string(base), ""
+		for _, p := range parts {
+			switch {
+			case strings.HasPrefix(string(p), "/apps="):
+				size = strings.TrimPrefix(string(p), "/apps=")
+			case !strings.HasPrefix(string(p), "-"): // -N is GOMAXPROCS
+				name += string(p)
 			}
-			switch f[i+1] {
-			case "ns/op":
-				res.ns = append(res.ns, v)
+		}
+		name = strings.TrimPrefix(res.GetConfig("pkg"), module) + "." + name
+		key := name + "\x00" + size
+		g := byKey[key]
+		if g == nil {
+			g = &result{name: name, size: size}
+			byKey[key] = g
+			out = append(out, g)
+		}
+		for _, v := range res.Values {
+			switch v.Unit {
+			case "sec/op":
+				g.secs = append(g.secs, v.Value)
 			case "B/op":
-				res.bytes = append(res.bytes, v)
+				g.bytes = append(g.bytes, v.Value)
 			case "allocs/op":
-				res.allocs = append(res.allocs, v)
+				g.allocs = append(g.allocs, v.Value)
 			}
 		}
 	}
-	return out, failed, sc.Err()
+	return out, r.Err()
 }
 
-func median(v []float64) (float64, bool) {
-	if len(v) == 0 {
-		return 0, false
+// summary is the median of values, and its confidence interval as
+// benchstat prints it ("±3%", "±∞" with fewer than 6 runs).
+func summary(values []float64) (benchmath.Summary, bool) {
+	if len(values) == 0 {
+		return benchmath.Summary{}, false
 	}
-	s := slices.Sorted(slices.Values(v))
-	if len(s)%2 == 1 {
-		return s[len(s)/2], true
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2, true
+	s := benchmath.NewSample(values, &benchmath.DefaultThresholds)
+	return benchmath.AssumeNothing.Summary(s, confidence), true
 }
 
-// spread is how far the slowest and fastest run are from the median, in
-// percent: how much to trust the time.
-func spread(v []float64) string {
-	m, ok := median(v)
-	if !ok || len(v) < 2 || m == 0 {
-		return ""
-	}
-	lo, hi := slices.Min(v), slices.Max(v)
-	return fmt.Sprintf("±%.0f%%", 100*max(hi-m, m-lo)/m)
-}
-
-func fmtTime(v []float64) string {
-	m, ok := median(v)
+// format is the median with benchstat's scaling and unit.
+func format(values []float64, cls benchunit.Class, unit string) string {
+	s, ok := summary(values)
 	if !ok {
 		return "-"
 	}
-	d := time.Duration(m)
-	switch {
-	case d >= time.Second:
-		return fmt.Sprintf("%.2f s", d.Seconds())
-	case d >= time.Millisecond:
-		return fmt.Sprintf("%.1f ms", float64(d)/1e6)
-	case d >= time.Microsecond:
-		return fmt.Sprintf("%.1f µs", float64(d)/1e3)
-	}
-	return fmt.Sprintf("%d ns", d)
-}
-
-func fmtBytes(v []float64) string {
-	m, ok := median(v)
-	if !ok {
-		return "-"
-	}
-	switch {
-	case m >= 1<<30:
-		return fmt.Sprintf("%.2f GiB", m/(1<<30))
-	case m >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", m/(1<<20))
-	case m >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", m/(1<<10))
-	}
-	return fmt.Sprintf("%.0f B", m)
-}
-
-func fmtCount(v []float64) string {
-	m, ok := median(v)
-	if !ok {
-		return "-"
-	}
-	switch {
-	case m >= 1e6:
-		return fmt.Sprintf("%.2fM", m/1e6)
-	case m >= 1e3:
-		return fmt.Sprintf("%.1fk", m/1e3)
-	}
-	return fmt.Sprintf("%.0f", m)
+	return benchunit.Scale(s.Center, cls) + unit
 }
 
 func rows(results []*result) [][]string {
@@ -172,12 +139,20 @@ func rows(results []*result) [][]string {
 		if size == "" {
 			size = "-"
 		}
-		out = append(out, []string{r.pkg + "." + r.name, size, fmtTime(r.ns), spread(r.ns), fmtBytes(r.bytes), fmtCount(r.allocs), fmt.Sprint(len(r.ns))})
+		ci := ""
+		if s, ok := summary(r.secs); ok {
+			ci = "±" + s.PctRangeString()
+		}
+		out = append(out, []string{r.name, size,
+			format(r.secs, benchunit.Decimal, "s"), ci,
+			format(r.bytes, benchunit.Binary, "B"),
+			format(r.allocs, benchunit.Decimal, ""),
+			fmt.Sprint(len(r.secs))})
 	}
 	return out
 }
 
-var header = []string{"BENCHMARK", "APPS", "TIME/OP", "SPREAD", "ALLOC/OP", "ALLOCS/OP", "RUNS"}
+var header = []string{"BENCHMARK", "APPS", "TIME/OP", "95% CI", "ALLOC/OP", "ALLOCS/OP", "RUNS"}
 
 func writeText(w io.Writer, results []*result) {
 	rs := rows(results)
@@ -203,7 +178,7 @@ func writeText(w io.Writer, results []*result) {
 }
 
 func writeMarkdown(w io.Writer, results []*result) {
-	fmt.Fprintln(w, "| benchmark | apps | time/op | spread | alloc/op | allocs/op | runs |")
+	fmt.Fprintln(w, "| benchmark | apps | time/op | 95% CI | alloc/op | allocs/op | runs |")
 	fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|")
 	for _, row := range rows(results) {
 		row[0] = "`" + row[0] + "`"

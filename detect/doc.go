@@ -10,6 +10,10 @@
 // written (for a diagnostic) and what it waits for, as far as the command
 // names it (for an edge).
 //
+// It is a top-level package, not part of lint, for the same reason as
+// package manifest: the importer is its main reader, and it imports
+// neither lint nor the importer.
+//
 // It reads manifest.Objects only. It does not know which app owns an
 // object or which app provides what a wait names; that is the caller's
 // business.

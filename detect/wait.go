@@ -11,7 +11,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // A Wait is one place where a container waits for something outside its

@@ -5,6 +5,10 @@
 // a manifest. A Loader reads several directories, kustomizations and
 // files into one Set.
 //
+// It is a top-level package, not part of lint, because two stages read it:
+// lint's --scan rules and the importer, which infers a platform from what
+// it loads. It imports neither of them.
+//
 // It is not a Kubernetes decoder: objects stay untyped YAML nodes, and
 // nothing is validated against a schema. It does not render Helm
 // templates or run kustomize; it reads files as they are written (of

@@ -3,7 +3,7 @@ package detect
 import (
 	"strings"
 
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // SyncWaveKey is the annotation Argo CD orders a sync by.

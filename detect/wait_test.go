@@ -5,7 +5,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // job wraps containers in a Job, optionally a PreSync hook, in namespace

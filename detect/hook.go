@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/platc/platc/lint/manifest"
+	"github.com/platc/platc/manifest"
 )
 
 // Hook annotations Argo CD reads (gitops-engine pkg/sync/hook).

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // processKubelet is simulated: it plays the kubelet for the pods of the
@@ -94,18 +95,7 @@ type podProcess struct {
 
 func (e *Env) startProcessKubelet(ctx context.Context) *processKubelet {
 	k := &processKubelet{e: e, running: map[string]*podProcess{}, waiting: map[string]string{}}
-	go func() {
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			k.sync(ctx)
-		}
-	}()
+	go wait.UntilWithContext(ctx, k.sync, 250*time.Millisecond)
 	return k
 }
 

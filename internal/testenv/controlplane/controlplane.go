@@ -19,6 +19,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -29,8 +30,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/rest"
+	"k8s.io/client-go/util/retry"
 )
 
 // User is a static-token user (--token-auth-file).
@@ -261,6 +264,17 @@ current-context: test
 `, server, base64.StdEncoding.EncodeToString(ca), token, nsField))
 }
 
+// createBackoff retries a create that timed out: 1s, 2s, 4s apart.
+var createBackoff = wait.Backoff{Steps: 4, Duration: time.Second, Factor: 2}
+
+// transient is an error a retry can cure: a timeout or an overloaded
+// server.
+func transient(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout() ||
+		apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) || apierrors.IsServiceUnavailable(err)
+}
+
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // ApplyCRDs creates the CRDs (an existing one is kept) and waits, up to
@@ -276,7 +290,16 @@ func (c *ControlPlane) ApplyCRDs(ctx context.Context, crds []map[string]any, lim
 		if u.GetKind() != "CustomResourceDefinition" {
 			return fmt.Errorf("ApplyCRDs: %s %s is not a CustomResourceDefinition", u.GetKind(), u.GetName())
 		}
-		if _, err := dc.Resource(crdGVR).Create(ctx, u, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		// A freshly ready API server on a busy machine can time a
+		// request out; that is retried, anything else is not.
+		err := retry.OnError(createBackoff, transient, func() error {
+			_, err := dc.Resource(crdGVR).Create(ctx, u, metav1.CreateOptions{})
+			if apierrors.IsAlreadyExists(err) {
+				return nil
+			}
+			return err
+		})
+		if err != nil {
 			return fmt.Errorf("create CRD %s: %w", u.GetName(), err)
 		}
 		names = append(names, u.GetName())

@@ -163,10 +163,11 @@ func (t *Timeline) Events() []Event {
 // naming what the watch has not delivered, after limit.
 func (t *Timeline) Settle(ctx context.Context, limit time.Duration) error {
 	var behind []string
+	var listErr error
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, limit, true, func(ctx context.Context) (bool, error) {
 		list, err := t.list(ctx)
 		if err != nil {
-			behind = []string{"listing Applications: " + err.Error()}
+			listErr = err // the last comparison stays what is reported
 			return false, nil
 		}
 		at, err := strconv.ParseUint(list.GetResourceVersion(), 10, 64)
@@ -192,6 +193,9 @@ func (t *Timeline) Settle(ctx context.Context, limit time.Duration) error {
 		return len(behind) == 0, nil
 	})
 	if err != nil && wait.Interrupted(err) {
+		if behind == nil {
+			return fmt.Errorf("the Application watch's progress could not be checked within %s: listing Applications: %v", limit, listErr)
+		}
 		return fmt.Errorf("the Application watch did not catch up with the API server within %s: not yet recorded: %s", limit, strings.Join(behind, "; "))
 	}
 	return err

@@ -19,7 +19,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -267,12 +266,15 @@ current-context: test
 // createBackoff retries a create that timed out: 1s, 2s, 4s apart.
 var createBackoff = wait.Backoff{Steps: 4, Duration: time.Second, Factor: 2}
 
-// transient is an error a retry can cure: a timeout or an overloaded
-// server.
+// transient is an error a retry can cure: one of the connection (a
+// timeout, a stream the server reset) rather than an answer, or an
+// overloaded server's answer.
 func transient(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout() ||
-		apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) || apierrors.IsServiceUnavailable(err)
+	var status apierrors.APIStatus
+	if !errors.As(err, &status) {
+		return true
+	}
+	return apierrors.IsServerTimeout(err) || apierrors.IsTimeout(err) || apierrors.IsTooManyRequests(err) || apierrors.IsServiceUnavailable(err)
 }
 
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
@@ -280,7 +282,11 @@ var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version:
 // ApplyCRDs creates the CRDs (an existing one is kept) and waits, up to
 // limit each, until the API server serves them (Established).
 func (c *ControlPlane) ApplyCRDs(ctx context.Context, crds []map[string]any, limit time.Duration) error {
-	dc, err := dynamic.NewForConfig(c.Rest(c.admin))
+	// A CRD as large as Argo's Workflow takes the API server a while on
+	// a busy machine: the request may take as long as the whole limit.
+	cfg := c.Rest(c.admin)
+	cfg.Timeout = limit
+	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}

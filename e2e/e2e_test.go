@@ -218,6 +218,9 @@ func wantIn(t *testing.T, what, text string, want ...string) {
 // the scenario's t.)
 func (s *scenario) settle() {
 	s.t.Helper()
+	if s.pl.Timeline == nil {
+		return // no watch: platc deploy bootstrapped the platform (DeployBootstraps), not the harness
+	}
 	if err := s.pl.Timeline.Settle(s.ctx, 30*time.Second); err != nil {
 		s.t.Errorf("settle: %v", err)
 	}

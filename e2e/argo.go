@@ -14,14 +14,9 @@ import (
 	"strings"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/yaml"
 )
-
-var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 // applyCRDFiles creates the CRDs in the YAML files matching glob and
 // waits until the API server serves them.
@@ -68,33 +63,7 @@ func readObjects(file string) ([]map[string]any, error) {
 }
 
 func (e *Env) applyCRDs(ctx context.Context, objs []map[string]any) error {
-	var names []string
-	for _, obj := range objs {
-		u := &unstructured.Unstructured{Object: obj}
-		if _, err := e.Dynamic.Resource(crdGVR).Create(ctx, u, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			return fmt.Errorf("create CRD %s: %w", u.GetName(), err)
-		}
-		names = append(names, u.GetName())
-	}
-	for _, n := range names {
-		err := waitFor(ctx, nil, "CRD "+n, time.Minute, func(ctx context.Context) error {
-			u, err := e.Dynamic.Resource(crdGVR).Get(ctx, n, metav1.GetOptions{})
-			if err != nil {
-				return err
-			}
-			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
-			for _, c := range conds {
-				if m, _ := c.(map[string]any); m["type"] == "Established" && m["status"] == "True" {
-					return nil
-				}
-			}
-			return fmt.Errorf("not established")
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return e.cp.ApplyCRDs(ctx, objs, time.Minute)
 }
 
 // ArgoCD is the running Argo CD.
@@ -148,7 +117,7 @@ func (e *Env) startRedis(ctx context.Context, args []string) (string, *proc, err
 	if len(args) == 0 {
 		args = []string{"--save", "", "--appendonly", "no"}
 	}
-	p, err := e.procs.start("redis", redisBin, append(slices.Clone(args), "--port", strconv.Itoa(redisPort), "--bind", "127.0.0.1",
+	p, err := e.procs.Start("redis", redisBin, append(slices.Clone(args), "--port", strconv.Itoa(redisPort), "--bind", "127.0.0.1",
 		"--protected-mode", "no"), nil)
 	if err != nil {
 		return "", nil, err
@@ -176,7 +145,7 @@ func (e *Env) startRepoServer(ctx context.Context, args, env []string, state, re
 		"ARGOCD_ASK_PASS_SOCK="+filepath.Join(state, "askpass.sock"),
 		// v3.2's repo-server verifies nothing without GPG; no wrapper needed.
 	)
-	p, err := e.procs.start("argocd-repo-server", e.bin("argocd-repo-server"), append(slices.Clone(args),
+	p, err := e.procs.Start("argocd-repo-server", e.bin("argocd-repo-server"), append(slices.Clone(args),
 		"--port", strconv.Itoa(rp), "--metrics-port", strconv.Itoa(rm), "--address", "127.0.0.1",
 		"--redis", redis, "--loglevel", "info",
 	), repoEnv)
@@ -194,7 +163,7 @@ func (e *Env) startArgoCDServer(ctx context.Context, chartArgs, env []string, st
 	sp, sm := ports()
 	args := append(slices.Clone(chartArgs), "--port", strconv.Itoa(sp), "--metrics-port", strconv.Itoa(sm), "--address", "127.0.0.1",
 		"--redis", redis, "--repo-server", repo, "--staticassets", filepath.Join(state, "static"), "--loglevel", "info")
-	p, err := e.procs.start("argocd-server", e.bin("argocd-server"), args, env)
+	p, err := e.procs.Start("argocd-server", e.bin("argocd-server"), args, env)
 	if err != nil {
 		return "", nil, err
 	}

@@ -213,9 +213,18 @@ func wantIn(t *testing.T, what, text string, want ...string) {
 	}
 }
 
-// settle gives the Application watch a moment to deliver what happened
-// just before an action returned.
-func (s *scenario) settle() { time.Sleep(2 * time.Second) }
+// settle waits until the Application watch has delivered what happened
+// before an action returned. (Errorf, not Fatal: subtests call it with
+// the scenario's t.)
+func (s *scenario) settle() {
+	s.t.Helper()
+	if s.pl.Timeline == nil {
+		return // no watch: platc deploy bootstrapped the platform (DeployBootstraps), not the harness
+	}
+	if err := s.pl.Timeline.Settle(s.ctx, 30*time.Second); err != nil {
+		s.t.Errorf("settle: %v", err)
+	}
+}
 
 func wantSame(t *testing.T, what string, got, want []string) {
 	t.Helper()

@@ -2,15 +2,7 @@ package e2e
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/rsa"
-	"crypto/tls"
-	"crypto/x509"
-	"encoding/base64"
-	"encoding/pem"
-	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +18,8 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
+
+	"github.com/platc/platc/internal/testenv/controlplane"
 )
 
 // Options configure an environment.
@@ -55,6 +49,7 @@ type Options struct {
 type Env struct {
 	opts  Options
 	procs *procs
+	cp    *controlplane.ControlPlane
 	ca    *ca
 	net   *network
 	src   *sources
@@ -116,7 +111,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	e := &Env{opts: opts, procs: &procs{dir: opts.Dir}, AdminToken: adminToken}
+	e := &Env{opts: opts, procs: &procs{Dir: opts.Dir}, AdminToken: adminToken}
 	defer func() {
 		if err != nil {
 			e.Close()
@@ -151,7 +146,7 @@ func Start(ctx context.Context, opts Options) (_ *Env, err error) {
 // Close stops every process. The directory is left for inspection.
 func (e *Env) Close() {
 	if e.procs != nil {
-		e.procs.stop(10 * time.Second)
+		e.procs.Stop(10 * time.Second)
 	}
 	if e.net != nil {
 		e.net.close()
@@ -164,124 +159,53 @@ func (e *Env) Close() {
 // Dir is the environment's directory: logs/, sources/, kubeconfigs.
 func (e *Env) Dir() string { return e.opts.Dir }
 
+// startControlPlane starts etcd and kube-apiserver (the control plane
+// the executor's tests start too), then the controllers.
 func (e *Env) startControlPlane(ctx context.Context) error {
-	etcd, err := e.startEtcd(ctx)
+	etcd, err := exec.LookPath("etcd")
 	if err != nil {
 		return err
 	}
-	saKey, tokens, err := e.controlPlaneFiles()
-	if err != nil {
-		return err
-	}
-	if err := e.startAPIServer(ctx, etcd, saKey, tokens); err != nil {
-		return err
-	}
-	if err := e.connect(); err != nil {
-		return err
-	}
-	return e.startControllers(ctx, saKey)
-}
-
-// startEtcd starts Debian's etcd and returns its client URL.
-func (e *Env) startEtcd(ctx context.Context) (string, error) {
-	dir := e.opts.Dir
-	client, _ := freePort()
-	peer, _ := freePort()
-	bin, err := exec.LookPath("etcd")
-	if err != nil {
-		return "", err
-	}
-	p, err := e.procs.start("etcd", bin, []string{
-		"--name=e2e", "--data-dir=" + filepath.Join(dir, "etcd"),
-		fmt.Sprintf("--listen-client-urls=http://127.0.0.1:%d", client),
-		fmt.Sprintf("--advertise-client-urls=http://127.0.0.1:%d", client),
-		fmt.Sprintf("--listen-peer-urls=http://127.0.0.1:%d", peer),
-		fmt.Sprintf("--initial-advertise-peer-urls=http://127.0.0.1:%d", peer),
-		fmt.Sprintf("--initial-cluster=e2e=http://127.0.0.1:%d", peer),
-		// A test cluster: losing it on a crash costs nothing.
-		"--unsafe-no-fsync", "--log-level=warn",
-		"--quota-backend-bytes=8589934592",
-	}, nil)
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("http://127.0.0.1:%d", client), waitFor(ctx, p, "etcd", 30*time.Second, dialCheck(fmt.Sprintf("127.0.0.1:%d", client)))
-}
-
-// controlPlaneFiles writes the service-account signing key and the
-// static token file of the admin and the least-privileged deployer.
-func (e *Env) controlPlaneFiles() (saKey, tokens string, err error) {
-	dir := e.opts.Dir
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		return "", "", err
-	}
-	saKey = filepath.Join(dir, "sa.key")
-	if err := os.WriteFile(saKey, pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)}), 0o600); err != nil {
-		return "", "", err
-	}
-	tokens = filepath.Join(dir, "tokens.csv")
-	if err := os.WriteFile(tokens, []byte(adminToken+`,admin,uid-admin,"system:masters"`+"\n"+deployerToken+",deployer,uid-deployer\n"), 0o600); err != nil {
-		return "", "", err
-	}
-	return saKey, tokens, nil
-}
-
-// startAPIServer starts kube-apiserver on etcd and waits until it is
-// ready.
-func (e *Env) startAPIServer(ctx context.Context, etcd, saKey, tokens string) error {
 	dir := e.opts.Dir
 	auditPolicy := filepath.Join(dir, "audit-policy.yaml")
 	if err := os.WriteFile(auditPolicy, []byte(execAuditPolicy), 0o644); err != nil {
 		return err
 	}
-	port, _ := freePort()
-	p, err := e.procs.start("kube-apiserver", filepath.Join(e.opts.Bin, "kube-apiserver"), []string{
-		"--etcd-servers=" + etcd,
-		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
-		"--cert-dir=" + filepath.Join(dir, "apiserver"),
-		"--token-auth-file=" + tokens,
-		"--authorization-mode=Node,RBAC",
-		"--service-account-issuer=https://kubernetes.default.svc.cluster.local",
-		"--service-account-key-file=" + saKey, "--service-account-signing-key-file=" + saKey,
-		"--service-cluster-ip-range=10.96.0.0/16",
-		// Debian's etcd 3.4.23 is older than the 3.4.31 that WatchList
-		// needs (its progress notifications): with it on, informers see
-		// changes only at relists.
-		"--feature-gates=WatchList=false",
-		// kwok serves the fake nodes' kubelet API on loopback, with a
-		// certificate from the environment's CA.
-		"--kubelet-preferred-address-types=InternalIP",
-		"--kubelet-certificate-authority=" + e.caFile,
+	e.cp, err = controlplane.Start(ctx, controlplane.Options{
+		Dir: dir, Etcd: etcd, APIServer: filepath.Join(e.opts.Bin, "kube-apiserver"),
+		Procs: e.procs,
+		// The admin and the least-privileged deployer.
+		Users: []controlplane.User{
+			{Token: adminToken, Name: "admin", Groups: []string{"system:masters"}},
+			{Token: deployerToken, Name: "deployer"},
+		},
+		Authorization: "Node,RBAC",
 		// New nodes get the not-ready taint, which only the node
-		// lifecycle controller (off here, see below) would remove.
-		"--disable-admission-plugins=TaintNodesByCondition",
-		// The workflow controller signals a step's containers through
-		// pods/exec (argoexec kill); kwok cannot run that command, so the
-		// step runtime reads the requests from the audit log (steps.go).
-		"--audit-policy-file=" + auditPolicy, "--audit-log-path=" + e.auditLog(), "--audit-log-format=json",
-		"--enable-priority-and-fairness=false", "--profiling=false",
-		"--max-requests-inflight=2000", "--max-mutating-requests-inflight=1000",
-	}, nil)
+		// lifecycle controller (off here, see startControllers) would
+		// remove.
+		DisableAdmission: []string{"TaintNodesByCondition"},
+		EtcdFlags:        []string{"--quota-backend-bytes=8589934592"},
+		APIServerFlags: []string{
+			// kwok serves the fake nodes' kubelet API on loopback, with
+			// a certificate from the environment's CA.
+			"--kubelet-preferred-address-types=InternalIP",
+			"--kubelet-certificate-authority=" + e.caFile,
+			// The workflow controller signals a step's containers
+			// through pods/exec (argoexec kill); kwok cannot run that
+			// command, so the step runtime reads the requests from the
+			// audit log (steps.go).
+			"--audit-policy-file=" + auditPolicy, "--audit-log-path=" + e.auditLog(), "--audit-log-format=json",
+			"--max-requests-inflight=2000", "--max-mutating-requests-inflight=1000",
+		},
+	})
 	if err != nil {
 		return err
 	}
-	e.URL = fmt.Sprintf("https://127.0.0.1:%d", port)
-	hc := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
-	ready := func(ctx context.Context) error {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, e.URL+"/readyz", nil)
-		req.Header.Set("Authorization", "Bearer "+adminToken)
-		resp, err := hc.Do(req)
-		if err != nil {
-			return err
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 200 {
-			return errors.New(resp.Status)
-		}
-		return nil
+	e.URL = e.cp.URL
+	if err := e.connect(); err != nil {
+		return err
 	}
-	return waitFor(ctx, p, "kube-apiserver", 120*time.Second, ready)
+	return e.startControllers(ctx, e.cp.SAKey)
 }
 
 // connect writes the admin kubeconfig and makes the environment's
@@ -289,9 +213,7 @@ func (e *Env) startAPIServer(ctx context.Context, etcd, saKey, tokens string) er
 func (e *Env) connect() error {
 	var err error
 	dir := e.opts.Dir
-	if e.apiCA, err = os.ReadFile(filepath.Join(dir, "apiserver", "apiserver.crt")); err != nil {
-		return err
-	}
+	e.apiCA = e.cp.CA
 	e.Kubeconfig = filepath.Join(dir, "admin.kubeconfig")
 	if err := os.WriteFile(e.Kubeconfig, e.kubeconfig("default"), 0o600); err != nil {
 		return err
@@ -309,10 +231,9 @@ func (e *Env) connect() error {
 // startControllers starts kube-controller-manager and kube-scheduler and
 // waits for the controller-manager.
 func (e *Env) startControllers(ctx context.Context, saKey string) error {
-	dir := e.opts.Dir
-	caPath := filepath.Join(dir, "apiserver", "apiserver.crt")
+	caPath := e.cp.CAFile
 	cmPort, _ := freePort()
-	p, err := e.procs.start("kube-controller-manager", filepath.Join(e.opts.Bin, "kube-controller-manager"), []string{
+	p, err := e.procs.Start("kube-controller-manager", filepath.Join(e.opts.Bin, "kube-controller-manager"), []string{
 		"--kubeconfig=" + e.Kubeconfig, "--leader-elect=false",
 		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", cmPort),
 		"--service-account-private-key-file=" + saKey, "--root-ca-file=" + caPath,
@@ -327,7 +248,7 @@ func (e *Env) startControllers(ctx context.Context, saKey string) error {
 		return err
 	}
 	schedPort, _ := freePort()
-	if _, err := e.procs.start("kube-scheduler", filepath.Join(e.opts.Bin, "kube-scheduler"), []string{
+	if _, err := e.procs.Start("kube-scheduler", filepath.Join(e.opts.Bin, "kube-scheduler"), []string{
 		"--kubeconfig=" + e.Kubeconfig, "--leader-elect=false",
 		"--bind-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", schedPort),
 		"--kube-api-qps=200", "--kube-api-burst=400",
@@ -356,22 +277,7 @@ func (e *Env) DeployerKubeconfig() (string, error) {
 }
 
 func (e *Env) kubeconfigFor(token, ns string) []byte {
-	return []byte(fmt.Sprintf(`apiVersion: v1
-kind: Config
-clusters:
-- name: e2e
-  cluster:
-    server: %s
-    certificate-authority-data: %s
-users:
-- name: user
-  user:
-    token: %s
-contexts:
-- name: e2e
-  context: {cluster: e2e, user: user, namespace: %s}
-current-context: e2e
-`, e.URL, b64(e.apiCA), token, ns))
+	return controlplane.Kubeconfig(e.URL, e.apiCA, token, ns)
 }
 
 // kubeconfigFile writes kubeconfig(ns) once and returns its path.
@@ -405,7 +311,7 @@ func (e *Env) startKwok(ctx context.Context) error {
 	if err := e.applyCRDFiles(ctx, filepath.Join(e.opts.Src, "kwok", "kustomize", "crd", "bases", "kwok.x-k8s.io_clusterportforwards.yaml")); err != nil {
 		return err
 	}
-	p, err := e.procs.start("kwok", filepath.Join(e.opts.Bin, "kwok"), []string{
+	p, err := e.procs.Start("kwok", filepath.Join(e.opts.Bin, "kwok"), []string{
 		"--kubeconfig=" + e.Kubeconfig, "--config=" + cfg,
 		"--manage-all-nodes=false",
 		"--manage-nodes-with-annotation-selector=kwok.x-k8s.io/node=fake",
@@ -526,8 +432,6 @@ func (e *Env) stepNode() error {
 func (e *Env) ToolPath() string {
 	return e.tools + ":/usr/local/bin:/usr/bin:/bin"
 }
-
-func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 // execAuditPolicy records only pods/exec requests, when received.
 const execAuditPolicy = `apiVersion: audit.k8s.io/v1

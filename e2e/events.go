@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/yaml"
 )
 
@@ -42,30 +43,22 @@ func (e *Env) startEventsController(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	go func() {
-		t := time.NewTicker(500 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			// Before the chart installs the CRD, the list fails: a
-			// controller not yet installed does nothing.
-			list, err := e.Dynamic.Resource(eventBusGVR).Namespace(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
-			if err != nil {
+	go wait.UntilWithContext(ctx, func(ctx context.Context) {
+		// Before the chart installs the CRD, the list fails: a
+		// controller not yet installed does nothing. A failed patch is
+		// tried again on the next round, as the status is still absent.
+		list, err := e.Dynamic.Resource(eventBusGVR).Namespace(metav1.NamespaceAll).List(ctx, metav1.ListOptions{})
+		if err != nil {
+			return
+		}
+		for _, u := range list.Items {
+			if _, ok := u.Object["status"]; ok {
 				continue
 			}
-			for _, u := range list.Items {
-				if _, ok := u.Object["status"]; ok {
-					continue
-				}
-				if _, err := e.Dynamic.Resource(eventBusGVR).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err == nil {
-					e.logf("simulated Argo Events controller: EventBus %s/%s deployed (Argo CD's Healthy fixture)", u.GetNamespace(), u.GetName())
-				}
+			if _, err := e.Dynamic.Resource(eventBusGVR).Namespace(u.GetNamespace()).Patch(ctx, u.GetName(), types.MergePatchType, patch, metav1.PatchOptions{}, "status"); err == nil {
+				e.logf("simulated Argo Events controller: EventBus %s/%s deployed (Argo CD's Healthy fixture)", u.GetNamespace(), u.GetName())
 			}
 		}
-	}()
+	}, 500*time.Millisecond)
 	return nil
 }

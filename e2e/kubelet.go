@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // processKubelet is simulated: it plays the kubelet for the pods of the
@@ -94,18 +95,7 @@ type podProcess struct {
 
 func (e *Env) startProcessKubelet(ctx context.Context) *processKubelet {
 	k := &processKubelet{e: e, running: map[string]*podProcess{}, waiting: map[string]string{}}
-	go func() {
-		t := time.NewTicker(250 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-			k.sync(ctx)
-		}
-	}()
+	go wait.UntilWithContext(ctx, k.sync, 250*time.Millisecond)
 	return k
 }
 
@@ -145,7 +135,7 @@ func (k *processKubelet) sync(ctx context.Context) {
 	}
 	k.mu.Unlock()
 	for _, p := range gone {
-		p.proc.stop(10 * time.Second)
+		p.proc.Stop(10 * time.Second)
 		e.logf("process kubelet: stopped %s in %s: its pods are gone", p.name, p.ns)
 	}
 	for i := range pods.Items {
@@ -261,7 +251,7 @@ func (k *processKubelet) start(ctx context.Context, pod *corev1.Pod, name string
 		}
 		_, metrics := ports()
 		p.addr = fmt.Sprintf("127.0.0.1:%d", metrics)
-		p.proc, err = e.procs.start("argocd-application-controller", e.bin("argocd-application-controller"), append(argv,
+		p.proc, err = e.procs.Start("argocd-application-controller", e.bin("argocd-application-controller"), append(argv,
 			"--repo-server", deps[1], "--redis", deps[0], "--metrics-port", strconv.Itoa(metrics), "--loglevel", "info",
 		), append(aenv, env...))
 	case "argocd-server":
@@ -284,7 +274,7 @@ func (k *processKubelet) start(ctx context.Context, pod *corev1.Pod, name string
 		// A container that never became ready is killed before the
 		// next attempt.
 		if p.proc != nil {
-			p.proc.stop(5 * time.Second)
+			p.proc.Stop(5 * time.Second)
 		}
 		return nil, err
 	}
@@ -360,7 +350,7 @@ func (e *Env) startWorkflowController(ctx context.Context, ns string, args, env 
 	if err != nil {
 		return "", nil, err
 	}
-	p, err := e.procs.start("workflow-controller", filepath.Join(e.opts.Bin, "workflow-controller"), append(slices.Clone(args), "--kubeconfig", kubeconfig), env)
+	p, err := e.procs.Start("workflow-controller", filepath.Join(e.opts.Bin, "workflow-controller"), append(slices.Clone(args), "--kubeconfig", kubeconfig), env)
 	if err != nil {
 		return "", nil, err
 	}

@@ -10,17 +10,20 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/discovery/cached/memory"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/platc/platc/compiler/ir"
 )
@@ -60,6 +63,8 @@ type operators struct {
 	// written is when each instance's status was written, by
 	// "kind ns/name", for the scenarios' order checks.
 	written map[string]time.Time
+	// problems are the status writes the API server refused.
+	problems []string
 }
 
 func (e *Env) startOperators(ctx context.Context, p *ir.Program, s *samples, scale float64, fail []string, slow map[string]time.Duration) (*operators, error) {
@@ -108,11 +113,8 @@ func (e *Env) startOperators(ctx context.Context, p *ir.Program, s *samples, sca
 					return
 				case <-time.After(SnapshotDelay):
 				}
-				if o.writeStatus(ctx, volumeSnapshotGVR, u.GetNamespace(), u.GetName(), ready) {
-					o.mu.Lock()
-					o.written[KindVolumeSnapshot+" "+u.GetNamespace()+"/"+u.GetName()] = time.Now().UTC()
-					o.mu.Unlock()
-				}
+				ok, err := o.writeStatus(ctx, volumeSnapshotGVR, u.GetNamespace(), u.GetName(), ready)
+				o.wrote(KindVolumeSnapshot, u.GetNamespace(), u.GetName(), ok, err)
 			}()
 		},
 	}); err != nil {
@@ -237,35 +239,54 @@ func (o *operators) schedule(ctx context.Context, gvr schema.GroupVersionResourc
 			sm = o.samples.degraded[kind]
 		}
 		o.mu.Unlock()
-		if o.writeStatus(ctx, gvr, ns, name, sm) {
-			o.mu.Lock()
-			o.written[kind+" "+ns+"/"+name] = time.Now().UTC()
-			o.mu.Unlock()
-		}
+		ok, err := o.writeStatus(ctx, gvr, ns, name, sm)
+		o.wrote(kind, ns, name, ok, err)
 	}()
 }
 
+// statusBackoff spaces the retries of a status write (about 4s in all),
+// past the conflicts of a busy API server.
+var statusBackoff = wait.Backoff{Steps: 6, Duration: 200 * time.Millisecond, Factor: 1.5, Jitter: 0.1}
+
 // writeStatus replaces an instance's status with the sample's, as of the
-// generation it has now, and says whether it did.
-func (o *operators) writeStatus(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, sm *sample) bool {
+// generation it has now, and says whether it did. An instance deleted
+// meanwhile, or the environment stopping, is no error; an API server
+// that refuses every retry is.
+func (o *operators) writeStatus(ctx context.Context, gvr schema.GroupVersionResource, ns, name string, sm *sample) (bool, error) {
 	var ri dynamic.ResourceInterface = o.e.Dynamic.Resource(gvr)
 	if ns != "" {
 		ri = o.e.Dynamic.Resource(gvr).Namespace(ns)
 	}
-	for attempt := 0; attempt < 5; attempt++ {
+	err := retry.OnError(statusBackoff, func(err error) bool { return !apierrors.IsNotFound(err) && ctx.Err() == nil }, func() error {
 		cur, err := ri.Get(ctx, name, metav1.GetOptions{})
-		if err == nil {
-			cur.Object["status"] = sm.statusFor(cur.GetGeneration())
-			if _, err = ri.UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err == nil {
-				return true
-			}
+		if err != nil {
+			return err
 		}
-		if ctx.Err() != nil {
-			return false
-		}
-		time.Sleep(200 * time.Millisecond)
+		cur.Object["status"] = sm.statusFor(cur.GetGeneration())
+		_, err = ri.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+		return err
+	})
+	switch {
+	case err == nil:
+		return true, nil
+	case apierrors.IsNotFound(err) || ctx.Err() != nil:
+		return false, nil
+	default:
+		return false, fmt.Errorf("simulated operator: writing the status of %s %s/%s failed after %d attempts: %w", gvr.Resource, ns, name, statusBackoff.Steps, err)
 	}
-	return false
+}
+
+// wrote notes that an instance's status was written, or records why
+// it could not be.
+func (o *operators) wrote(kind, ns, name string, ok bool, err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err != nil {
+		o.problems = append(o.problems, err.Error())
+	}
+	if ok {
+		o.written[kind+" "+ns+"/"+name] = time.Now().UTC()
+	}
 }
 
 // Fix makes failing apps recover: their instances get the Healthy sample
@@ -292,7 +313,11 @@ func (o *operators) Fix(ctx context.Context, apps []string) error {
 		}
 		for _, u := range list.Items {
 			kind := gvr.Group + "/" + u.GetKind()
-			o.writeStatus(ctx, gvr, u.GetNamespace(), u.GetName(), healthy[kind])
+			ok, err := o.writeStatus(ctx, gvr, u.GetNamespace(), u.GetName(), healthy[kind])
+			if err != nil {
+				return err
+			}
+			o.wrote(kind, u.GetNamespace(), u.GetName(), ok, nil)
 		}
 	}
 	return nil

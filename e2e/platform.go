@@ -525,8 +525,14 @@ func (pl *Platform) Fix(ctx context.Context, apps []string) error {
 // Problems lists what the simulated runtime could not do.
 func (pl *Platform) Problems() []string {
 	pl.steps.mu.Lock()
-	defer pl.steps.mu.Unlock()
-	return slices.Clone(pl.steps.Problems)
+	out := slices.Clone(pl.steps.Problems)
+	pl.steps.mu.Unlock()
+	if pl.ops != nil {
+		pl.ops.mu.Lock()
+		out = append(out, pl.ops.problems...)
+		pl.ops.mu.Unlock()
+	}
+	return out
 }
 
 // Steps is the number of step pods the runtime has run.

@@ -127,9 +127,11 @@ func Run(ctx context.Context, opts RunOptions) (*RunSummary, error) {
 	if _, err := step("teardown", "teardown", "TEARDOWN_CONFIRM="+pl.Program.Platform.Name); err != nil {
 		return nil, err
 	}
-	// Deletions are recorded as the Applications go; give the watch a
-	// moment to deliver the last ones.
-	time.Sleep(2 * time.Second)
+	// Deletions are recorded as the Applications go: the watch must
+	// have delivered the last ones.
+	if err := pl.Timeline.Settle(ctx, 30*time.Second); err != nil {
+		return nil, err
+	}
 	all := pl.Timeline.Events()
 	if err := pl.Timeline.WriteFile(filepath.Join(opts.Out, "timeline.json")); err != nil {
 		return nil, err

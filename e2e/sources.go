@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -21,6 +19,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/Masterminds/semver/v3"
+	"helm.sh/helm/v4/pkg/chart/loader/archive"
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
+	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
 	"sigs.k8s.io/yaml"
 )
 
@@ -65,6 +68,8 @@ type chartVersion struct {
 	name, version, appVersion string
 	files                     map[string][]byte
 	archive                   []byte
+	// meta is the archive's Chart.yaml as Helm reads it, for the index.
+	meta *chart.Metadata
 }
 
 func newSources(root string) *sources {
@@ -244,6 +249,16 @@ func (s *sources) publishChartArchive(repoURL, name, version, appVersion string,
 }
 
 func (s *sources) addChart(host, repoURL string, c chartVersion) error {
+	// Helm's own loader reads the archive back, as helm pull would: an
+	// archive it refuses is refused here, not by the repo-server later.
+	ch, err := loader.LoadArchive(bytes.NewReader(c.archive))
+	if err != nil {
+		return fmt.Errorf("chart %s %s: %w", c.name, c.version, err)
+	}
+	if ch.Metadata.Name != c.name || ch.Metadata.Version != c.version {
+		return fmt.Errorf("chart %s %s: the archive holds %s %s", c.name, c.version, ch.Metadata.Name, ch.Metadata.Version)
+	}
+	c.meta = ch.Metadata
 	name, version := c.name, c.version
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -300,36 +315,45 @@ data:
   values.json: {{ toJson .Values | quote }}
 `)
 
-// chartArchive is a Helm chart archive (a gzipped tar with one top-level
-// directory named after the chart) of files.
+// chartEpoch is every time a served chart carries: its files' times in
+// the archive, the index's generated and created. Fixed, so that an
+// archive (and so its digest) and the index are the same on every run.
+var chartEpoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// chartArchive packages a chart's files (Chart.yaml, values.yaml,
+// templates/, crds/) as helm package does: Helm's loader reads them and
+// its chartutil.Save writes the archive.
 func chartArchive(name string, files map[string][]byte) ([]byte, error) {
-	names := make([]string, 0, len(files))
-	for n := range files {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	var buf bytes.Buffer
-	gz := gzip.NewWriter(&buf)
-	tw := tar.NewWriter(gz)
+	names := slices.Sorted(maps.Keys(files))
+	buffered := make([]*archive.BufferedFile, 0, len(names))
 	for _, n := range names {
-		hdr := &tar.Header{Name: name + "/" + n, Mode: 0o644, Size: int64(len(files[n])), ModTime: time.Unix(0, 0), Typeflag: tar.TypeReg}
-		if err := tw.WriteHeader(hdr); err != nil {
-			return nil, err
-		}
-		if _, err := tw.Write(files[n]); err != nil {
-			return nil, err
-		}
+		buffered = append(buffered, &archive.BufferedFile{Name: n, ModTime: chartEpoch, Data: files[n]})
 	}
-	if err := tw.Close(); err != nil {
+	c, err := loader.LoadFiles(buffered)
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: %w", name, err)
+	}
+	if c.Name() != name {
+		return nil, fmt.Errorf("chart %s: its Chart.yaml names %s", name, c.Name())
+	}
+	// Save writes only to a directory.
+	dir, err := os.MkdirTemp("", "platc-e2e-chart-")
+	if err != nil {
 		return nil, err
 	}
-	if err := gz.Close(); err != nil {
-		return nil, err
+	defer os.RemoveAll(dir)
+	file, err := chartutil.Save(c, dir)
+	if err != nil {
+		return nil, fmt.Errorf("chart %s: %w", name, err)
 	}
-	return buf.Bytes(), nil
+	return os.ReadFile(file)
 }
 
-// chartIndex is the repository's index.yaml.
+// chartIndex is the repository's index.yaml, in the form helm repo
+// index writes (TestChartIndexAsHelmWrites compares the two): each
+// version's Chart.yaml as Helm's loader read it, its URL and digest,
+// newest version first. (Helm's repo package would write it, but it
+// links Helm's plugin runtime, WebAssembly included, into the tests.)
 func (s *sources) chartIndex(repoURL string) ([]byte, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -337,25 +361,39 @@ func (s *sources) chartIndex(repoURL string) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	entries := map[string]any{}
+	type entry struct {
+		*chart.Metadata
+		URLs    []string  `json:"urls"`
+		Created time.Time `json:"created"`
+		Digest  string    `json:"digest"`
+	}
+	entries := map[string][]entry{}
 	for name, vs := range charts {
-		var list []any
+		list := make([]entry, 0, len(vs))
 		for _, v := range vs {
+			// The archive's SHA-256, as helm repo index writes it.
 			sum := sha256.Sum256(v.archive)
-			list = append(list, map[string]any{
-				"apiVersion": "v2", "name": name, "version": v.version, "appVersion": v.appVersion,
-				"urls":    []string{repoURL + "/charts/" + name + "-" + v.version + ".tgz"},
-				"digest":  hex.EncodeToString(sum[:]),
-				"created": "2026-01-01T00:00:00Z",
-			})
+			list = append(list, entry{Metadata: v.meta, URLs: []string{repoURL + "/charts/" + name + "-" + v.version + ".tgz"}, Created: chartEpoch, Digest: hex.EncodeToString(sum[:])})
 		}
+		slices.SortStableFunc(list, func(a, b entry) int { return compareVersions(b.Version, a.Version) })
 		entries[name] = list
 	}
-	b, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "entries": entries, "generated": "2026-01-01T00:00:00Z"})
+	b, err := yaml.Marshal(map[string]any{"apiVersion": "v1", "entries": entries, "generated": chartEpoch})
 	if err != nil {
 		return nil, false
 	}
 	return b, true
+}
+
+// compareVersions orders chart versions by SemVer, as Helm sorts an
+// index (addChart has checked they parse: Helm's loader refuses others).
+func compareVersions(a, b string) int {
+	va, errA := semver.NewVersion(a)
+	vb, errB := semver.NewVersion(b)
+	if errA != nil || errB != nil {
+		return strings.Compare(a, b)
+	}
+	return va.Compare(vb)
 }
 
 func (s *sources) chartArchiveAt(repoURL, file string) ([]byte, bool) {

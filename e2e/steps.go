@@ -27,10 +27,12 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/yaml"
 )
 
@@ -130,11 +132,10 @@ func (e *Env) startStepRunner(ctx context.Context, ns string) (*stepRunner, erro
 func (r *stepRunner) followSignals(ctx context.Context, path string) {
 	var off int64
 	var partial []byte
-	for ctx.Err() == nil {
-		time.Sleep(200 * time.Millisecond)
+	wait.UntilWithContext(ctx, func(context.Context) {
 		f, err := os.Open(path)
 		if err != nil {
-			continue
+			return // not written yet: no exec so far
 		}
 		fi, err := f.Stat()
 		if err != nil || fi.Size() < off {
@@ -162,7 +163,7 @@ func (r *stepRunner) followSignals(ctx context.Context, path string) {
 				}
 			}
 		}
-	}
+	}, 200*time.Millisecond)
 }
 
 // execSignal reads one audit event: a pods/exec into a main container
@@ -813,33 +814,26 @@ func waitConditions(ctx context.Context, ri dynamic.ResourceInterface, name, suc
 	if err != nil {
 		return err
 	}
-	for {
+	// Until the pod's deadline or deletion ends ctx, as argoexec waits.
+	return wait.PollUntilContextCancel(ctx, time.Second, true, func(ctx context.Context) (bool, error) {
 		obj, err := ri.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
-			return err
+			return false, err
 		}
 		b, _ := json.Marshal(obj.Object)
 		ls := gjsonLabels(b)
 		for _, r := range failReqs {
 			if r.Matches(ls) {
-				return fmt.Errorf("failure condition '%s' evaluated true", r.String())
+				return false, fmt.Errorf("failure condition '%s' evaluated true", r.String())
 			}
 		}
-		matched := 0
 		for _, r := range okReqs {
-			if r.Matches(ls) {
-				matched++
+			if !r.Matches(ls) {
+				return false, nil
 			}
 		}
-		if matched == len(okReqs) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(time.Second):
-		}
-	}
+		return true, nil
+	})
 }
 
 // gjsonLabels lets a label selector read an object through gjson paths,
@@ -910,24 +904,29 @@ func (r *stepRunner) finish(ctx context.Context, pod *corev1.Pod, tmpl *wfv1.Tem
 	r.updateStatus(bg, pod, st)
 }
 
+// podStatusBackoff spaces the retries of a pod status write (about 4s in
+// all, as the kubelet's own status manager retries on its next sync).
+var podStatusBackoff = wait.Backoff{Steps: 10, Duration: 200 * time.Millisecond, Factor: 1.2, Jitter: 0.1}
+
+// updateStatus writes a pod's status as the kubelet would. A pod deleted
+// meanwhile is no error; a write the API server refuses, or one still
+// conflicting after every retry, is a problem of the run.
 func (r *stepRunner) updateStatus(ctx context.Context, pod *corev1.Pod, st *corev1.PodStatus) {
-	for attempt := 0; attempt < 10; attempt++ {
-		cur, err := r.e.Kube.CoreV1().Pods(pod.Namespace).Get(ctx, pod.Name, metav1.GetOptions{})
-		if apierrors.IsNotFound(err) {
-			return
-		}
+	pods := r.e.Kube.CoreV1().Pods(pod.Namespace)
+	var refused error // an update error no retry can cure
+	err := retry.OnError(podStatusBackoff, func(err error) bool { return !apierrors.IsNotFound(err) && err != refused }, func() error {
+		cur, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
 		if err != nil {
-			time.Sleep(200 * time.Millisecond)
-			continue
+			return err
 		}
 		cur.Status = *st
-		if _, err = r.e.Kube.CoreV1().Pods(pod.Namespace).UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err == nil {
-			return
+		if _, err = pods.UpdateStatus(ctx, cur, metav1.UpdateOptions{}); err != nil && !apierrors.IsConflict(err) {
+			refused = err
 		}
-		if !apierrors.IsConflict(err) {
-			r.problem("pod %s: status update: %v", pod.Name, err)
-			return
-		}
+		return err
+	})
+	if err != nil && !apierrors.IsNotFound(err) {
+		r.problem("pod %s: status update: %v", pod.Name, err)
 	}
 }
 

@@ -4,13 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/tools/cache"
 )
@@ -55,11 +60,18 @@ type Timeline struct {
 	healthy map[string]bool
 	// deleting: the deletionTimestamp seen per app.
 	deleting map[string]string
+	// seen is the resourceVersion of each app the handlers have
+	// recorded, removed when its deletion is recorded (Settle).
+	seen map[string]uint64
+	list func(context.Context) (*unstructured.UnstructuredList, error)
 }
 
 // Watch starts recording the Applications of namespace ns.
 func (e *Env) Watch(ctx context.Context, ns string) (*Timeline, error) {
-	t := &Timeline{ops: map[string]string{}, fin: map[string]bool{}, health: map[string]string{}, healthy: map[string]bool{}, deleting: map[string]string{}}
+	t := &Timeline{ops: map[string]string{}, fin: map[string]bool{}, health: map[string]string{}, healthy: map[string]bool{}, deleting: map[string]string{}, seen: map[string]uint64{}}
+	t.list = func(ctx context.Context) (*unstructured.UnstructuredList, error) {
+		return e.Dynamic.Resource(applicationGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
+	}
 	f := dynamicinformer.NewFilteredDynamicSharedInformerFactory(e.Dynamic, 0, ns, nil)
 	inf := f.ForResource(applicationGVR).Informer()
 	_, err := inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
@@ -71,6 +83,9 @@ func (e *Env) Watch(ctx context.Context, ns string) (*Timeline, error) {
 			}
 			if u, ok := obj.(*unstructured.Unstructured); ok {
 				t.add(Event{App: u.GetName(), Event: Deleted})
+				t.mu.Lock()
+				delete(t.seen, u.GetName())
+				t.mu.Unlock()
 			}
 		},
 	})
@@ -103,6 +118,9 @@ func (t *Timeline) observe(obj any) {
 	health, _, _ := unstructured.NestedString(u.Object, "status", "health", "status")
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if rv, err := strconv.ParseUint(u.GetResourceVersion(), 10, 64); err == nil {
+		t.seen[app] = rv
+	}
 	now := time.Now().UTC()
 	if dt := u.GetDeletionTimestamp(); dt != nil && t.deleting[app] != dt.String() {
 		t.deleting[app] = dt.String()
@@ -134,6 +152,53 @@ func (t *Timeline) Events() []Event {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return slices.Clone(t.events)
+}
+
+// Settle waits until the watch has delivered, and the timeline
+// recorded, every change to the Applications the API server committed
+// before Settle was called: a fresh list's objects are each recorded at
+// their version or later, and each app recorded but absent from the list
+// was created after it. (resourceVersions are compared as numbers: they
+// are etcd's revisions, in order, on this one API server.) It fails,
+// naming what the watch has not delivered, after limit.
+func (t *Timeline) Settle(ctx context.Context, limit time.Duration) error {
+	var behind []string
+	var listErr error
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, limit, true, func(ctx context.Context) (bool, error) {
+		list, err := t.list(ctx)
+		if err != nil {
+			listErr = err // the last comparison stays what is reported
+			return false, nil
+		}
+		at, err := strconv.ParseUint(list.GetResourceVersion(), 10, 64)
+		if err != nil {
+			return false, fmt.Errorf("the Application list's resourceVersion %q: %w", list.GetResourceVersion(), err)
+		}
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		behind = nil
+		listed := map[string]bool{}
+		for _, u := range list.Items {
+			listed[u.GetName()] = true
+			if rv, _ := strconv.ParseUint(u.GetResourceVersion(), 10, 64); t.seen[u.GetName()] < rv {
+				behind = append(behind, fmt.Sprintf("%s at version %d (recorded %d)", u.GetName(), rv, t.seen[u.GetName()]))
+			}
+		}
+		for app, rv := range t.seen {
+			if !listed[app] && rv <= at {
+				behind = append(behind, app+"'s deletion")
+			}
+		}
+		slices.Sort(behind)
+		return len(behind) == 0, nil
+	})
+	if err != nil && wait.Interrupted(err) {
+		if behind == nil {
+			return fmt.Errorf("the Application watch's progress could not be checked within %s: listing Applications: %v", limit, listErr)
+		}
+		return fmt.Errorf("the Application watch did not catch up with the API server within %s: not yet recorded: %s", limit, strings.Join(behind, "; "))
+	}
+	return err
 }
 
 // Mark returns the number of events so far, for Since.

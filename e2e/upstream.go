@@ -1,16 +1,13 @@
 package e2e
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
+	chart "helm.sh/helm/v4/pkg/chart/v2"
+	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"sigs.k8s.io/yaml"
 )
 
@@ -64,41 +61,14 @@ func upstreamCharts(groupVars []byte, dir string) ([]upstreamChart, error) {
 	return out, nil
 }
 
-type chartMeta struct {
-	Name       string `json:"name"`
-	Version    string `json:"version"`
-	AppVersion string `json:"appVersion"`
-}
-
-// archiveChartYAML reads <chart>/Chart.yaml of a chart archive.
-func archiveChartYAML(archive []byte) (*chartMeta, error) {
-	gz, err := gzip.NewReader(bytes.NewReader(archive))
+// archiveChartYAML reads the Chart.yaml of a chart archive with Helm's
+// loader (which checks the whole archive as helm pull would).
+func archiveChartYAML(b []byte) (*chart.Metadata, error) {
+	c, err := loader.LoadArchive(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("not a chart archive: %w", err)
 	}
-	tr := tar.NewReader(gz)
-	for {
-		hdr, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("not a chart archive: no <chart>/Chart.yaml")
-		}
-		if err != nil {
-			return nil, fmt.Errorf("not a chart archive: %w", err)
-		}
-		dir, file, ok := strings.Cut(hdr.Name, "/")
-		if !ok || dir == "" || file != "Chart.yaml" {
-			continue
-		}
-		b, err := io.ReadAll(io.LimitReader(tr, 1<<20))
-		if err != nil {
-			return nil, err
-		}
-		var m chartMeta
-		if err := yaml.Unmarshal(b, &m); err != nil {
-			return nil, fmt.Errorf("%s: %w", hdr.Name, err)
-		}
-		return &m, nil
-	}
+	return c.Metadata, nil
 }
 
 // publishUpstream serves the upstream charts where the roles fetch them.

@@ -1,7 +1,8 @@
 // Package testenv starts a real kube-apiserver backed by a real etcd for
 // the executor's integration tests, with the Argo Workflows and Argo CD
 // CRDs applied, static-token users for RBAC tests, and helpers to build
-// kubeconfigs.
+// kubeconfigs. The control plane itself is controlplane's, the one the
+// e2e environment starts too, so both run the same flags and limits.
 //
 // The binaries come from outside the module: etcd from Debian's
 // etcd-server package (on PATH), kube-apiserver built by .ci/run from

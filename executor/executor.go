@@ -94,6 +94,7 @@ func Run(ctx context.Context, cfg *config.Config, env Env) int {
 		r.rep.Dag = dagInfo(d, cfg.ScopeApps)
 		r.log.Infof("start", "dag", "DAG customization %s (sha256 %s…) applies to this run only: %s", d.Path, d.Sum, english.List(r.rep.Dag.changes()))
 	}
+	r.recordEnvFile()
 	dry := ""
 	if cfg.DryRun {
 		dry = " (dry run: nothing will be changed)"

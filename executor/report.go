@@ -36,7 +36,9 @@ type Report struct {
 	Environment string `json:"environment,omitempty"`
 	Scope       string `json:"scope,omitempty"`
 	// Dag is the run's DAG customization (dag.yaml), when one applied.
-	Dag       *DagInfo  `json:"dag,omitempty"`
+	Dag *DagInfo `json:"dag,omitempty"`
+	// Env is environment.yaml's timeouts and retries and how they applied.
+	Env       *EnvInfo  `json:"environment_config,omitempty"`
 	DryRun    bool      `json:"dry_run,omitempty"`
 	Status    string    `json:"status"`
 	ExitCode  int       `json:"exit_code"`
@@ -187,6 +189,9 @@ func (rep *Report) WriteText(w io.Writer) {
 	}
 	if d := rep.Dag; d != nil {
 		fmt.Fprintf(tw, "  dag\t%s (this run only): %s\n", d.Path, oneLine(strings.Join(d.changes(), "; ")))
+	}
+	if e := rep.Env; e != nil {
+		fmt.Fprintf(tw, "  environment config\t%s: %s; %s\n", e.Path, oneLine(strings.Join(e.Settings, ", ")), oneLine(e.Applied))
 	}
 	fmt.Fprintf(tw, "  duration\t%s\n", human(time.Duration(rep.Duration*float64(time.Second))))
 	if wf := rep.Workflow; wf != nil {

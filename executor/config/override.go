@@ -17,7 +17,13 @@ func applyEnvFile(m *lang.Module, env string, ef *EnvFile) {
 	lit := func(name string, v cty.Value) *hcl.Attribute {
 		return &hcl.Attribute{Name: name, Expr: hcl.StaticExpr(v, rng), Range: rng, NameRange: rng}
 	}
-	str := func(name, v string) *hcl.Attribute { return lit(name, cty.StringVal(v)) }
+	// field is the RFC 7.4 name, whose position the file recorded.
+	str := func(name, field, v string) *hcl.Attribute {
+		if r, ok := ef.Ranges[field]; ok {
+			return strAttr(name, v, r)
+		}
+		return lit(name, cty.StringVal(v))
+	}
 
 	for _, e := range m.Environments {
 		if e.Name != env {
@@ -26,9 +32,9 @@ func applyEnvFile(m *lang.Module, env string, ef *EnvFile) {
 		if e.Attrs == nil {
 			e.Attrs = hcl.Attributes{}
 		}
-		e.Attrs["domain"] = str("domain", ef.Domain)
+		e.Attrs["domain"] = str("domain", "domain", ef.Domain)
 		if ef.ClusterName != "" {
-			e.Attrs["cluster_name"] = str("cluster_name", ef.ClusterName)
+			e.Attrs["cluster_name"] = str("cluster_name", "clusterName", ef.ClusterName)
 		}
 	}
 	if m.Platform != nil {
@@ -36,19 +42,19 @@ func applyEnvFile(m *lang.Module, env string, ef *EnvFile) {
 		if pl.Git == nil {
 			pl.Git = &lang.Git{DeclRange: rng}
 		}
-		pl.Git.RepoURL = str("repo_url", ef.GitRepository)
-		pl.Git.Revision = str("revision", ef.GitRevision)
+		pl.Git.RepoURL = str("repo_url", "gitRepository", ef.GitRepository)
+		pl.Git.Revision = str("revision", "gitRevision", ef.GitRevision)
 		if ef.ArgoCDNamespace != "" {
 			if pl.ArgoCD == nil {
 				pl.ArgoCD = &lang.ArgoCD{DeclRange: rng}
 			}
-			pl.ArgoCD.Namespace = str("namespace", ef.ArgoCDNamespace)
+			pl.ArgoCD.Namespace = str("namespace", "argocdNamespace", ef.ArgoCDNamespace)
 		}
 		if ef.WorkflowsNamespace != "" {
 			if pl.Workflows == nil {
 				pl.Workflows = &lang.Workflows{DeclRange: rng}
 			}
-			pl.Workflows.Namespace = str("namespace", ef.WorkflowsNamespace)
+			pl.Workflows.Namespace = str("namespace", "workflowsNamespace", ef.WorkflowsNamespace)
 		}
 	}
 	if ef.Timeouts == nil && ef.Retries == nil {
@@ -63,10 +69,10 @@ func applyEnvFile(m *lang.Module, env string, ef *EnvFile) {
 			d.Timeouts = &lang.Timeouts{DeclRange: rng}
 		}
 		if t.Sync != "" {
-			d.Timeouts.Sync = str("sync", t.Sync)
+			d.Timeouts.Sync = strAttr("sync", t.Sync, t.SyncRange)
 		}
 		if t.Health != "" {
-			d.Timeouts.Health = str("health", t.Health)
+			d.Timeouts.Health = strAttr("health", t.Health, t.HealthRange)
 		}
 	}
 	if r := ef.Retries; r != nil {
@@ -75,10 +81,10 @@ func applyEnvFile(m *lang.Module, env string, ef *EnvFile) {
 		}
 		if r.MaxAttempts != nil {
 			// RFC 7.4 counts attempts; the language counts retries.
-			d.Retry.Limit = lit("limit", cty.NumberIntVal(int64(*r.MaxAttempts-1)))
+			d.Retry.Limit = &hcl.Attribute{Name: "limit", Expr: hcl.StaticExpr(cty.NumberIntVal(int64(*r.MaxAttempts-1)), r.AttemptsRange), Range: r.AttemptsRange, NameRange: r.AttemptsRange}
 		}
 		if r.Backoff != "" {
-			d.Retry.Backoff = str("backoff", r.Backoff)
+			d.Retry.Backoff = strAttr("backoff", r.Backoff, r.BackoffRange)
 		}
 	}
 }

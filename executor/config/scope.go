@@ -21,6 +21,11 @@ const (
 	// (dag.yaml): compiled on the spot like a scoped run, for the apps its
 	// subset chooses (all without one). Name is the file's Sum.
 	ScopeDag
+	// ScopeEnv is a whole-platform deploy whose environment.yaml sets
+	// timeouts or retries: the committed WorkflowTemplate embeds the
+	// platform's own, so the run's workflow is compiled on the spot with
+	// the file's, like a scoped run, for every app. Name is the file's Sum.
+	ScopeEnv
 )
 
 // Scope is a parsed TARGET_SCOPE: platform, stack:<name> or app:<name>.
@@ -38,9 +43,17 @@ func (s Scope) String() string {
 		return "app:" + s.Name
 	case ScopeDag:
 		return "dag:" + s.Name
+	case ScopeEnv:
+		return "env:" + s.Name
 	}
 	return "platform"
 }
+
+// Whole says whether the run acts on every app of the platform: the
+// platform, or a whole-platform run compiled on the spot (environment.yaml
+// timeouts or retries, or a DAG customization without a subset, which
+// Name cannot tell: callers with one check its HasSubset).
+func (s Scope) Whole() bool { return s.Kind == ScopePlatform || s.Kind == ScopeEnv }
 
 // Label returns the scope as a Kubernetes label value: "platform",
 // "stack.NAME" or "app.NAME" (a colon is not allowed in label values).

@@ -267,7 +267,7 @@ func (r *run) clusterOptions(perms []preflight.Permission, templates ...string) 
 // basePermissions are what Phase 0 itself needs.
 func basePermissions() []preflight.Permission {
 	return []preflight.Permission{
-		{Verb: "list", Resource: "nodes", Why: "Phase 0 checks nodes are Ready"},
+		{Verb: "list", Resource: "nodes", Why: "Phase 0 checks nodes are Ready and not under disk, memory or PID pressure"},
 		{Verb: "list", Resource: "pods", Namespace: "kube-system", Why: "Phase 0 checks CoreDNS runs"},
 		{Verb: "get", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Why: "to tell whether Argo CD and Argo Workflows are installed"},
 		{Verb: "get", Resource: "namespaces", Why: "to tell whether the Argo namespaces exist"},

@@ -73,6 +73,8 @@ type Report struct {
 	// Stacks each stack's (RFC 5.3's table; validate).
 	Health string        `json:"health,omitempty"`
 	Stacks []StackHealth `json:"stacks,omitempty"`
+	// Resources are the resource nodes' states (validate; RFC 5.1).
+	Resources []ResourceHealth `json:"resources,omitempty"`
 	// Compliance are the invariants checked on the live cluster
 	// (validate).
 	Compliance []Compliance `json:"compliance,omitempty"`
@@ -235,6 +237,14 @@ func (rep *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(tw, "  platform\t%s\n", rep.Health)
 		for _, st := range rep.Stacks {
 			fmt.Fprintf(tw, "  stack %s\t%s\t%s\n", st.Stack, st.Health, countsText(st.Apps))
+		}
+		tw.Flush()
+	}
+	if len(rep.Resources) > 0 {
+		fmt.Fprintf(w, "\nResource nodes:\n")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, rh := range rep.Resources {
+			fmt.Fprintf(tw, "  %s\t%s %s\t%s\t%s\t%s\n", rh.Resource, rh.Kind, rh.Object, orText(rh.Health, "not checked"), oneLine(rh.JudgedBy), oneLine(rh.Message))
 		}
 		tw.Flush()
 	}

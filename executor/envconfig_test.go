@@ -40,7 +40,7 @@ func TestEnvironmentTimeoutsCompiled(t *testing.T) {
 	r := f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.EnvFile = envFile; in.Timeout = "4s" })
 	expect(t, r, exitcode.Timeout, "timeout") // no controller runs here
 	contains(t, "report", r.out, `"environment_config":{"path":"`+envFile, `"settings":["timeouts.sync=7m","timeouts.health=11m","retries.maxAttempts=4","retries.backoff=45s"]`, `"compiled":true`, `"scope":"env:`)
-	contains(t, "logs", r.logs, "applied: the run's workflow was compiled on the spot with them")
+	contains(t, "logs", r.logs, "applied: this run's workflow is compiled on the spot with them")
 	if strings.Contains(r.logs, "differs from the one this platform source generates") {
 		t.Errorf("the run still compares against the committed template:\n%s", r.logs)
 	}

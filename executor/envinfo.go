@@ -35,7 +35,7 @@ func (r *run) recordEnvFile() {
 		r.rep.recommend("environment.yaml's timeouts and retries reach a whole-platform teardown only through the committed WorkflowTemplate: set them in the platform's defaults block, run 'platc build' and commit generated/.")
 	default:
 		info.Compiled = true
-		info.Applied = "applied: the run's workflow was compiled on the spot with them (scope " + r.cfg.Scope.String() + ")"
+		info.Applied = "applied: this run's workflow is compiled on the spot with them (scope " + r.cfg.Scope.String() + ")"
 	}
 	r.rep.Env = info
 	r.log.Infof("start", "environment-config", "environment config %s sets %s; %s", ef.Path, english.List(info.Settings), info.Applied)

@@ -49,10 +49,11 @@ func (s Scope) String() string {
 	return "platform"
 }
 
-// Whole says whether the run acts on every app of the platform: the
-// platform, or a whole-platform run compiled on the spot (environment.yaml
-// timeouts or retries, or a DAG customization without a subset, which
-// Name cannot tell: callers with one check its HasSubset).
+// Whole says whether the scope alone makes the run act on every app of
+// the platform: the platform, or a deploy compiled on the spot for
+// environment.yaml's timeouts or retries. A DAG customization without a
+// subset covers every app too, but changes the graph; it stays a
+// customized run.
 func (s Scope) Whole() bool { return s.Kind == ScopePlatform || s.Kind == ScopeEnv }
 
 // Label returns the scope as a Kubernetes label value: "platform",

@@ -279,6 +279,17 @@ func TestScopedRuns(t *testing.T) {
 		s.wantConverged("network", "database", "api", "web")
 		wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, s.pl.Timeline.Events()))
 	})
+	t.Run("validate judges the resource node", func(t *testing.T) {
+		// RFC 5.1 in validate: database's Database, listed by the real
+		// Argo CD in the Application's status.resources, read live and
+		// judged by the platform's compiled health rule, counts in stack
+		// base like an app. cache and metrics were never deployed here:
+		// the platform is degraded, stack base is not.
+		r := s.run("validate", ExitPartial)
+		wantIn(t, "report", string(r.Report),
+			`"resource":"app.database.resource.primary","kind":"example.com/Database","object":"database/database","wait":"healthy","health":"Healthy","judged_by":"the user health rule, as Argo CD runs it"`,
+			`{"stack":"base","health":"Healthy","apps":{"Healthy":3}}`)
+	})
 	t.Run("snapshot refused without its RBAC", func(t *testing.T) {
 		before := s.workflows()
 		r := s.run("teardown", ExitInvalid, "TEARDOWN_CONFIRM="+p.Platform.Name, "PV_POLICY=snapshot")

@@ -61,17 +61,27 @@ func aggregate(counts map[string]int) string {
 // aggregateHealth fills the report's stacks and the platform's health
 // from the apps in scope. Apps outside every stack count for the platform
 // only.
-func (r *run) aggregateHealth(apps []*ir.App, status map[string]appStatus) {
+//
+// Resource nodes count like apps (RFC 5.1: an app may depend on one), in
+// their app's stack; one that could not be checked counts for nothing.
+func (r *run) aggregateHealth(apps []*ir.App, status map[string]appStatus, resources []ResourceHealth) {
 	byStack := map[string]map[string]int{}
 	all := map[string]int{}
-	for _, a := range apps {
-		st := rfcState(status[a.Name])
+	count := func(stack, st string) {
 		all[st]++
-		if s := stackOf(a); s != "" {
-			if byStack[s] == nil {
-				byStack[s] = map[string]int{}
+		if stack != "" {
+			if byStack[stack] == nil {
+				byStack[stack] = map[string]int{}
 			}
-			byStack[s][st]++
+			byStack[stack][st]++
+		}
+	}
+	for _, a := range apps {
+		count(stackOf(a), rfcState(status[a.Name]))
+	}
+	for _, rh := range resources {
+		if st := resourceState(rh.Health); st != "" {
+			count(rh.Stack, st)
 		}
 	}
 	names := make([]string, 0, len(byStack))

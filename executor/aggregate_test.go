@@ -80,7 +80,7 @@ func TestAggregateHealthReport(t *testing.T) {
 		"site":  {Exists: true, Health: "Healthy"},
 		"tools": {},
 	}
-	r.aggregateHealth(p.Apps, status)
+	r.aggregateHealth(p.Apps, status, nil)
 	want := []StackHealth{
 		{Stack: "data", Health: "Progressing", Apps: map[string]int{"Healthy": 1, "Progressing": 1}},
 		{Stack: "web", Health: "Healthy", Apps: map[string]int{"Healthy": 1}},

@@ -33,6 +33,9 @@ type appStatus struct {
 	// still present among its resources (phase unknown), for INV-8's
 	// compliance check.
 	Hooks []liveHook
+	// Managed are the resources the Application manages (its
+	// status.resources), for validate's resource nodes.
+	Managed []managedResource
 	// Stale says why Argo CD's sync status may not describe the current
 	// spec: the last comparison used another source, or a pinned commit
 	// was not the one compared. Empty when the status is current.
@@ -113,6 +116,7 @@ func (r *run) readApps(ctx context.Context, apps []*ir.App) (map[string]appStatu
 		s.Stale = staleness(u)
 		s.FirstSyncAutomated = firstSyncAutomated(u)
 		s.Hooks = liveHooks(u)
+		s.Managed = managedResources(u)
 		out[a.Name] = s
 	}
 	return out, nil

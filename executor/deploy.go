@@ -137,7 +137,7 @@ func (r *run) deployApps(ctx context.Context) int {
 		switch {
 		case cur != nil:
 			r.log.Warnf(r.phase, "prune", "a deploy is already running; the Applications of removed apps are deleted by the next deploy with PRUNE=true, not while it runs")
-		case r.cfg.Scope.Kind != config.ScopePlatform:
+		case !r.cfg.Scope.Whole():
 			r.log.Warnf(r.phase, "prune", "PRUNE=true deletes removed apps only in a deploy of the whole platform, not of scope %s", r.cfg.Scope)
 		default:
 			r.phase = "prune"

@@ -94,6 +94,7 @@ func Run(ctx context.Context, cfg *config.Config, env Env) int {
 		r.rep.Dag = dagInfo(d, cfg.ScopeApps)
 		r.log.Infof("start", "dag", "DAG customization %s (sha256 %s…) applies to this run only: %s", d.Path, d.Sum, english.List(r.rep.Dag.changes()))
 	}
+	r.recordEnvFile()
 	dry := ""
 	if cfg.DryRun {
 		dry = " (dry run: nothing will be changed)"
@@ -266,7 +267,7 @@ func (r *run) clusterOptions(perms []preflight.Permission, templates ...string) 
 // basePermissions are what Phase 0 itself needs.
 func basePermissions() []preflight.Permission {
 	return []preflight.Permission{
-		{Verb: "list", Resource: "nodes", Why: "Phase 0 checks nodes are Ready"},
+		{Verb: "list", Resource: "nodes", Why: "Phase 0 checks nodes are Ready and not under disk, memory or PID pressure"},
 		{Verb: "list", Resource: "pods", Namespace: "kube-system", Why: "Phase 0 checks CoreDNS runs"},
 		{Verb: "get", Group: "apiextensions.k8s.io", Resource: "customresourcedefinitions", Why: "to tell whether Argo CD and Argo Workflows are installed"},
 		{Verb: "get", Resource: "namespaces", Why: "to tell whether the Argo namespaces exist"},

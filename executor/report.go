@@ -36,7 +36,9 @@ type Report struct {
 	Environment string `json:"environment,omitempty"`
 	Scope       string `json:"scope,omitempty"`
 	// Dag is the run's DAG customization (dag.yaml), when one applied.
-	Dag       *DagInfo  `json:"dag,omitempty"`
+	Dag *DagInfo `json:"dag,omitempty"`
+	// Env is environment.yaml's timeouts and retries and how they applied.
+	Env       *EnvInfo  `json:"environment_config,omitempty"`
 	DryRun    bool      `json:"dry_run,omitempty"`
 	Status    string    `json:"status"`
 	ExitCode  int       `json:"exit_code"`
@@ -71,6 +73,8 @@ type Report struct {
 	// Stacks each stack's (RFC 5.3's table; validate).
 	Health string        `json:"health,omitempty"`
 	Stacks []StackHealth `json:"stacks,omitempty"`
+	// Resources are the resource nodes' states (validate; RFC 5.1).
+	Resources []ResourceHealth `json:"resources,omitempty"`
 	// Compliance are the invariants checked on the live cluster
 	// (validate).
 	Compliance []Compliance `json:"compliance,omitempty"`
@@ -188,6 +192,9 @@ func (rep *Report) WriteText(w io.Writer) {
 	if d := rep.Dag; d != nil {
 		fmt.Fprintf(tw, "  dag\t%s (this run only): %s\n", d.Path, oneLine(strings.Join(d.changes(), "; ")))
 	}
+	if e := rep.Env; e != nil {
+		fmt.Fprintf(tw, "  environment config\t%s: %s; %s\n", e.Path, oneLine(strings.Join(e.Settings, ", ")), oneLine(e.Applied))
+	}
 	fmt.Fprintf(tw, "  duration\t%s\n", human(time.Duration(rep.Duration*float64(time.Second))))
 	if wf := rep.Workflow; wf != nil {
 		att := ""
@@ -230,6 +237,14 @@ func (rep *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(tw, "  platform\t%s\n", rep.Health)
 		for _, st := range rep.Stacks {
 			fmt.Fprintf(tw, "  stack %s\t%s\t%s\n", st.Stack, st.Health, countsText(st.Apps))
+		}
+		tw.Flush()
+	}
+	if len(rep.Resources) > 0 {
+		fmt.Fprintf(w, "\nResource nodes:\n")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, rh := range rep.Resources {
+			fmt.Fprintf(tw, "  %s\t%s %s\t%s\t%s\t%s\n", rh.Resource, rh.Kind, rh.Object, orText(rh.Health, "not checked"), oneLine(rh.JudgedBy), oneLine(rh.Message))
 		}
 		tw.Flush()
 	}

@@ -94,8 +94,15 @@ func (r *run) validateApps(ctx context.Context) int {
 			r.rep.Failures = append(r.rep.Failures, Failure{App: a.Name, Message: c.Message})
 		}
 	}
-	r.aggregateHealth(apps, status)
+	r.rep.Resources = r.readResources(ctx, apps, status)
+	r.aggregateHealth(apps, status, r.rep.Resources)
 	nonCompliant := r.compliance(apps, status)
+	var notReady []string
+	for _, rh := range r.rep.Resources {
+		if rh.Health != "" && rh.Health != "Healthy" {
+			notReady = append(notReady, rh.Resource+" ("+rh.Health+")")
+		}
+	}
 	switch {
 	case m[verdictUnhealthy] > 0:
 		r.rep.Status = verdictUnhealthy
@@ -110,6 +117,15 @@ func (r *run) validateApps(ctx context.Context) int {
 		r.rep.Status = verdictDegraded
 		r.rep.Summary = fmt.Sprintf("%d of %d apps degraded, %d healthy", m[verdictDegraded], len(apps), m[verdictHealthy])
 		r.rep.recommend("Inspect the degraded apps with 'argocd app get <application>'; an app out of sync with Git needs a sync (platc deploy does it), a Degraded one needs its resources looked at.")
+		return exitcode.Partial
+	}
+	if len(notReady) > 0 {
+		// Every app is Healthy, yet what a dependent waits for is not:
+		// its next deploy would stop at the wait step.
+		r.rep.Status = verdictDegraded
+		r.rep.Summary = fmt.Sprintf("all %d %s Healthy and Synced, but %s not ready: %s", len(apps), english.Plural(len(apps), "app"),
+			english.Count(len(notReady), "resource node"), english.List(notReady))
+		r.rep.recommend("A resource node that is not ready holds up the apps that depend on it: look at the resource with kubectl describe, and at its app's Application.")
 		return exitcode.Partial
 	}
 	if nonCompliant {

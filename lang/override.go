@@ -29,6 +29,11 @@ type Override struct {
 	SyncTimeout, HealthTimeout string
 	RetryLimit                 *int
 	Backoff                    string
+	// Ranges says where in Source each value is written, by the attribute
+	// it replaces ("domain", "git.repo_url", "timeouts.sync",
+	// "retry.limit"...), so that a diagnostic about a value points at its
+	// line. A value without one is placed at the start of Source.
+	Ranges map[string]hcl.Range
 }
 
 // Override writes o's values into the module as literal attributes, so
@@ -37,13 +42,19 @@ type Override struct {
 // platform does not declare are created, declared at o.Source.
 func (m *Module) Override(o Override) {
 	rng := hcl.Range{Filename: o.Source, Start: hcl.InitialPos, End: hcl.InitialPos}
-	lit := func(name string, v cty.Value) *hcl.Attribute {
-		return &hcl.Attribute{Name: name, Expr: hcl.StaticExpr(v, rng), Range: rng, NameRange: rng}
+	// lit is the literal attribute for the value at key, placed where the
+	// source wrote it.
+	lit := func(key, name string, v cty.Value) *hcl.Attribute {
+		at := rng
+		if r, ok := o.Ranges[key]; ok && r.Filename != "" {
+			at = r
+		}
+		return &hcl.Attribute{Name: name, Expr: hcl.StaticExpr(v, at), Range: at, NameRange: at}
 	}
 	// set replaces *dst with a string literal when the override has one.
-	set := func(dst **hcl.Attribute, name, v string) {
+	set := func(dst **hcl.Attribute, key, name, v string) {
 		if v != "" {
-			*dst = lit(name, cty.StringVal(v))
+			*dst = lit(key, name, cty.StringVal(v))
 		}
 	}
 
@@ -56,7 +67,7 @@ func (m *Module) Override(o Override) {
 		}
 		for name, v := range map[string]string{"domain": o.Domain, "cluster_name": o.ClusterName} {
 			if v != "" {
-				e.Attrs[name] = lit(name, cty.StringVal(v))
+				e.Attrs[name] = lit(name, name, cty.StringVal(v))
 			}
 		}
 	}
@@ -65,20 +76,20 @@ func (m *Module) Override(o Override) {
 			if pl.Git == nil {
 				pl.Git = &Git{DeclRange: rng}
 			}
-			set(&pl.Git.RepoURL, "repo_url", o.GitRepository)
-			set(&pl.Git.Revision, "revision", o.GitRevision)
+			set(&pl.Git.RepoURL, "git.repo_url", "repo_url", o.GitRepository)
+			set(&pl.Git.Revision, "git.revision", "revision", o.GitRevision)
 		}
 		if o.ArgoCDNamespace != "" {
 			if pl.ArgoCD == nil {
 				pl.ArgoCD = &ArgoCD{DeclRange: rng}
 			}
-			set(&pl.ArgoCD.Namespace, "namespace", o.ArgoCDNamespace)
+			set(&pl.ArgoCD.Namespace, "argocd.namespace", "namespace", o.ArgoCDNamespace)
 		}
 		if o.WorkflowsNamespace != "" {
 			if pl.Workflows == nil {
 				pl.Workflows = &Workflows{DeclRange: rng}
 			}
-			set(&pl.Workflows.Namespace, "namespace", o.WorkflowsNamespace)
+			set(&pl.Workflows.Namespace, "workflows.namespace", "namespace", o.WorkflowsNamespace)
 		}
 	}
 
@@ -95,16 +106,16 @@ func (m *Module) Override(o Override) {
 		if d.Timeouts == nil {
 			d.Timeouts = &Timeouts{DeclRange: rng}
 		}
-		set(&d.Timeouts.Sync, "sync", o.SyncTimeout)
-		set(&d.Timeouts.Health, "health", o.HealthTimeout)
+		set(&d.Timeouts.Sync, "timeouts.sync", "sync", o.SyncTimeout)
+		set(&d.Timeouts.Health, "timeouts.health", "health", o.HealthTimeout)
 	}
 	if retry {
 		if d.Retry == nil {
 			d.Retry = &Retry{DeclRange: rng}
 		}
 		if o.RetryLimit != nil {
-			d.Retry.Limit = lit("limit", cty.NumberIntVal(int64(*o.RetryLimit)))
+			d.Retry.Limit = lit("retry.limit", "limit", cty.NumberIntVal(int64(*o.RetryLimit)))
 		}
-		set(&d.Retry.Backoff, "backoff", o.Backoff)
+		set(&d.Retry.Backoff, "retry.backoff", "backoff", o.Backoff)
 	}
 }

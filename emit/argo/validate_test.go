@@ -94,8 +94,9 @@ type scope struct {
 	apps []*ir.App
 }
 
-// scopes are the biggest stack, the last app (the most dependencies
-// outside itself) and the first app (the most dependents outside).
+// scopes are the biggest stack, every app, the last app (the most
+// dependencies outside itself) and the first app (the most dependents
+// outside).
 func scopes(p *ir.Program) []scope {
 	var out []scope
 	var big *ir.Stack
@@ -106,6 +107,13 @@ func scopes(p *ir.Program) []scope {
 	}
 	if big != nil {
 		out = append(out, scope{"stack:" + big.Name, big.Apps})
+	}
+	// Every app: what a whole-platform run compiled on the spot submits
+	// (environment.yaml timeouts or retries, a dag.yaml without subset).
+	// Validating one workflow of thousands of apps takes minutes: the
+	// platforms of 1000 apps and more are left out.
+	if len(p.Apps) < 1000 {
+		out = append(out, scope{"platform", p.Apps})
 	}
 	first, last := p.Apps[0], p.Apps[len(p.Apps)-1]
 	out = append(out, scope{"app:" + last.Name, []*ir.App{last}})

@@ -185,8 +185,9 @@ func Load(in Input) (*Config, *Problems) {
 		p.add("ENVIRONMENT is not set; it must name an environment block of the platform")
 	}
 	cfg.PlatformPath = or(in.PlatformPath, DefaultPlatformPath)
-	ef, probs := readEnvFile(or(in.EnvFile, DefaultEnvFile), in.EnvFile != "", cfg.Environment)
+	ef, ediags, probs := readEnvFile(or(in.EnvFile, DefaultEnvFile), in.EnvFile != "", cfg.Environment)
 	cfg.EnvFile = ef
+	p.Diags = append(p.Diags, ediags...)
 	p.Errors = append(p.Errors, probs...)
 	df, ddiags, probs := readDagFile(or(in.DagFile, DefaultDagFile), in.DagFile != "")
 	cfg.DagFile = df
@@ -473,7 +474,7 @@ func loadPlatform(cfg *Config, gen ir.Generator, p *Problems) {
 		p.add("%s", msg)
 		return
 	}
-	if cfg.EnvFile != nil && len(p.Errors) == 0 {
+	if cfg.EnvFile != nil && len(p.Errors) == 0 && !p.Diags.HasErrors() {
 		mod.Override(cfg.EnvFile.override(cfg.Environment))
 	}
 	if cfg.DagFile != nil {
@@ -502,6 +503,12 @@ func loadPlatform(cfg *Config, gen ir.Generator, p *Problems) {
 			return
 		}
 		cfg.ScopeApps = cfg.Scope.Apps(prog)
+		// Teardown keeps the committed template (its orphan report and
+		// the primitives' removal are the whole platform's); its steps'
+		// retries stay the template's, and the report says so.
+		if cfg.Scope.Kind == ScopePlatform && cfg.Action == Deploy && cfg.EnvFile.ChangesWorkflow() {
+			cfg.Scope = Scope{Kind: ScopeEnv, Name: cfg.EnvFile.Sum}
+		}
 	}
 	if cfg.Action == Teardown {
 		switch {

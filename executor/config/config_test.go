@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -108,16 +109,33 @@ retries: {maxAttempts: 4, backoff: 45s}
 }
 
 func TestEnvFileProblems(t *testing.T) {
-	for _, tc := range []struct{ file, want string }{
-		{"name: production\n", `the required field "domain" is missing`},
-		{"name: staging\ndomain: a\ngitRepository: b\ngitRevision: c\n", `it describes environment "staging" but ENVIRONMENT is "production"`},
-		{"name: production\ndomain: a\ngitRepository: b\ngitRevision: c\nregion: eu\n", `unknown field "region"`},
-		{"name: production\ndomain: a\ngitRepository: b\ngitRevision: c\ntimeouts: {sync: fast}\n", `timeouts.sync "fast" is not a positive duration`},
-		{"name: production\ndomain: a\ngitRepository: b\ngitRevision: c\nretries: {maxAttempts: 0}\n", `retries.maxAttempts is 0`},
+	const head = "name: production\ndomain: a\ngitRepository: b\ngitRevision: c\n"
+	for _, tc := range []struct{ file, at, want string }{
+		{"name: production\n", ":1:1", `The required field "domain" is missing`},
+		{"name: staging\ndomain: a\ngitRepository: b\ngitRevision: c\n", ":1:7", `It describes environment "staging" but ENVIRONMENT is "production"`},
+		{head + "region: eu\n", ":5:1", `unknown field "region"`},
+		{head + "timout: {sync: 1m}\n", ":5:1", `Did you mean "timeouts"?`},
+		{head + "timeouts: {sync: fast}\n", ":5:18", `timeouts.sync "fast" is not a positive duration`},
+		{head + "timeouts: {sync: 1m, helth: 2m}\n", ":5:22", `unknown field "helth" in timeouts; RFC 7.4 defines sync, health. Did you mean "health"?`},
+		{head + "retries: {maxAttempts: 0}\n", ":5:24", `retries.maxAttempts is 0`},
+		{head + "retries: {maxAttempts: two}\n", ":5:24", `retries.maxAttempts is two`},
+		{head + "retries: [3]\n", ":5:10", `retries must be a mapping of maxAttempts, backoff`},
+		{head + "domain: b\n", ":5:1", `sets "domain" twice`},
+		{"name: production\n---\nname: x\n", ":1:1", "must be one YAML document"},
+		{"name: [\n", ":", "not valid YAML"},
+		// The compiler's verdict on a value points at the file's line.
+		{head, ":3:16", "Invalid Git repository URL"},
 	} {
 		_, p := Load(setup(t, tc.file))
-		if !strings.Contains(strings.Join(p.Errors, "\n"), tc.want) {
-			t.Errorf("%q: problems %q lack %q", tc.file, p.Errors, tc.want)
+		var got []string
+		for _, d := range p.Diags {
+			if d.Subject != nil {
+				got = append(got, fmt.Sprintf("%s:%d:%d: %s: %s", d.Subject.Filename, d.Subject.Start.Line, d.Subject.Start.Column, d.Summary, d.Detail))
+			}
+		}
+		all := strings.Join(got, "\n")
+		if !strings.Contains(all, "environment.yaml"+tc.at) || !strings.Contains(all, tc.want) || p.Empty() {
+			t.Errorf("%q: diagnostics %q lack %q at %q", tc.file, got, tc.want, tc.at)
 		}
 	}
 	// The default path may be absent; a named one may not.
@@ -125,6 +143,40 @@ func TestEnvFileProblems(t *testing.T) {
 	in.EnvFile = filepath.Join(t.TempDir(), "missing.yaml")
 	if _, p := Load(in); !strings.Contains(strings.Join(p.Errors, "\n"), "no such file") {
 		t.Errorf("missing named env file: %v", p.Errors)
+	}
+}
+
+// TestEnvFileScope: timeouts or retries in environment.yaml make a
+// whole-platform deploy a run compiled on the spot (scope env:<sum>);
+// validate, teardown and a scoped deploy keep their scope; a file without
+// them changes nothing.
+func TestEnvFileScope(t *testing.T) {
+	const head = "name: production\ndomain: a.example.org\ngitRepository: https://git.example.org/p.git\ngitRevision: v1\n"
+	for _, tc := range []struct {
+		file   string
+		action Action
+		scope  string
+		want   string
+	}{
+		{head + "timeouts: {health: 3m}\n", Deploy, "", "env:"},
+		{head + "retries: {backoff: 1m}\n", Deploy, "", "env:"},
+		{head, Deploy, "", "platform"},
+		{head + "timeouts: {health: 3m}\n", Validate, "", "platform"},
+		{head + "timeouts: {health: 3m}\n", Teardown, "", "platform"},
+		{head + "timeouts: {health: 3m}\n", Deploy, "app:web", "app:web"},
+	} {
+		in := setup(t, tc.file)
+		in.Action, in.TargetScope, in.TeardownConfirm = tc.action, tc.scope, "acme"
+		cfg, p := Load(in)
+		if !p.Empty() {
+			t.Fatalf("%s %q: %v %v", tc.action, tc.file, p.Errors, p.Diags)
+		}
+		if got := cfg.Scope.String(); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%s %q (TARGET_SCOPE %q): scope %s, want %s…", tc.action, tc.file, tc.scope, got, tc.want)
+		}
+		if tc.want == "env:" && (cfg.Scope.Name != cfg.EnvFile.Sum || len(cfg.ScopeApps) != len(cfg.Program.Apps) || !cfg.Scope.Whole()) {
+			t.Errorf("an env-compiled run must cover every app and be named by the file's digest: %+v, %d apps", cfg.Scope, len(cfg.ScopeApps))
+		}
 	}
 }
 

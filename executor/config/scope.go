@@ -21,6 +21,11 @@ const (
 	// (dag.yaml): compiled on the spot like a scoped run, for the apps its
 	// subset chooses (all without one). Name is the file's Sum.
 	ScopeDag
+	// ScopeEnv is a whole-platform deploy whose environment.yaml sets
+	// timeouts or retries: the committed WorkflowTemplate embeds the
+	// platform's own, so the run's workflow is compiled on the spot with
+	// the file's, like a scoped run, for every app. Name is the file's Sum.
+	ScopeEnv
 )
 
 // Scope is a parsed TARGET_SCOPE: platform, stack:<name> or app:<name>.
@@ -38,9 +43,18 @@ func (s Scope) String() string {
 		return "app:" + s.Name
 	case ScopeDag:
 		return "dag:" + s.Name
+	case ScopeEnv:
+		return "env:" + s.Name
 	}
 	return "platform"
 }
+
+// Whole says whether the scope alone makes the run act on every app of
+// the platform: the platform, or a deploy compiled on the spot for
+// environment.yaml's timeouts or retries. A DAG customization without a
+// subset covers every app too, but changes the graph; it stays a
+// customized run.
+func (s Scope) Whole() bool { return s.Kind == ScopePlatform || s.Kind == ScopeEnv }
 
 // Label returns the scope as a Kubernetes label value: "platform",
 // "stack.NAME" or "app.NAME" (a colon is not allowed in label values).

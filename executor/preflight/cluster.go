@@ -72,13 +72,16 @@ type Component struct {
 
 // Inventory is the cluster inventory of RFC 3.2.8.
 type Inventory struct {
-	ServerVersion string   `json:"server_version"`
-	Nodes         int      `json:"nodes"`
-	ReadyNodes    int      `json:"ready_nodes"`
-	Workers       int      `json:"ready_workers"`
-	CPU           string   `json:"cpu,omitempty"`
-	Memory        string   `json:"memory,omitempty"`
-	Kubelets      []string `json:"kubelet_versions,omitempty"`
+	ServerVersion string `json:"server_version"`
+	Nodes         int    `json:"nodes"`
+	ReadyNodes    int    `json:"ready_nodes"`
+	Workers       int    `json:"ready_workers"`
+	CPU           string `json:"cpu,omitempty"`
+	Memory        string `json:"memory,omitempty"`
+	// EphemeralStorage is the Ready nodes' allocatable local storage,
+	// where nodes report it.
+	EphemeralStorage string   `json:"ephemeral_storage,omitempty"`
+	Kubelets         []string `json:"kubelet_versions,omitempty"`
 }
 
 // ClusterOptions say what the action needs.
@@ -280,7 +283,7 @@ func checkNodes(ctx context.Context, c *cluster.Client, r *ClusterReport) {
 		return
 	}
 	inv := &r.Inventory
-	cpu, mem := resource.Quantity{}, resource.Quantity{}
+	cpu, mem, disk := resource.Quantity{}, resource.Quantity{}, resource.Quantity{}
 	var notReady []string
 	for _, n := range nodes.Items {
 		inv.Nodes++
@@ -294,6 +297,7 @@ func checkNodes(ctx context.Context, c *cluster.Client, r *ClusterReport) {
 		}
 		cpu.Add(n.Status.Capacity[corev1.ResourceCPU])
 		mem.Add(n.Status.Capacity[corev1.ResourceMemory])
+		disk.Add(n.Status.Allocatable[corev1.ResourceEphemeralStorage])
 		if kv := n.Status.NodeInfo.KubeletVersion; kv != "" && !slices.Contains(inv.Kubelets, kv) {
 			inv.Kubelets = append(inv.Kubelets, kv)
 		}
@@ -301,6 +305,9 @@ func checkNodes(ctx context.Context, c *cluster.Client, r *ClusterReport) {
 	slices.Sort(inv.Kubelets)
 	if inv.ReadyNodes > 0 {
 		inv.CPU, inv.Memory = cpu.String(), mem.String()
+		if !disk.IsZero() {
+			inv.EphemeralStorage = disk.String()
+		}
 	}
 	switch {
 	case inv.ReadyNodes == 0 && inv.Nodes == 0:
@@ -319,6 +326,7 @@ func checkNodes(ctx context.Context, c *cluster.Client, r *ClusterReport) {
 	} else {
 		r.add("worker-count", Pass, "%d Ready worker nodes", inv.Workers)
 	}
+	checkPressure(nodes.Items, r)
 }
 
 func nodeReady(n *corev1.Node) bool {

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 
@@ -9,7 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor/cluster"
+	"github.com/platc/platc/step"
 )
 
 // appStatus is what Argo CD says about one app's Application.
@@ -37,6 +40,11 @@ type appStatus struct {
 	// spec: the last comparison used another source, or a pinned commit
 	// was not the one compared. Empty when the status is current.
 	Stale string
+	// NothingToDo: the app's sync-and-wait step would find nothing to do
+	// (step.Application.Converged, the step's own rule: no operation
+	// running, at the expected revision, automated sync as the platform
+	// asks), so a deploy skips its task.
+	NothingToDo bool
 }
 
 // converged is the skip rule of the generated sync step (docs/workflows.md, sync-and-wait):
@@ -47,6 +55,25 @@ type appStatus struct {
 func (s appStatus) converged() bool {
 	return s.Exists && !s.Deleting && s.Health == "Healthy" && s.Sync == "Synced" &&
 		s.Operation != "Failed" && s.Operation != "Error" && s.Stale == ""
+}
+
+// skippable is an app a deploy runs no step for: converged, current, and
+// nothing left for its step to do.
+func (s appStatus) skippable() bool { return s.converged() && s.NothingToDo }
+
+// nothingToDo applies the step's idempotence rule to the Application u of
+// app a. An Application that does not decode as the step reads it has
+// something to do: its step reports what.
+func nothingToDo(a *ir.App, u *unstructured.Unstructured) bool {
+	raw, err := json.Marshal(u.Object)
+	if err != nil {
+		return false
+	}
+	var app step.Application
+	if json.Unmarshal(raw, &app) != nil {
+		return false
+	}
+	return app.Converged(argo.SyncInputOf(a))
 }
 
 // Verdicts of validate.
@@ -111,6 +138,7 @@ func (r *run) readApps(ctx context.Context, apps []*ir.App) (map[string]appStatu
 			}
 		}
 		s.Stale = staleness(u)
+		s.NothingToDo = nothingToDo(a, u)
 		s.FirstSyncAutomated = firstSyncAutomated(u)
 		s.Hooks = liveHooks(u)
 		out[a.Name] = s

@@ -104,9 +104,9 @@ func skipWhen(param, key string, pos int) string {
 	return fmt.Sprintf(`{{=%s[0:%d] != "%s" || %s[%d:%d] != "1"}}`, v, keyLen, key, v, keyLen+pos, keyLen+pos+1)
 }
 
-// appWhen is the when of app a's task (and of the waits for its
-// resources: an app Synced and Healthy has every resource present and
-// healthy).
+// appWhen is the when of app a's task. A resource wait (waitTask) has
+// none: it is read-only and guards the apps that wait for it, and one
+// pod per resource waited for is not a pod per app.
 func (b *builder) appWhen(a *ir.App) string {
 	if b.key == "" {
 		b.key = appsKey(b.p)

@@ -154,8 +154,9 @@ func (r *run) treeNodes(ctx context.Context, wf *wfv1.Workflow, names map[string
 
 // omitChildren marks the apps of every child the parent omitted (a group
 // it waits for failed, so its Workflow was never created) as Omitted,
-// like an app task of a single workflow whose dependency failed: without
-// it they would show as not started. Which apps a child holds is read
+// like an app task of a single workflow whose dependency failed, and
+// those of a child it skipped (a resume found all its apps converged) as
+// Skipped: without it they would show as not started. Which apps a child holds is read
 // from the emitter's objects for the compiled program.
 func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names map[string]bool) {
 	if r.childApps == nil {
@@ -178,13 +179,17 @@ func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names 
 	}
 	for _, n := range wf.Status.Nodes {
 		apps, ok := r.childApps[n.DisplayName]
-		if !ok || n.Phase != wfv1.NodeOmitted {
+		if !ok || n.Phase != wfv1.NodeOmitted && n.Phase != wfv1.NodeSkipped {
 			continue
+		}
+		msg := fmt.Sprintf("child workflow %s was not run: a group it waits for failed", n.DisplayName)
+		if n.Phase == wfv1.NodeSkipped {
+			// A resume: every app of the child had nothing to do.
+			msg = fmt.Sprintf("child workflow %s was not run: all its apps were already converged", n.DisplayName)
 		}
 		for _, a := range apps {
 			if _, ran := nodes[a]; !ran && names[a] {
-				nodes[a] = nodeState{App: a, Phase: wfv1.NodeOmitted, Node: n.Name,
-					Message: fmt.Sprintf("child workflow %s was not run: a group it waits for failed", n.DisplayName)}
+				nodes[a] = nodeState{App: a, Phase: n.Phase, Node: n.Name, Message: msg}
 			}
 		}
 	}

@@ -202,3 +202,40 @@ func childAppsOf(c *wfv1.WorkflowTemplate) []string {
 	}
 	return out
 }
+
+// TestWarnRunningChildren: a split parent that ended (stopped, out of
+// time) while a child it created still runs is reported with the way to
+// stop it; finished children and other parents' are not named.
+func TestWarnRunningChildren(t *testing.T) {
+	p := compileEnv(t, day1, "staging")
+	p.Platform.Workflows.NodeBudget = 16
+	o, err := argo.Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := p.Platform.Workflows.Namespace
+	spec := o.Deploy.Spec
+	parent := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", Namespace: ns},
+		Status: wfv1.WorkflowStatus{Phase: wfv1.WorkflowFailed, StoredWorkflowSpec: &spec}}
+	child := func(name, parentName string, phase wfv1.WorkflowPhase) *unstructured.Unstructured {
+		return workflowObject(t, &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{argo.LabelParent: parentName}},
+			Status: wfv1.WorkflowStatus{Phase: phase}})
+	}
+	dc := fakeDynamic(workflowObject(t, parent),
+		child("deploy-abcde-deploy-01-x", "deploy-abcde", wfv1.WorkflowSucceeded),
+		child("deploy-abcde-deploy-02-x", "deploy-abcde", wfv1.WorkflowRunning),
+		child("deploy-zzzzz-deploy-02-y", "deploy-zzzzz", wfv1.WorkflowRunning))
+	r := testRun(t, config.Deploy, dc, func(c *config.Config) { c.Program, c.ScopeApps = p, p.Apps })
+	r.warnRunningChildren(context.Background(), parent)
+	rec := strings.Join(r.rep.Recommend, "\n")
+	if !strings.Contains(rec, "argo stop -n "+ns+" -l "+argo.LabelParent+"=deploy-abcde") {
+		t.Errorf("recommendations %q do not say how to stop the children", rec)
+	}
+	// Nothing running: nothing said.
+	r = testRun(t, config.Deploy, fakeDynamic(workflowObject(t, parent), child("deploy-abcde-deploy-01-x", "deploy-abcde", wfv1.WorkflowSucceeded)),
+		func(c *config.Config) { c.Program, c.ScopeApps = p, p.Apps })
+	r.warnRunningChildren(context.Background(), parent)
+	if len(r.rep.Recommend) != 0 {
+		t.Errorf("children all ended, yet: %v", r.rep.Recommend)
+	}
+}

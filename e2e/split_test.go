@@ -69,7 +69,7 @@ func TestWorkflowOfWorkflows(t *testing.T) {
 		// Every app of deploy-01 and deploy-02 had nothing to do
 		// (database turned Healthy at its synced revision): the real
 		// controller skipped both children without creating them, and
-		// ran a pod for api and web only.
+		// ran a pod for api, web and api's resource wait only.
 		parent, children := s.workflowTree("deploy")
 		phases, pods := workflowNodes(parent)
 		if phases["deploy-01"] != "Skipped" || phases["deploy-02"] != "Skipped" || phases["deploy-03"] != "Succeeded" {
@@ -86,10 +86,10 @@ func TestWorkflowOfWorkflows(t *testing.T) {
 			t.Fatalf("resume created child workflows %v, want deploy-03's only", names)
 		}
 		phases, pods = workflowNodes(&children[0])
-		if pods != 2 || phases["api"] != "Succeeded" || phases["web"] != "Succeeded" {
-			t.Errorf("deploy-03 ran %d pods, tasks %v; want api and web, one pod each", pods, phases)
+		if pods != 3 || phases["api"] != "Succeeded" || phases["web"] != "Succeeded" || phases["wait-database-primary"] != "Succeeded" {
+			t.Errorf("deploy-03 ran %d pods, tasks %v; want api, web and wait-database-primary, one pod each", pods, phases)
 		}
-		wantIn(t, "report", string(r.Report), "child workflow deploy-01 was not run: all its apps were already converged")
+		wantIn(t, "report", string(r.Report), `"app":"cache","application":"cache","status":"skipped"`, "already Synced and Healthy: skipped, no pod ran", `"skipped":4,"succeeded":2`)
 	})
 
 	t.Run("teardown", func(t *testing.T) {

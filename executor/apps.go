@@ -65,7 +65,29 @@ func (s appStatus) skippable() bool { return s.converged() && s.NothingToDo }
 // app a. An Application that does not decode as the step reads it has
 // something to do: its step reports what.
 func nothingToDo(a *ir.App, u *unstructured.Unstructured) bool {
-	raw, err := json.Marshal(u.Object)
+	// Only the fields step.Application reads: a status's resources and
+	// sync result can be most of an Application, and a deploy reads
+	// every one.
+	part := map[string]any{}
+	for _, path := range [][]string{
+		{"metadata", "name"}, {"metadata", "resourceVersion"}, {"spec", "syncPolicy"}, {"operation"},
+		{"status", "sync", "status"}, {"status", "sync", "revision"}, {"status", "health"},
+		{"status", "operationState", "phase"}, {"status", "operationState", "message"},
+	} {
+		if v, ok, _ := unstructured.NestedFieldNoCopy(u.Object, path...); ok {
+			m := part
+			for _, k := range path[:len(path)-1] {
+				next, _ := m[k].(map[string]any)
+				if next == nil {
+					next = map[string]any{}
+					m[k] = next
+				}
+				m = next
+			}
+			m[path[len(path)-1]] = v
+		}
+	}
+	raw, err := json.Marshal(part)
 	if err != nil {
 		return false
 	}

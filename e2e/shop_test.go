@@ -83,6 +83,18 @@ func TestFailureThenResume(t *testing.T) {
 		// database turned Healthy when its operator recovered, at the
 		// revision it was synced to: it needs no sync either.
 		wantSame(t, "apps synced by the resumed deploy", s.started(s.pl.Timeline.Since(mark)), []string{"api", "web"})
+		// The converged apps ran no pod: the real controller skipped
+		// their tasks. Pods ran for api, web and api's resource wait.
+		wf, _ := s.workflowTree("deploy")
+		phases, pods := workflowNodes(wf)
+		for _, a := range []string{"network", "cache", "metrics", "database"} {
+			if phases[a] != "Skipped" {
+				t.Errorf("converged app %s's task is %q, want Skipped", a, phases[a])
+			}
+		}
+		if pods != 3 || phases["api"] != "Succeeded" || phases["web"] != "Succeeded" {
+			t.Errorf("the resume ran %d pods, tasks %v; want 3: api, web and wait-database-primary", pods, phases)
+		}
 		wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, s.pl.Timeline.Events()))
 		s.wantConverged()
 		// RFC 5.1's resource node: api's wait for database's Database ran

@@ -61,11 +61,35 @@ func TestWorkflowOfWorkflows(t *testing.T) {
 			t.Fatal(err)
 		}
 		mark := s.pl.Timeline.Mark()
-		s.run("deploy", ExitOK)
+		r := s.run("deploy", ExitOK)
 		s.settle()
 		wantSame(t, "apps synced by the resumed deploy", s.started(s.pl.Timeline.Since(mark)), []string{"api", "web"})
 		wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, s.pl.Timeline.Events()))
 		s.wantConverged()
+		// Every app of deploy-01 and deploy-02 had nothing to do
+		// (database turned Healthy at its synced revision): the real
+		// controller skipped both children without creating them, and
+		// ran a pod for api, web and api's resource wait only.
+		parent, children := s.workflowTree("deploy")
+		phases, pods := workflowNodes(parent)
+		if phases["deploy-01"] != "Skipped" || phases["deploy-02"] != "Skipped" || phases["deploy-03"] != "Succeeded" {
+			t.Errorf("resumed parent's child tasks %v, want deploy-01 and deploy-02 Skipped, deploy-03 Succeeded", phases)
+		}
+		if pods != 1 {
+			t.Errorf("resumed parent ran %d pods, want 1 (deploy-03's)", pods)
+		}
+		if len(children) != 1 || !strings.HasSuffix(children[0].GetGenerateName(), "-deploy-03-") {
+			var names []string
+			for _, c := range children {
+				names = append(names, c.GetName())
+			}
+			t.Fatalf("resume created child workflows %v, want deploy-03's only", names)
+		}
+		phases, pods = workflowNodes(&children[0])
+		if pods != 3 || phases["api"] != "Succeeded" || phases["web"] != "Succeeded" || phases["wait-database-primary"] != "Succeeded" {
+			t.Errorf("deploy-03 ran %d pods, tasks %v; want api, web and wait-database-primary, one pod each", pods, phases)
+		}
+		wantIn(t, "report", string(r.Report), `"app":"cache","application":"cache","status":"skipped"`, "already Synced and Healthy: skipped, no pod ran", `"skipped":4,"succeeded":2`)
 	})
 
 	t.Run("teardown", func(t *testing.T) {
@@ -123,6 +147,30 @@ func (s *scenario) workflowTree(action string) (*unstructured.Unstructured, []un
 	}
 	slices.SortFunc(children, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
 	return parent, children
+}
+
+// workflowNodes are the phases of w's task nodes by name (a task's own
+// node, not its attempts) and the number of its Pod nodes: the pods the
+// controller ran.
+func workflowNodes(w *unstructured.Unstructured) (map[string]string, int) {
+	nodes, _, _ := unstructured.NestedMap(w.Object, "status", "nodes")
+	phases, pods := map[string]string{}, 0
+	for _, n := range nodes {
+		m, _ := n.(map[string]any)
+		typ, _ := m["type"].(string)
+		name, _ := m["displayName"].(string)
+		phase, _ := m["phase"].(string)
+		switch {
+		case typ == "Pod":
+			pods++
+			if _, own := phases[name]; !own {
+				phases[name] = phase // a task without a Retry node
+			}
+		case typ != "DAG" && typ != "Steps" && typ != "StepGroup":
+			phases[name] = phase
+		}
+	}
+	return phases, pods
 }
 
 func workflowPhase(w *unstructured.Unstructured) string {

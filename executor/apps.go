@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 
@@ -9,7 +10,9 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor/cluster"
+	"github.com/platc/platc/step"
 )
 
 // appStatus is what Argo CD says about one app's Application.
@@ -40,6 +43,11 @@ type appStatus struct {
 	// spec: the last comparison used another source, or a pinned commit
 	// was not the one compared. Empty when the status is current.
 	Stale string
+	// NothingToDo: the app's sync-and-wait step would find nothing to do
+	// (step.Application.Converged, the step's own rule: no operation
+	// running, at the expected revision, automated sync as the platform
+	// asks), so a deploy skips its task.
+	NothingToDo bool
 }
 
 // converged is the skip rule of the generated sync step (docs/workflows.md, sync-and-wait):
@@ -50,6 +58,47 @@ type appStatus struct {
 func (s appStatus) converged() bool {
 	return s.Exists && !s.Deleting && s.Health == "Healthy" && s.Sync == "Synced" &&
 		s.Operation != "Failed" && s.Operation != "Error" && s.Stale == ""
+}
+
+// skippable is an app a deploy runs no step for: converged, current, and
+// nothing left for its step to do.
+func (s appStatus) skippable() bool { return s.converged() && s.NothingToDo }
+
+// nothingToDo applies the step's idempotence rule to the Application u of
+// app a. An Application that does not decode as the step reads it has
+// something to do: its step reports what.
+func nothingToDo(a *ir.App, u *unstructured.Unstructured) bool {
+	// Only the fields step.Application reads: a status's resources and
+	// sync result can be most of an Application, and a deploy reads
+	// every one.
+	part := map[string]any{}
+	for _, path := range [][]string{
+		{"metadata", "name"}, {"metadata", "resourceVersion"}, {"spec", "syncPolicy"}, {"operation"},
+		{"status", "sync", "status"}, {"status", "sync", "revision"}, {"status", "health"},
+		{"status", "operationState", "phase"}, {"status", "operationState", "message"},
+	} {
+		if v, ok, _ := unstructured.NestedFieldNoCopy(u.Object, path...); ok {
+			m := part
+			for _, k := range path[:len(path)-1] {
+				next, _ := m[k].(map[string]any)
+				if next == nil {
+					next = map[string]any{}
+					m[k] = next
+				}
+				m = next
+			}
+			m[path[len(path)-1]] = v
+		}
+	}
+	raw, err := json.Marshal(part)
+	if err != nil {
+		return false
+	}
+	var app step.Application
+	if json.Unmarshal(raw, &app) != nil {
+		return false
+	}
+	return app.Converged(argo.SyncInputOf(a))
 }
 
 // Verdicts of validate.
@@ -114,6 +163,7 @@ func (r *run) readApps(ctx context.Context, apps []*ir.App) (map[string]appStatu
 			}
 		}
 		s.Stale = staleness(u)
+		s.NothingToDo = nothingToDo(a, u)
 		s.FirstSyncAutomated = firstSyncAutomated(u)
 		s.Hooks = liveHooks(u)
 		s.Managed = managedResources(u)

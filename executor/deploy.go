@@ -10,6 +10,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/preflight"
 	"github.com/platc/platc/internal/english"
@@ -160,7 +161,11 @@ func (r *run) deployApps(ctx context.Context) int {
 	if cur == nil && r.cfg.Scope.Kind == config.ScopePlatform {
 		r.checkDrift(ctx, DeployTemplate)
 	}
-	wf, attached, code := r.launch(ctx, DeployTemplate, nil, cur)
+	var params map[string]string
+	if cur == nil {
+		params = r.resumeArguments(apps, status)
+	}
+	wf, attached, code := r.launch(ctx, DeployTemplate, params, cur)
 	if code != exitcode.OK || wf == nil {
 		return code
 	}
@@ -217,7 +222,7 @@ func (r *run) pending(ctx context.Context, apps []*ir.App) (status map[string]ap
 		return nil, nil, true, exitcode.Failure
 	}
 	for _, a := range apps {
-		if st := status[a.Name]; !st.converged() {
+		if st := status[a.Name]; !st.skippable() {
 			pending = append(pending, a.Name)
 			if st.Stale != "" && st.Health == "Healthy" && st.Sync == "Synced" {
 				r.log.Infof(r.phase, a.Name, "Synced and Healthy, but not current: %s", st.Stale)
@@ -237,6 +242,35 @@ func (r *run) pending(ctx context.Context, apps []*ir.App) (status map[string]ap
 	}
 	r.log.Infof(r.phase, "platform", "%d of %d apps are not yet Synced and Healthy: %s", len(pending), len(apps), english.List(pending))
 	return status, pending, false, exitcode.OK
+}
+
+// resumeArguments are the deploy workflow's arguments that skip, without
+// a pod, the tasks of the apps in scope with nothing to do (skippable:
+// the step's own rule), and a split deploy's children whose apps all
+// have nothing to do (emit/argo, resume.go). Nil when none is skipped.
+func (r *run) resumeArguments(apps []*ir.App, status map[string]appStatus) map[string]string {
+	p := r.cfg.Program
+	var o *argo.Objects
+	if r.cfg.Scope.Kind == config.ScopePlatform {
+		var err error
+		if o, err = argo.Build(p); err != nil {
+			// Not fatal: without the arguments every app runs its step,
+			// which finds nothing to do.
+			r.log.Warnf(r.phase, "workflow", "cannot compile the deploy workflow to skip converged apps: %v", err)
+			return nil
+		}
+	}
+	args := argo.ConvergedArguments(p, o, func(a *ir.App) bool { return status[a.Name].skippable() })
+	if args != nil {
+		n := 0
+		for _, a := range apps {
+			if status[a.Name].skippable() {
+				n++
+			}
+		}
+		r.log.Infof(r.phase, "platform", "%d of %d apps have nothing to do: their tasks are skipped, without a pod", n, len(apps))
+	}
+	return args
 }
 
 // adopted lists the apps of scope without a source, whose Applications
@@ -403,6 +437,9 @@ func (r *run) components(apps []*ir.App, nodes map[string]nodeState, status map[
 				m["succeeded"]++
 			case wfv1.NodeSkipped:
 				m["skipped"]++
+				if s.converged() {
+					c.Message = "already Synced and Healthy: skipped, no pod ran"
+				}
 			case wfv1.NodeRunning, wfv1.NodePending:
 				m["running"]++
 			case wfv1.NodeOmitted:

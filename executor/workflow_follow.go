@@ -14,6 +14,7 @@ import (
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor/cluster"
+	"github.com/platc/platc/internal/english"
 	"github.com/platc/platc/internal/exitcode"
 )
 
@@ -106,6 +107,7 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 				for _, o := range others {
 					r.log.Errorf(r.phase, o.App, "step %s %s: %s", o.Node, strings.ToLower(string(o.Phase)), r.log.Scrub(orText(o.Message, "no message")))
 				}
+				r.warnRunningChildren(ctx, cur)
 				return followResult{WF: cur, Nodes: nodes, Others: others}
 			}
 		}
@@ -154,8 +156,9 @@ func (r *run) treeNodes(ctx context.Context, wf *wfv1.Workflow, names map[string
 
 // omitChildren marks the apps of every child the parent omitted (a group
 // it waits for failed, so its Workflow was never created) as Omitted,
-// like an app task of a single workflow whose dependency failed: without
-// it they would show as not started. Which apps a child holds is read
+// like an app task of a single workflow whose dependency failed, and
+// those of a child it skipped (a resume found all its apps converged) as
+// Skipped: without it they would show as not started. Which apps a child holds is read
 // from the emitter's objects for the compiled program.
 func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names map[string]bool) {
 	if r.childApps == nil {
@@ -178,16 +181,58 @@ func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names 
 	}
 	for _, n := range wf.Status.Nodes {
 		apps, ok := r.childApps[n.DisplayName]
-		if !ok || n.Phase != wfv1.NodeOmitted {
+		if !ok || n.Phase != wfv1.NodeOmitted && n.Phase != wfv1.NodeSkipped {
 			continue
+		}
+		msg := fmt.Sprintf("child workflow %s was not run: a group it waits for failed", n.DisplayName)
+		if n.Phase == wfv1.NodeSkipped {
+			// A resume: every app of the child had nothing to do.
+			msg = fmt.Sprintf("child workflow %s was not run: all its apps were already converged", n.DisplayName)
 		}
 		for _, a := range apps {
 			if _, ran := nodes[a]; !ran && names[a] {
-				nodes[a] = nodeState{App: a, Phase: wfv1.NodeOmitted, Node: n.Name,
-					Message: fmt.Sprintf("child workflow %s was not run: a group it waits for failed", n.DisplayName)}
+				nodes[a] = nodeState{App: a, Phase: n.Phase, Node: n.Name, Message: msg}
 			}
 		}
 	}
+}
+
+// warnRunningChildren warns when wf, a split parent, has ended (stopped,
+// terminated, out of time) while child workflows it created still run:
+// Argo stops neither, as a resource template's Workflow is not one of
+// the parent's pods, and terminate runs no exit handler. They hold no
+// mutex, so they could overlap a new run; the recommendation says how to
+// stop them.
+func (r *run) warnRunningChildren(ctx context.Context, wf *wfv1.Workflow) {
+	if !splitParent(wf) {
+		return
+	}
+	cctx, cancel := r.client.Call(ctx)
+	list, err := r.client.Dynamic.Resource(cluster.Workflows).Namespace(wf.Namespace).List(cctx, metav1.ListOptions{LabelSelector: argo.LabelParent + "=" + wf.Name})
+	cancel()
+	if err != nil {
+		r.log.Warnf(r.phase, "workflow", "cannot list the child workflows of %s: %s", wf.Name, r.client.Explain(err))
+		return
+	}
+	var running []string
+	for i := range list.Items {
+		c, err := fromUnstructured(&list.Items[i])
+		if err == nil && !c.Status.Phase.Completed() {
+			running = append(running, c.Name)
+		}
+	}
+	if len(running) == 0 {
+		return
+	}
+	slices.Sort(running)
+	verb := "is"
+	if len(running) > 1 {
+		verb = "are"
+	}
+	r.log.Warnf(r.phase, "workflow", "workflow %s ended %s, but its child %s %s %s still running: Argo does not stop the Workflows a parent created",
+		wf.Name, wf.Status.Phase, english.Plural(len(running), "workflow"), english.List(running), verb)
+	r.rep.recommend("Stop the children of %s with 'argo stop -n %s -l %s=%s', or let each reach its own deadline; until then they may overlap a new run.",
+		wf.Name, wf.Namespace, argo.LabelParent, wf.Name)
 }
 
 // withoutChildren drops the failed tasks of a split parent that ran a

@@ -146,3 +146,96 @@ func TestDriftOfChildren(t *testing.T) {
 		t.Errorf("recommendations %q, want one naming %s", r.rep.Recommend, children[1].Name)
 	}
 }
+
+// TestTreeNodesSkippedChild: a resume skips a child whose apps all had
+// nothing to do (emit/argo resume.go); its Workflow is never created, and
+// its apps report Skipped, not "not started".
+func TestTreeNodesSkippedChild(t *testing.T) {
+	p := compileEnv(t, day1, "staging")
+	p.Platform.Workflows.NodeBudget = 16
+	o, err := argo.Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	children := o.Children[argo.DeployTemplate]
+	if len(children) < 2 {
+		t.Fatalf("deploy has %d children at a budget of 16", len(children))
+	}
+	ns := p.Platform.Workflows.Namespace
+	spec := o.Deploy.Spec
+	first := children[0]
+	parent := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", Namespace: ns},
+		Status: wfv1.WorkflowStatus{Phase: wfv1.WorkflowRunning, StoredWorkflowSpec: &spec, Nodes: wfv1.Nodes{
+			"skipped": {ID: "skipped", Name: "deploy-abcde.apps." + first.Name, DisplayName: first.Name, Type: wfv1.NodeTypeSkipped, Phase: wfv1.NodeSkipped},
+		}}}
+	r := testRun(t, config.Deploy, fakeDynamic(workflowObject(t, parent)), func(c *config.Config) { c.Program, c.ScopeApps = p, p.Apps })
+	names := map[string]bool{}
+	for _, a := range p.Apps {
+		names[a.Name] = true
+	}
+	nodes := r.treeNodes(context.Background(), parent, names)
+	n := 0
+	for _, task := range first.Spec.Templates[0].DAG.Tasks {
+		if p.App(task.Name) == nil {
+			continue
+		}
+		n++
+		got := nodes[task.Name]
+		if got.Phase != wfv1.NodeSkipped || !strings.Contains(got.Message, "already converged") {
+			t.Errorf("%s, in skipped child %s: %+v, want Skipped as converged", task.Name, first.Name, got)
+		}
+	}
+	if n == 0 {
+		t.Fatalf("child %s holds no app", first.Name)
+	}
+	for _, a := range childAppsOf(children[1]) {
+		if _, ok := nodes[a]; ok {
+			t.Errorf("%s, in a child that was not skipped, has a node: %+v", a, nodes[a])
+		}
+	}
+}
+
+func childAppsOf(c *wfv1.WorkflowTemplate) []string {
+	var out []string
+	for _, task := range c.Spec.Templates[0].DAG.Tasks {
+		out = append(out, task.Name)
+	}
+	return out
+}
+
+// TestWarnRunningChildren: a split parent that ended (stopped, out of
+// time) while a child it created still runs is reported with the way to
+// stop it; finished children and other parents' are not named.
+func TestWarnRunningChildren(t *testing.T) {
+	p := compileEnv(t, day1, "staging")
+	p.Platform.Workflows.NodeBudget = 16
+	o, err := argo.Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns := p.Platform.Workflows.Namespace
+	spec := o.Deploy.Spec
+	parent := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", Namespace: ns},
+		Status: wfv1.WorkflowStatus{Phase: wfv1.WorkflowFailed, StoredWorkflowSpec: &spec}}
+	child := func(name, parentName string, phase wfv1.WorkflowPhase) *unstructured.Unstructured {
+		return workflowObject(t, &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{argo.LabelParent: parentName}},
+			Status: wfv1.WorkflowStatus{Phase: phase}})
+	}
+	dc := fakeDynamic(workflowObject(t, parent),
+		child("deploy-abcde-deploy-01-x", "deploy-abcde", wfv1.WorkflowSucceeded),
+		child("deploy-abcde-deploy-02-x", "deploy-abcde", wfv1.WorkflowRunning),
+		child("deploy-zzzzz-deploy-02-y", "deploy-zzzzz", wfv1.WorkflowRunning))
+	r := testRun(t, config.Deploy, dc, func(c *config.Config) { c.Program, c.ScopeApps = p, p.Apps })
+	r.warnRunningChildren(context.Background(), parent)
+	rec := strings.Join(r.rep.Recommend, "\n")
+	if !strings.Contains(rec, "argo stop -n "+ns+" -l "+argo.LabelParent+"=deploy-abcde") {
+		t.Errorf("recommendations %q do not say how to stop the children", rec)
+	}
+	// Nothing running: nothing said.
+	r = testRun(t, config.Deploy, fakeDynamic(workflowObject(t, parent), child("deploy-abcde-deploy-01-x", "deploy-abcde", wfv1.WorkflowSucceeded)),
+		func(c *config.Config) { c.Program, c.ScopeApps = p, p.Apps })
+	r.warnRunningChildren(context.Background(), parent)
+	if len(r.rep.Recommend) != 0 {
+		t.Errorf("children all ended, yet: %v", r.rep.Recommend)
+	}
+}

@@ -73,3 +73,36 @@ func or(s, def string) string {
 	}
 	return s
 }
+
+// The idempotence rule of sync-and-wait (INV-6), decided here once: the
+// step applies it, and the executor applies Converged to every
+// Application before a deploy, to skip the apps with nothing to do
+// without a pod each.
+
+// Settled reports an Application that needs no sync for in: no operation
+// requested or running, Synced and Healthy, at in.ExpectRevision when
+// that is set, and its last operation did not fail.
+func (a *Application) Settled(in SyncInput) bool {
+	phase := a.phase()
+	return !a.operating() && a.Status.Sync.Status == "Synced" && a.Status.Health.Status == "Healthy" &&
+		phase != "Failed" && phase != "Error" &&
+		(in.ExpectRevision == "" || a.Status.Sync.Revision == in.ExpectRevision)
+}
+
+// autoSyncAsWanted reports automated sync already as in asks: nothing to
+// switch on. An app that does not ask for it is left as it is (the step
+// never switches it off).
+func (a *Application) autoSyncAsWanted(in SyncInput) bool {
+	if !in.AutoSync {
+		return true
+	}
+	au := a.automated()
+	return au != nil && au.SelfHeal == in.SelfHeal && au.Prune == in.Prune
+}
+
+// Converged reports an Application with nothing left for sync-and-wait
+// to do for in: Settled, and automated sync as in asks. Its step would
+// read it once and exit 0.
+func (a *Application) Converged(in SyncInput) bool {
+	return a.Settled(in) && a.autoSyncAsWanted(in)
+}

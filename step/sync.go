@@ -130,8 +130,7 @@ func (s *syncer) run(ctx context.Context) int {
 		}
 	}
 	sync, health, rev, phase := app.Status.Sync.Status, app.Status.Health.Status, app.Status.Sync.Revision, app.phase()
-	if sync == "Synced" && health == "Healthy" && phase != "Failed" && phase != "Error" &&
-		(s.in.ExpectRevision == "" || rev == s.in.ExpectRevision) {
+	if app.Settled(s.in) {
 		s.say("already Synced and Healthy at revision %s; nothing to do", or(rev, "unknown"))
 		return s.autoSync(ctx, app)
 	}
@@ -264,10 +263,7 @@ func (s *syncer) timedOut(a *Application) {
 // the apps whose sync block asks for automated sync. The root app ignores
 // /spec/syncPolicy/automated in its children, so this is not reverted.
 func (s *syncer) autoSync(ctx context.Context, app *Application) int {
-	if !s.in.AutoSync {
-		return ExitOK
-	}
-	if a := app.automated(); a != nil && a.SelfHeal == s.in.SelfHeal && a.Prune == s.in.Prune {
+	if app.autoSyncAsWanted(s.in) {
 		return ExitOK
 	}
 	s.say("turning on automated sync (self-heal %t, prune %t)", s.in.SelfHeal, s.in.Prune)

@@ -83,7 +83,7 @@ func Build(p *ir.Program) (*Objects, error) {
 		// params are the parent's parameters the children's tasks read.
 		params []string
 	}{
-		{DeployTemplate, &o.Deploy, (*builder).deploy, Limits, deployGraph, b.syncTask, nil},
+		{DeployTemplate, &o.Deploy, (*builder).deploy, Limits, deployGraph, b.syncTask, []string{ParamConverged}},
 		{TeardownTemplate, &o.Teardown, (*builder).teardown, Limits, deployGraph.Reversed(), b.deleteTask, []string{ParamVolumes}},
 		{ValidateTemplate, &o.Validate, (*builder).validate, limits(MaxTemplates - 1), plan.Independent(p.Apps), b.checkTask, nil},
 	} {

@@ -38,10 +38,11 @@ const callHeadroom = 6 * time.Minute
 
 // syncValues are an app's sync-and-wait inputs.
 func syncValues(a *ir.App) map[string]string {
+	in := SyncInputOf(a)
 	v := map[string]string{
 		"application":     a.Application,
 		"project":         a.Project,
-		"expect-revision": expectRevision(a),
+		"expect-revision": in.ExpectRevision,
 		"sync-timeout":    seconds(a.Timeouts.Sync),
 		"health-timeout":  seconds(a.Timeouts.Health),
 		// Per attempt: refresh, waiting out a running operation (up to the
@@ -49,9 +50,9 @@ func syncValues(a *ir.App) map[string]string {
 		"deadline": seconds(2*a.Timeouts.Sync + a.Timeouts.Health + callHeadroom),
 		// The steady-state sync policy (ir.App.Sync), switched on by the
 		// step once the app has converged.
-		"auto-sync": bool01(a.Sync.Automated),
-		"self-heal": bool01(a.Sync.Automated && a.Sync.SelfHeal),
-		"prune":     bool01(a.Sync.Automated && a.Sync.Prune),
+		"auto-sync": bool01(in.AutoSync),
+		"self-heal": bool01(in.SelfHeal),
+		"prune":     bool01(in.Prune),
 	}
 	retryValues(v, a.Retry)
 	return v

@@ -37,6 +37,8 @@ type splitter struct {
 	// parent (teardown's volumes), declared and passed on as they are.
 	params   []wfv1.Parameter
 	children []*wfv1.WorkflowTemplate
+	// childrenKey is the key of converged_children (resume.go).
+	childrenKey string
 }
 
 // layout is the templates of the parent's apps DAG (called name in the
@@ -60,6 +62,7 @@ func (s *splitter) layout(b *builder, name string, g *plan.Graph, gr plan.Groupi
 		top.DAG.Tasks = append(top.DAG.Tasks, wfv1.DAGTask{
 			Name: names[k], Template: tmplChild, Depends: strings.Join(deps, " && "),
 			Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("template", names[k])}},
+			When:      s.childWhen(g, names, gr.Members, k),
 		})
 		s.addChild(b, names[k], spec, appTasks(g, members, groupOf, k, task, wait))
 	}
@@ -129,7 +132,7 @@ func (s *splitter) childTemplate(b *builder) (wfv1.Template, error) {
 	if len(s.params) > 0 {
 		var ps []map[string]string
 		for _, p := range s.params {
-			ps = append(ps, map[string]string{"name": p.Name, "value": "{{workflow.parameters." + p.Name + "}}"})
+			ps = append(ps, map[string]string{"name": p.Name, "value": passOn(p.Name)})
 		}
 		spec["arguments"] = map[string]any{"parameters": ps}
 	}
@@ -258,16 +261,7 @@ func (o *Objects) Layouts() (out []Layout, largestKind, largestName string, larg
 		}
 		for _, c := range o.Children[t.Name] {
 			cl := ChildLayout{Name: c.Name, Nodes: o.Nodes[c.Name], Waits: waits[c.Name], Snapshots: strings.Contains(c.Name, SnapshotChildInfix)}
-			for _, task := range c.Spec.Templates[0].DAG.Tasks {
-				// A resource wait or a snapshot step is not an app.
-				if r := task.TemplateRef; r != nil && (r.Template == tmplWaitResource || r.Template == tmplSnapshots) {
-					continue
-				}
-				if task.Template == tmplWaitResource || task.Template == tmplSnapshots {
-					continue
-				}
-				cl.Apps = append(cl.Apps, task.Name)
-			}
+			cl.Apps = childApps(c)
 			l.Children = append(l.Children, cl)
 		}
 		out = append(out, l)

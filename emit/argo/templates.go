@@ -27,6 +27,8 @@ type builder struct {
 	inline bool
 	// split, when set, lays the apps DAG out as child workflows.
 	split *splitter
+	// key is appsKey(p), computed on first use (resume.go).
+	key string
 }
 
 func newBuilder(p *ir.Program) *builder {

@@ -63,7 +63,7 @@ func (b *builder) call(template string) (string, *wfv1.TemplateRef) {
 }
 
 func (b *builder) syncTask(a *ir.App) wfv1.DAGTask {
-	t := wfv1.DAGTask{Arguments: args(syncInputs, syncValues(a), b.defs.sync)}
+	t := wfv1.DAGTask{Arguments: args(syncInputs, syncValues(a), b.defs.sync), When: b.appWhen(a)}
 	t.Template, t.TemplateRef = b.call(tmplSyncAndWait)
 	return t
 }
@@ -128,7 +128,9 @@ func (b *builder) deadline(g *plan.Graph, gr plan.Grouping, budget func(*ir.App)
 
 // deploy is deploy.yaml: main runs the apps DAG. Each app's step switches
 // on its automated sync as it converges, so there is no steady-state
-// phase after the DAG. The template takes no parameters.
+// phase after the DAG. Its parameters, converged (and, when split,
+// converged_children), are empty unless the executor skips converged
+// apps (resume.go).
 func (b *builder) deploy(lim plan.Limits) (*wfv1.WorkflowTemplate, error) {
 	g := plan.DeployGraph(b.p.Apps)
 	gr, err := plan.Group(g, plan.DeployLimits(b.p.Apps, lim))
@@ -154,6 +156,8 @@ func (b *builder) deploySpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templat
 	}
 	main.Steps = append(main.Steps, steps(tmplApps)...)
 	spec := b.spec("deploy", deadline, true)
+	// What a resume skips (resume.go).
+	spec.Arguments.Parameters = convergedParams(b.split != nil)
 	spec.Templates = append([]wfv1.Template{main}, pre...)
 	apps, err := b.appsDAG(tmplApps, g, gr, b.syncTask, b.waitTask, spec)
 	spec.Templates = append(spec.Templates, apps...)

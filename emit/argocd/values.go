@@ -35,6 +35,7 @@ func ChartValues(p *ir.Program) map[string]any {
 	for k, v := range ReconcileSettings() {
 		cm[k] = v
 	}
+	cm["timeout.reconciliation"] = ir.FormatDuration(p.Platform.ArgoCD.ReconciliationTimeout)
 	// An API-key-only account: it can hold tokens but cannot log in to
 	// the UI or the CLI with a password.
 	cm["accounts."+gitops.Account] = "apiKey"
@@ -127,8 +128,9 @@ func Policy(p *ir.Program) string {
 // that grows with the square of the number of apps. An update that
 // changes an object's health is still delivered (controller/cache's
 // skipResourceUpdate compares the health too), and the periodic
-// reconciliation still compares everything. docs/workflows.md
-// (Performance) has the measurements.
+// reconciliation still compares everything; its period,
+// timeout.reconciliation, is the platform's (ChartValues).
+// README (Performance) has the measurements.
 func ReconcileSettings() map[string]any {
 	return map[string]any{
 		// The default since Argo CD 3.0; 2.x needs it said.
@@ -142,8 +144,5 @@ func ReconcileSettings() map[string]any {
 			"  - '.metadata.annotations.\"argocd.argoproj.io/refresh\"'\n" +
 			"  - '.metadata.annotations.\"argocd.argoproj.io/hydrate\"'\n" +
 			"  - '.operation'\n",
-		// The chart's value (Argo CD's own default without it is 120 s);
-		// a deploy does not wait for it, each step refreshes its app.
-		"timeout.reconciliation": "180s",
 	}
 }

@@ -92,13 +92,16 @@ e2e-run: build
 # Deploy a 1,000-app synthetic platform (internal/synth) and report wall
 # time, the critical path of simulated durations, the orchestration
 # overhead, CPU-seconds per app and the peak RSS of the controllers.
-# APPS=N deploys N apps instead; BENCH_OUT=file.json also writes the
-# figures as JSON (wall_seconds, critical_path_seconds, CPU-seconds per
-# app, the workflow layout, the largest object and Workflow sizes).
+# APPS=N deploys N apps instead, PARALLELISM=P with
+# platform.workflows.parallelism P (default 20); BENCH_OUT=file.json also
+# writes the figures as JSON (wall_seconds, critical_path_seconds,
+# CPU-seconds per app, the workflow layout, the largest object and
+# Workflow sizes).
 APPS ?=
+PARALLELISM ?=
 BENCH_OUT ?=
 e2e-bench: build
-	PLATC_BENCH_APPS="$(APPS)" PLATC_BENCH_OUT="$(abspath $(BENCH_OUT))" PLATC_E2E=1 PLATC_E2E_BIN="$(E2E_BIN)" $(GO) test ./e2e -run '^$$' -bench BenchmarkDeploy -benchtime 1x -timeout 120m -v
+	PLATC_BENCH_APPS="$(APPS)" PLATC_BENCH_PARALLELISM="$(PARALLELISM)" PLATC_BENCH_OUT="$(abspath $(BENCH_OUT))" PLATC_E2E=1 PLATC_E2E_BIN="$(E2E_BIN)" $(GO) test ./e2e -run '^$$' -bench BenchmarkDeploy -benchtime 1x -timeout 120m -v
 
 clean:
 	rm -rf bin

@@ -269,6 +269,10 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 	}
 	p.ArgoCD.Server = e.typedOr(a.Server, gHostPort, "argocd-server."+p.ArgoCD.Namespace+".svc:"+port)
 	p.ArgoCD.GRPCWeb, _ = e.boolean(a.GRPCWeb)
+	p.ArgoCD.ReconciliationTimeout = ir.DefaultReconciliationTimeout
+	if d, ok := e.duration(a.ReconciliationTimeout, reconcileDuration); ok {
+		p.ArgoCD.ReconciliationTimeout = d
+	}
 	if ts := a.TokenSecret; ts != nil {
 		e.require(ts.Name, "name", "token_secret", ts.DeclRange)
 		e.require(ts.Key, "key", "token_secret", ts.DeclRange)

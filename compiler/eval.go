@@ -158,6 +158,12 @@ var (
 	stepDuration = durationRange{time.Second, 24 * time.Hour}
 	// runDuration bounds a whole workflow run.
 	runDuration = durationRange{time.Minute, 7 * 24 * time.Hour}
+	// reconcileDuration bounds Argo CD's periodic comparison with Git:
+	// not below its own 2-minute default, not so long that an app that
+	// syncs automatically has effectively stopped polling (0, which
+	// Argo CD reads as never, is not offered: webhooks would then be
+	// the only way a change in Git is seen without a deploy).
+	reconcileDuration = durationRange{2 * time.Minute, 24 * time.Hour}
 )
 
 // duration evaluates a as a Go duration string such as "90s" in r.

@@ -1,6 +1,12 @@
 package compiler
 
-import "testing"
+import (
+	"testing"
+	"time"
+
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/lang"
+)
 
 // How the steps reach argocd-server by default: a fresh argo-cd install
 // serves a self-signed certificate no step can verify, so without a
@@ -26,5 +32,32 @@ func TestArgoCDTransport(t *testing.T) {
 				t.Errorf("server %q plaintext %v, want %q %v", a.Server, a.PlainText, c.server, c.plaintext)
 			}
 		})
+	}
+}
+
+// Argo CD's periodic comparison with Git: the default, a value of the
+// HCL, and a value outside the range, which is an error at the
+// attribute.
+func TestReconciliationTimeout(t *testing.T) {
+	if got := compilePlatformBlock(t, "").Platform.ArgoCD.ReconciliationTimeout; got != ir.DefaultReconciliationTimeout {
+		t.Errorf("default %v, want %v", got, ir.DefaultReconciliationTimeout)
+	}
+	if got := compilePlatformBlock(t, "argocd {\nreconciliation_timeout = \"1h\"\n}").Platform.ArgoCD.ReconciliationTimeout; got != time.Hour {
+		t.Errorf("1h read as %v", got)
+	}
+	for _, v := range []string{`"30s"`, `"48h"`, `"0s"`, `"soon"`} {
+		src := "platform \"p\" {\n  git {\n    repo_url = \"https://git.example.com/p.git\"\n  }\n  argocd {\n    reconciliation_timeout = " + v + "\n  }\n}\n"
+		m, diags := lang.ParseSources([]lang.SourceFile{{Name: "p.hcl", Bytes: []byte(src)}})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		_, diags = Compile(m, Options{})
+		if !diags.HasErrors() {
+			t.Errorf("reconciliation_timeout = %s accepted", v)
+			continue
+		}
+		if d := diags[0]; d.Summary != "Invalid duration" || d.Subject == nil || d.Subject.Start.Line != 6 {
+			t.Errorf("reconciliation_timeout = %s: %s at %v, want Invalid duration at line 6", v, d.Summary, d.Subject)
+		}
 	}
 }

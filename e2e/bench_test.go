@@ -42,7 +42,8 @@ import (
 // other users' too).
 //
 // PLATC_BENCH_APPS (make e2e-bench APPS=N) deploys N apps instead; the
-// benchmark keeps its name. PLATC_BENCH_OUT (make e2e-bench
+// benchmark keeps its name. PLATC_BENCH_PARALLELISM (PARALLELISM=P)
+// sets platform.workflows.parallelism instead of synth's 20. PLATC_BENCH_OUT (make e2e-bench
 // BENCH_OUT=file.json) also writes the figures as JSON (benchResult):
 // with the wall time and critical path, the CPU-seconds per app, the
 // layout the emitter chose (Workflows, nodes each, the largest object
@@ -59,7 +60,15 @@ func BenchmarkDeploy1000(b *testing.B) {
 		}
 		apps = n
 	}
-	benchDeploy(b, apps)
+	par := 0 // synth's default, 20
+	if v := os.Getenv("PLATC_BENCH_PARALLELISM"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("PLATC_BENCH_PARALLELISM=%q: want a number of apps at once, at least 1", v)
+		}
+		par = n
+	}
+	benchDeploy(b, apps, par)
 }
 
 // cpuSample is the CPU time used so far, by component, by the test
@@ -112,13 +121,13 @@ func reportCPU(b *testing.B, before, after cpuSample, apps int) map[string]float
 	return out
 }
 
-func benchDeploy(b *testing.B, apps int) {
+func benchDeploy(b *testing.B, apps, parallelism int) {
 	if os.Getenv("PLATC_E2E") != "1" || os.Getenv("PLATC_E2E_BIN") == "" {
 		b.Skip("end-to-end benchmark: run make e2e-bench")
 	}
 	dir := b.TempDir()
 	path := filepath.Join(dir, "platform.hcl")
-	if err := os.WriteFile(path, synth.Generate(synth.Options{Apps: apps, Seed: 1}), 0o644); err != nil {
+	if err := os.WriteFile(path, synth.Generate(synth.Options{Apps: apps, Seed: 1, Parallelism: parallelism}), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	bin := os.Getenv("PLATC_E2E_BIN")
@@ -134,7 +143,7 @@ func benchDeploy(b *testing.B, apps int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	res := benchResult{Apps: apps, PeakRSSMiB: map[string]float64{}}
+	res := benchResult{Apps: apps, Parallelism: pl.Program.Platform.Workflows.Parallelism, PeakRSSMiB: map[string]float64{}}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		before := sampleCPU(b, env)
@@ -184,6 +193,7 @@ func benchDeploy(b *testing.B, apps int) {
 // benchResult is what PLATC_BENCH_OUT holds.
 type benchResult struct {
 	Apps                int     `json:"apps"`
+	Parallelism         int     `json:"parallelism"`
 	WallSeconds         float64 `json:"wall_seconds"`
 	CriticalPathSeconds float64 `json:"critical_path_seconds"`
 	// OverheadPercent is wall time minus critical path, as a share of

@@ -189,19 +189,28 @@ const argoCDValues = `configs:
 
 // argoCDComponents are the pods of the Argo CD stand-in: name, kind,
 // port, and the environment the upstream chart gives each from
-// argocd-cmd-params-cm.
+// argocd-cmd-params-cm and from argocd-cm.
 var argoCDComponents = []struct {
 	name, kind string
 	port       int
 	env        map[string]string // variable → argocd-cmd-params-cm key
+	cmEnv      map[string]string // variable → argocd-cm key
 }{
-	{"argocd-redis", "Deployment", 6379, nil},
-	{"argocd-repo-server", "Deployment", 8081, map[string]string{"ARGOCD_REPO_SERVER_PARALLELISM_LIMIT": "reposerver.parallelism.limit"}},
+	{"argocd-redis", "Deployment", 6379, nil, nil},
+	{"argocd-repo-server", "Deployment", 8081, map[string]string{"ARGOCD_REPO_SERVER_PARALLELISM_LIMIT": "reposerver.parallelism.limit"},
+		map[string]string{"ARGOCD_RECONCILIATION_TIMEOUT": "timeout.reconciliation"}},
+	// The controller reads its resync period only from these variables
+	// (--app-resync's default), never from argocd-cm itself: without
+	// them timeout.reconciliation would not reach it.
 	{"argocd-application-controller", "StatefulSet", 8082, map[string]string{
 		"ARGOCD_CONTROLLER_STATUS_PROCESSORS":    "controller.status.processors",
 		"ARGOCD_CONTROLLER_OPERATION_PROCESSORS": "controller.operation.processors",
+	}, map[string]string{
+		"ARGOCD_RECONCILIATION_TIMEOUT":      "timeout.reconciliation",
+		"ARGOCD_HARD_RECONCILIATION_TIMEOUT": "timeout.hard.reconciliation",
+		"ARGOCD_RECONCILIATION_JITTER":       "timeout.reconciliation.jitter",
 	}},
-	{"argocd-server", "Deployment", 8080, map[string]string{"ARGOCD_SERVER_INSECURE": "server.insecure"}},
+	{"argocd-server", "Deployment", 8080, map[string]string{"ARGOCD_SERVER_INSECURE": "server.insecure"}, nil},
 }
 
 var argoCDTemplates = `{{- define "labels" }}
@@ -420,6 +429,12 @@ spec:
           valueFrom:
             configMapKeyRef: {name: argocd-cmd-params-cm, key: %s, optional: true}
 `, k, c.env[k])
+		}
+		for _, k := range slices.Sorted(maps.Keys(c.cmEnv)) {
+			fmt.Fprintf(&b, `        - name: %s
+          valueFrom:
+            configMapKeyRef: {name: argocd-cm, key: %s, optional: true}
+`, k, c.cmEnv[k])
 		}
 	}
 	return b.String()

@@ -334,10 +334,7 @@ func settingsDrift(p *ir.Program, part, name string, live map[string]string) []D
 	configs, _ := argocd.ChartValues(p)["configs"].(map[string]any)
 	want, _ := configs[part].(map[string]any)
 	var diffs []string
-	for _, k := range slices.Sorted(maps.Keys(want)) {
-		if strings.HasPrefix(k, "resource.customizations.") {
-			continue // healthDrift's
-		}
+	for _, k := range settingKeys(want) {
 		w, _ := want[k].(string)
 		have, ok := live[k]
 		switch {
@@ -355,10 +352,14 @@ func settingsDrift(p *ir.Program, part, name string, live map[string]string) []D
 	return []Drift{{What: DriftRBAC, Object: name, Message: fmt.Sprintf("ConfigMap %s: %s", name, strings.Join(diffs, ", "))}}
 }
 
+// settingKeys are the keys of m that settingsDrift checks: not the
+// health customizations (healthDrift's), nor the reconciliation settings,
+// which no step needs to work (the release's values drift reports them).
 func settingKeys(m map[string]any) []string {
+	tuning := argocd.ReconcileSettings()
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if !strings.HasPrefix(k, "resource.customizations.") {
+		if _, ok := tuning[k]; !ok && !strings.HasPrefix(k, "resource.customizations.") {
 			out = append(out, k)
 		}
 	}

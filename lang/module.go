@@ -63,15 +63,17 @@ type Credential struct {
 
 // ArgoCD is platform.argocd: how workflows reach the Argo CD API server.
 type ArgoCD struct {
-	Namespace   *hcl.Attribute
-	Project     *hcl.Attribute
-	Server      *hcl.Attribute
-	Version     *hcl.Attribute
-	Insecure    *hcl.Attribute
-	PlainText   *hcl.Attribute
-	GRPCWeb     *hcl.Attribute
-	TokenSecret *SecretRef
-	DeclRange   hcl.Range
+	Namespace *hcl.Attribute
+	Project   *hcl.Attribute
+	Server    *hcl.Attribute
+	Version   *hcl.Attribute
+	Insecure  *hcl.Attribute
+	PlainText *hcl.Attribute
+	GRPCWeb   *hcl.Attribute
+	// ReconciliationTimeout is argocd-cm's timeout.reconciliation.
+	ReconciliationTimeout *hcl.Attribute
+	TokenSecret           *SecretRef
+	DeclRange             hcl.Range
 }
 
 // SecretRef names a key of a Kubernetes Secret. platc never carries secret

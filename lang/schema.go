@@ -31,6 +31,7 @@ var argocdSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "namespace"}, {Name: "project"}, {Name: "server"}, {Name: "version"},
 		{Name: "insecure"}, {Name: "plaintext"}, {Name: "grpc_web"},
+		{Name: "reconciliation_timeout"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "token_secret"}},
 }

@@ -42,6 +42,11 @@ type Simulation struct {
 	// Schedule is the flat DAG with unlimited parallelism: its makespan is
 	// the length of the critical path, a lower bound for any order.
 	Schedule Schedule
+	// Enough is the least parallelism at which the deploy DAG takes
+	// DAG.Unlimited (found by bisection; greedy schedules are not
+	// strictly monotone in the parallelism, so a smaller value may
+	// occasionally do as well): above it more apps at once buy nothing.
+	Enough int
 }
 
 // Simulate runs the deploy of p on paper. groups is the deploy DAG's
@@ -74,6 +79,16 @@ func Simulate(p *ir.Program, groups [][]*ir.App) Simulation {
 	s := Simulation{Parallelism: par, Groups: len(groups), Schedule: ASAP(p)}
 	unlimited := len(p.Apps) + 1
 	s.DAG = Model{Name: "dag", Unlimited: gr.run(g, unlimited, expected), Limited: gr.run(g, par, expected)}
+	lo, hi := 1, max(len(p.Apps), 1) // run(hi) is the unlimited makespan
+	for lo < hi {
+		mid := (lo + hi) / 2
+		if gr.run(g, mid, expected) <= s.DAG.Unlimited {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	s.Enough = lo
 	s.Waves = Model{Name: "waves", Unlimited: runWaves(p, unlimited), Limited: runWaves(p, par)}
 	var total time.Duration
 	for _, a := range p.Apps {

@@ -87,15 +87,17 @@ func TestSimulateByHand(t *testing.T) {
 		groups              [][]*ir.App
 		unlimited, limited  time.Duration
 		waves, wavesLimited time.Duration
+		enough              int
 	}{
 		// Flat: d waits for b (10m). One at a time: 16m, in any model.
-		{"flat", 1, nil, 11 * time.Minute, 16 * time.Minute, 14 * time.Minute, 16 * time.Minute},
+		{"flat", 1, nil, 11 * time.Minute, 16 * time.Minute, 14 * time.Minute, 16 * time.Minute, 2},
 		// Two at a time: a and b, then c at 2m, d at 10m.
-		{"flat, 2", 2, nil, 11 * time.Minute, 11 * time.Minute, 14 * time.Minute, 14 * time.Minute},
+		{"flat, 2", 2, nil, 11 * time.Minute, 11 * time.Minute, 14 * time.Minute, 14 * time.Minute, 2},
 		// Group {a, c} then {b, d}: b waits for c (5m), ends at 15m, d at 16m.
-		{"nested", 2, [][]*ir.App{{a, c}, {b, d}}, 16 * time.Minute, 16 * time.Minute, 14 * time.Minute, 14 * time.Minute},
+		// One at a time already: each group is a chain.
+		{"nested", 2, [][]*ir.App{{a, c}, {b, d}}, 16 * time.Minute, 16 * time.Minute, 14 * time.Minute, 14 * time.Minute, 1},
 		// Group {a, b} then {c, d}: c starts at 10m.
-		{"by wave", 4, [][]*ir.App{{a, b}, {c, d}}, 14 * time.Minute, 14 * time.Minute, 14 * time.Minute, 14 * time.Minute},
+		{"by wave", 4, [][]*ir.App{{a, b}, {c, d}}, 14 * time.Minute, 14 * time.Minute, 14 * time.Minute, 14 * time.Minute, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p.Platform.Workflows.Parallelism = tc.parallelism
@@ -108,6 +110,9 @@ func TestSimulateByHand(t *testing.T) {
 			}
 			if s.Serial.Unlimited != 16*time.Minute {
 				t.Errorf("serial %v", s.Serial.Unlimited)
+			}
+			if s.Enough != tc.enough {
+				t.Errorf("enough parallelism %d, want %d", s.Enough, tc.enough)
 			}
 		})
 	}
@@ -128,6 +133,14 @@ func TestSimulateNested(t *testing.T) {
 		}
 		if s.DAG.Unlimited < s.Schedule.Makespan || s.DAG.Limited < s.DAG.Unlimited || s.Groups != len(gr.Groups) {
 			t.Errorf("%d apps: %+v", o.Apps, s.DAG)
+		}
+		// Enough reaches the unlimited makespan and one fewer does not.
+		for _, par := range []int{s.Enough, s.Enough - 1} {
+			p.Platform.Workflows.Parallelism = par
+			reached := plan.Simulate(p, gr.Groups).DAG.Limited == s.DAG.Unlimited
+			if reached != (par == s.Enough) {
+				t.Errorf("%d apps, parallelism %d (enough %d): reaches the unlimited makespan %v: %t", o.Apps, par, s.Enough, s.DAG.Unlimited, reached)
+			}
 		}
 	}
 }

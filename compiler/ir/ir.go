@@ -147,6 +147,10 @@ type ArgoCD struct {
 	// server.insecure. The default when Server is not given.
 	PlainText bool
 	GRPCWeb   bool
+	// ReconciliationTimeout is how long Argo CD leaves an app before it
+	// compares it with Git again unasked (argocd-cm's
+	// timeout.reconciliation); default DefaultReconciliationTimeout.
+	ReconciliationTimeout time.Duration
 	// TokenSecret is the Secret holding the automation account's API
 	// token, in the workflows namespace.
 	TokenSecret SecretRef
@@ -185,6 +189,16 @@ type Workflows struct {
 // (MAX_WORKFLOW_SIZE), and, compressed, far under the size at which it
 // gives up without a database to offload into.
 const DefaultNodeBudget = 1000
+
+// DefaultReconciliationTimeout is platform.argocd.reconciliation_timeout
+// when the HCL says none. Argo CD compares every app with Git again after
+// this long (plus up to a minute of jitter) even when nothing asked it
+// to, and each such comparison writes the Application's status: at 1,000
+// apps that periodic work was most of the application controller's CPU
+// during a deploy (README, Performance). A deploy never waits for it, as
+// each step refreshes its app, and a push reaches the cluster through a
+// deploy (the events Sensor, or platc deploy), not through the poll.
+const DefaultReconciliationTimeout = 10 * time.Minute
 
 // Git is the repository generated output is committed to.
 type Git struct {

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/itchyny/gojq"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -343,5 +347,72 @@ func TestGoldenApplicationsValidate(t *testing.T) {
 				t.Errorf("%s: no objects", c.Name)
 			}
 		}
+	}
+}
+
+// The reconciliation settings reach argocd-cm through the chart values,
+// in the shape Argo CD reads an override (OverrideIgnoreDiff's
+// jsonPointers and jqPathExpressions), and each jq path deletes what it
+// names from an Application as Argo CD's normalizer runs it
+// (util/argo/normalizers: gojq, del(<path>)), and nothing else.
+func TestReconcileSettings(t *testing.T) {
+	p := emittest.Example(t, "../..")
+	cm := argocd.ChartValues(p)["configs"].(map[string]any)["cm"].(map[string]any)
+	for k, v := range argocd.ReconcileSettings() {
+		if cm[k] != v {
+			t.Errorf("configs.cm[%q] = %v, want %v", k, cm[k], v)
+		}
+		if _, ok := v.(string); !ok {
+			t.Errorf("%s is a %T; a ConfigMap holds strings", k, v)
+		}
+	}
+	if d, err := time.ParseDuration(cm["timeout.reconciliation"].(string)); err != nil || d < 120*time.Second {
+		t.Errorf("timeout.reconciliation %v (%v): want at least Argo CD's own 120 s", cm["timeout.reconciliation"], err)
+	}
+	type override struct {
+		JSONPointers      []string `json:"jsonPointers"`
+		JQPathExpressions []string `json:"jqPathExpressions"`
+	}
+	decode := func(key string) override {
+		t.Helper()
+		j, err := yaml.YAMLToJSON([]byte(cm[key].(string)))
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		var o override
+		if err := strictDecode(j, &o); err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		return o
+	}
+	if all := decode("resource.customizations.ignoreResourceUpdates.all"); !slices.Equal(all.JSONPointers, []string{"/status"}) {
+		t.Errorf("ignoreResourceUpdates.all ignores %v, want only /status", all.JSONPointers)
+	}
+	app := map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+		"metadata": map[string]any{"name": "a", "annotations": map[string]any{
+			"argocd.argoproj.io/refresh": "normal", "platc.io/teardown-volumes": "retain",
+		}},
+		"spec":      map[string]any{"project": "p"},
+		"operation": map[string]any{"sync": map[string]any{}},
+	}
+	for _, expr := range decode("resource.customizations.ignoreResourceUpdates.argoproj.io_Application").JQPathExpressions {
+		q, err := gojq.Parse("del(" + expr + ")")
+		if err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		v, ok := q.Run(app).Next()
+		if err, isErr := v.(error); !ok || isErr {
+			t.Fatalf("%s: %v", expr, err)
+		}
+		app = v.(map[string]any)
+	}
+	want := map[string]any{
+		"apiVersion": "argoproj.io/v1alpha1", "kind": "Application",
+		"metadata": map[string]any{"name": "a", "annotations": map[string]any{"platc.io/teardown-volumes": "retain"}},
+		"spec":     map[string]any{"project": "p"},
+	}
+	if !reflect.DeepEqual(app, want) {
+		t.Errorf("after the jq paths: %v\nwant %v (refresh and operation gone, spec and other annotations kept)", app, want)
 	}
 }

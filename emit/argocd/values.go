@@ -27,10 +27,15 @@ func (Values) Emit(p *ir.Program) ([]emit.File, error) {
 }
 
 // ChartValues are the argo-cd chart values: the health customizations,
-// the automation account and the RBAC policy for it, in the chart's
-// configs.cm, configs.rbac and configs.params.
+// the reconciliation settings, the automation account and the RBAC
+// policy for it, in the chart's configs.cm, configs.rbac and
+// configs.params.
 func ChartValues(p *ir.Program) map[string]any {
 	cm := HealthEntries(p)
+	for k, v := range ReconcileSettings() {
+		cm[k] = v
+	}
+	cm["timeout.reconciliation"] = ir.FormatDuration(p.Platform.ArgoCD.ReconciliationTimeout)
 	// An API-key-only account: it can hold tokens but cannot log in to
 	// the UI or the CLI with a password.
 	cm["accounts."+gitops.Account] = "apiKey"
@@ -105,4 +110,39 @@ func Policy(p *ir.Program) string {
 	}
 	fmt.Fprintf(&b, "g, %s, %s\n", gitops.Account, gitops.Role)
 	return b.String()
+}
+
+// ReconcileSettings are the argocd-cm entries that keep the application
+// controller from comparing an app again for a change that cannot alter
+// its sync or health. They are Argo CD 3's own defaults (its install
+// manifests' argocd-cm and the argo-cd chart's values since 8.0; see
+// Argo CD's docs/operator-manual/upgrading/2.14-3.0.md, "Ignoring all
+// status updates"), written here so that they hold whichever chart
+// version installs Argo CD (chart 7.x, Argo CD 2.x, has none of them and
+// the feature off) and whatever else sets the chart's values.
+//
+// Without them every status write to a tracked object requeues its app:
+// a Deployment's rollout, an operator's status, and above all each child
+// Application of the root, which the root tracks, so each step's refresh,
+// sync and status write makes the root diff every app again, a cost
+// that grows with the square of the number of apps. An update that
+// changes an object's health is still delivered (controller/cache's
+// skipResourceUpdate compares the health too), and the periodic
+// reconciliation still compares everything; its period,
+// timeout.reconciliation, is the platform's (ChartValues).
+// README (Performance) has the measurements.
+func ReconcileSettings() map[string]any {
+	return map[string]any{
+		// The default since Argo CD 3.0; 2.x needs it said.
+		"resource.ignoreResourceUpdatesEnabled":             "true",
+		"resource.customizations.ignoreResourceUpdates.all": "jsonPointers:\n  - /status\n",
+		// What platc's steps and Argo CD itself write on a child
+		// Application besides its status: the refresh annotation, the
+		// operation, the notification and hydration marks.
+		"resource.customizations.ignoreResourceUpdates.argoproj.io_Application": "jqPathExpressions:\n" +
+			"  - '.metadata.annotations.\"notified.notifications.argoproj.io\"'\n" +
+			"  - '.metadata.annotations.\"argocd.argoproj.io/refresh\"'\n" +
+			"  - '.metadata.annotations.\"argocd.argoproj.io/hydrate\"'\n" +
+			"  - '.operation'\n",
+	}
 }

@@ -32,6 +32,8 @@ type Options struct {
 	// Events adds an events block (a webhook), so the events emitter has
 	// something to emit.
 	Events bool
+	// Parallelism is platform.workflows.parallelism; zero means 20.
+	Parallelism int
 }
 
 func (o Options) withDefaults() Options {
@@ -55,6 +57,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Name == "" {
 		o.Name = "synthetic"
+	}
+	if o.Parallelism <= 0 {
+		o.Parallelism = 20
 	}
 	return o
 }
@@ -89,7 +94,7 @@ platform %q {
   }
   workflows {
     namespace   = "argo"
-    parallelism = 20
+    parallelism = %d
   }
   git {
     repo_url = "https://git.example.com/synthetic.git"
@@ -111,7 +116,7 @@ defaults {
     backoff = "30s"
   }
 }
-`, o.Apps, o.Stacks, o.Layers, o.Seed, o.CrossStack, o.Name)
+`, o.Apps, o.Stacks, o.Layers, o.Seed, o.CrossStack, o.Name, o.Parallelism)
 	if o.Events {
 		b.WriteString(`
 events {

@@ -114,6 +114,9 @@ type deployDAGJSON struct {
 
 type simulationJSON struct {
 	Parallelism int `json:"parallelism"`
+	// EnoughParallelism is the least parallelism at which the deploy DAG
+	// takes its unlimited makespan (absent when the grouping failed).
+	EnoughParallelism int `json:"enough_parallelism,omitempty"`
 	// CriticalPathSeconds is the length of the critical path: the flat
 	// DAG with any parallelism, and a lower bound for every model.
 	CriticalPathSeconds float64     `json:"critical_path_seconds"`
@@ -218,6 +221,7 @@ func (v *View) simulationJSON() *simulationJSON {
 	if v.GroupingErr != nil {
 		out.Error = v.GroupingErr.Error()
 	} else {
+		out.EnoughParallelism = s.Enough
 		out.Models = append(out.Models, modelJSON{Model: "dag", Groups: s.Groups, UnlimitedSeconds: s.DAG.Unlimited.Seconds(), ParallelismSeconds: s.DAG.Limited.Seconds()})
 	}
 	out.Models = append(out.Models,

@@ -201,7 +201,8 @@ func (v *View) writeSimulation(w io.Writer) {
 			v.Limits.Engine, v.Limits.Tasks, s.Groups, Human(s.DAG.Unlimited), Human(s.DAG.Unlimited-cp.Makespan), Human(s.Waves.Unlimited))
 	}
 	if v.GroupingErr == nil && s.DAG.Limited > s.DAG.Unlimited {
-		fmt.Fprintf(w, "With at most %d apps syncing at once (platform.workflows.parallelism) it takes %s.\n", s.Parallelism, Human(s.DAG.Limited))
+		fmt.Fprintf(w, "With at most %d apps syncing at once (platform.workflows.parallelism) it takes %s; %d at once would take %s.\n",
+			s.Parallelism, Human(s.DAG.Limited), s.Enough, Human(s.DAG.Unlimited))
 	}
 	fmt.Fprintf(w, "Ready apps start in dependency order when the parallelism is reached; sync polling, pod start-up and retries are not modelled.\n")
 }

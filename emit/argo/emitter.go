@@ -128,6 +128,9 @@ func Build(p *ir.Program) (*Objects, error) {
 	if err := o.checkSizes(); err != nil {
 		return nil, err
 	}
+	if err := o.checkParams(); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 

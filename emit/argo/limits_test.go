@@ -1,8 +1,10 @@
 package argo
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -55,6 +57,14 @@ func TestWithinLimits(t *testing.T) {
 						t.Errorf("%s: %d nodes counted here, %d by Build", tm.Name, nodes, o.Nodes[tm.Name])
 					}
 				}
+				var allObjs []any
+				for _, tm := range o.templates() {
+					allObjs = append(allObjs, tm)
+				}
+				param, paramWhere := largestParam(t, append(allObjs, o.ClusterTemplate))
+				if param > MaxParamBytes {
+					t.Errorf("%s: %d bytes, more than a pod's environment variable may hold", paramWhere, param)
+				}
 				apps := map[string]int{}
 				for _, parent := range []string{DeployTemplate, TeardownTemplate, ValidateTemplate} {
 					children := o.Children[parent]
@@ -78,11 +88,52 @@ func TestWithinLimits(t *testing.T) {
 						t.Errorf("%s runs %d times", k, c)
 					}
 				}
-				t.Logf("%d apps: deploy %d children, teardown %d, validate %d; largest object %s, %d bytes",
-					n, len(o.Children[DeployTemplate]), len(o.Children[TeardownTemplate]), len(o.Children[ValidateTemplate]), largestName, largest)
+				t.Logf("%d apps: deploy %d children, teardown %d, validate %d; largest object %s, %d bytes; largest parameter %s, %d bytes",
+					n, len(o.Children[DeployTemplate]), len(o.Children[TeardownTemplate]), len(o.Children[ValidateTemplate]), largestName, largest, paramWhere, param)
 			})
 		}
 	}
+}
+
+// largestParam finds, apart from checkParams, the longest value of a
+// parameter or environment variable in objs: any JSON object with a name
+// and a string value or default, wherever it is.
+func largestParam(t *testing.T, objs []any) (int, string) {
+	t.Helper()
+	best, where := 0, ""
+	var walk func(obj string, v any)
+	walk = func(obj string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if name, ok := v["name"].(string); ok {
+				for _, k := range []string{"value", "default"} {
+					if s, ok := v[k].(string); ok && len(s) > best {
+						best, where = len(s), obj+": "+name
+					}
+				}
+			}
+			for _, x := range v {
+				walk(obj, x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(obj, x)
+			}
+		}
+	}
+	for _, o := range objs {
+		data, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		name, _ := v["metadata"].(map[string]any)["name"].(string)
+		walk(name, v)
+	}
+	return best, where
 }
 
 // countNodes counts the nodes a Workflow of tm creates at worst, written
@@ -133,7 +184,7 @@ func countNodes(t *testing.T, o *Objects, tm *wfv1.WorkflowTemplate) int {
 						nodes++ // a snapshot child's resource pod
 					case s.TemplateRef == nil:
 						// a local DAG: its node is counted with its template
-					case s.TemplateRef.Template == tmplSuspend:
+					case s.TemplateRef.Template == tmplSuspend || s.TemplateRef.Template == tmplFindParents:
 						nodes += 1 + 3 // fixedRetry: a Retry node over 3 attempts
 					case s.TemplateRef.Template == tmplSnapshots:
 						nodes += snapshotNodes
@@ -205,6 +256,69 @@ func TestNodeBudgetTooSmall(t *testing.T) {
 	}
 }
 
+// TestParamTooLong: a value longer than a pod's environment variable
+// may hold is a LimitError that names where it is.
+func TestParamTooLong(t *testing.T) {
+	o, err := Build(synthetic(t, synth.Options{Apps: 43}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.checkParams(); err != nil {
+		t.Fatalf("the 43-app platform: %v", err)
+	}
+	task := &o.Deploy.Spec.Templates[len(o.Deploy.Spec.Templates)-1].DAG.Tasks[0]
+	task.Arguments.Parameters = append(task.Arguments.Parameters, value("long", strings.Repeat("x", MaxParamBytes+1)))
+	err = o.checkParams()
+	var le *LimitError
+	if !errors.As(err, &le) {
+		t.Fatalf("checkParams = %v, want a LimitError", err)
+	}
+	if !strings.Contains(le.Summary, "WorkflowTemplate deploy passes a value too long") || !strings.Contains(le.Detail, `"long" of task `+task.Name) || !strings.Contains(le.Detail, "E2BIG") {
+		t.Errorf("LimitError %q: %q", le.Summary, le.Detail)
+	}
+}
+
+// TestAppChunks: the chunks of a long list hold every name once, in
+// order, each within listChunkBytes; a short list is one chunk.
+func TestAppChunks(t *testing.T) {
+	p := synthetic(t, synth.Options{Apps: 10000, CrossStack: true})
+	if testing.Short() {
+		p = synthetic(t, synth.Options{Apps: 5000})
+	}
+	chunks := appChunks(p.Apps)
+	if len(chunks) < 2 {
+		t.Fatalf("%d chunk(s) for %d apps", len(chunks), len(p.Apps))
+	}
+	var all []string
+	for _, c := range chunks {
+		if len(c) > listChunkBytes {
+			t.Errorf("chunk of %d bytes", len(c))
+		}
+		var names []string
+		if err := json.Unmarshal([]byte(c), &names); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, names...)
+	}
+	whole, _, err := newBuilder(p).appLists(p.Apps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	if err := json.Unmarshal([]byte(whole), &want); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(all, want) {
+		t.Errorf("the chunks hold %d names, not the %d of the sorted list", len(all), len(want))
+	}
+	if got := appChunks(p.Apps[:43]); len(got) != 1 {
+		t.Errorf("43 apps: %d chunks", len(got))
+	}
+	if got := appChunks(nil); len(got) != 1 || got[0] != "[]" {
+		t.Errorf("no apps: %q", got)
+	}
+}
+
 // TestObjectTooLarge: an object over MaxObjectBytes is a LimitError that
 // names it and says what to do.
 func TestObjectTooLarge(t *testing.T) {
@@ -224,5 +338,41 @@ func TestObjectTooLarge(t *testing.T) {
 	}
 	if !strings.Contains(le.Summary, "WorkflowTemplate teardown is too large") || !strings.Contains(le.Detail, "split the platform") {
 		t.Errorf("LimitError %q: %q", le.Summary, le.Detail)
+	}
+}
+
+// TestChunkedTeardownValid: a teardown whose list of Applications is
+// passed in chunks (10,000 apps) passes Argo's own validation, parent
+// and cluster template, with the chunk steps' outputs wired to the
+// deciding steps.
+func TestChunkedTeardownValid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("big platform")
+	}
+	o, err := Build(synthetic(t, synth.Options{Apps: 10000, CrossStack: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wfts, cwfts := wftGetter{}, cwftGetter{o.ClusterTemplate.Name: o.ClusterTemplate}
+	for _, tm := range o.templates() {
+		wfts[tm.Name] = tm
+	}
+	if err := validate.ValidateClusterWorkflowTemplate(wfts, cwfts, o.ClusterTemplate, nil, validate.ValidateOpts{Lint: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := validate.ValidateWorkflowTemplate(wfts, cwfts, o.Teardown, nil, validate.ValidateOpts{Lint: true}); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range o.Teardown.Spec.Templates[0].Steps {
+		for _, s := range g.Steps {
+			names = append(names, s.Name)
+		}
+	}
+	joined := strings.Join(names, " ")
+	for _, want := range []string{"find-parents-01 find-parents-02", "suspend-parents", "orphan-rows-01 orphan-rows-02", "orphan-report"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("teardown's steps %q lack %q", joined, want)
+		}
 	}
 }

@@ -39,6 +39,8 @@ const MaxParamBytes = 128<<10 - 1<<10
 // turns it into a diagnostic at the platform block.
 type LimitError struct {
 	Summary, Detail string
+	// nodes is, for a Workflow over the node budget, its nodes.
+	nodes int
 }
 
 func (e *LimitError) Error() string { return e.Summary + ": " + e.Detail }

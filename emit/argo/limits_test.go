@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -375,4 +376,54 @@ func TestChunkedTeardownValid(t *testing.T) {
 			t.Errorf("teardown's steps %q lack %q", joined, want)
 		}
 	}
+}
+
+// TestSplitAtEveryBudget: the shop (e2e's platform, with a resource wait)
+// at every node budget from 10 to 60 either builds with every Workflow
+// within the budget, or is a LimitError that names a budget that does
+// build. At 22 it used to fail: a split deploy's child counted its
+// resource wait as one node, not as its retry node and attempts.
+func TestSplitAtEveryBudget(t *testing.T) {
+	src, err := os.ReadFile("../../e2e/testdata/shop/platform.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := source(t, string(src))
+	if !waitsForResources(p.Apps) {
+		t.Fatal("the shop has no resource wait any more; this test needs one")
+	}
+	least := 0
+	for budget := 10; budget <= 60; budget++ {
+		p.Platform.Workflows.NodeBudget = budget
+		o, err := Build(p)
+		var le *LimitError
+		if errors.As(err, &le) {
+			if least != 0 {
+				t.Errorf("budget %d fails after %d built: %v", budget, least, err)
+				continue
+			}
+			var works int
+			if _, err := fmt.Sscanf(le.Detail[strings.LastIndex(le.Detail, " is ")+4:], "%d.", &works); err != nil {
+				t.Errorf("budget %d: the diagnostic names no budget that works: %s", budget, le.Detail)
+				continue
+			}
+			p.Platform.Workflows.NodeBudget = works
+			if _, err := Build(p); err != nil {
+				t.Errorf("budget %d: the diagnostic's budget %d does not build: %v", budget, works, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("budget %d: %v", budget, err)
+		}
+		if least == 0 {
+			least = budget
+		}
+		for name, n := range o.Nodes {
+			if n > budget {
+				t.Errorf("budget %d: %s holds %d nodes", budget, name, n)
+			}
+		}
+	}
+	t.Logf("the shop builds from a node budget of %d", least)
 }

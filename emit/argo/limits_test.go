@@ -13,6 +13,7 @@ import (
 	"github.com/argoproj/argo-workflows/v3/workflow/validate"
 
 	"github.com/platc/platc/internal/synth"
+	"github.com/platc/platc/plan"
 )
 
 // TestWithinLimits: at 43, 1,000, 5,000 and 10,000 apps, layered and
@@ -426,4 +427,33 @@ func TestSplitAtEveryBudget(t *testing.T) {
 		}
 	}
 	t.Logf("the shop builds from a node budget of %d", least)
+}
+
+// TestSplitNeverSlowerThanWaves: on paper (plan.Simulate, every app its
+// expected duration, any parallelism), a split deploy, its children
+// waiting for the children they depend on, is never slower than the
+// RFC's wave-by-wave model, on layered and cross-stack platforms.
+func TestSplitNeverSlowerThanWaves(t *testing.T) {
+	for _, n := range []int{1000, 5000} {
+		for _, cross := range []bool{false, true} {
+			if n >= 5000 && testing.Short() {
+				continue
+			}
+			p := synthetic(t, synth.Options{Apps: n, CrossStack: cross})
+			o, err := Build(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups := SplitGroups(p, o)
+			if len(groups) < 2 {
+				t.Fatalf("%d apps: deploy not split", n)
+			}
+			s := plan.Simulate(p, groups)
+			if s.DAG.Unlimited > s.Waves.Unlimited {
+				t.Errorf("%d apps, cross %t: split deploy %s, waves %s", n, cross, s.DAG.Unlimited, s.Waves.Unlimited)
+			}
+			t.Logf("%d apps, cross %t: %d children: split %s, waves %s, critical path %s; at parallelism %d: split %s, waves %s",
+				n, cross, len(groups), s.DAG.Unlimited, s.Waves.Unlimited, s.Schedule.Makespan, s.Parallelism, s.DAG.Limited, s.Waves.Limited)
+		}
+	}
 }

@@ -317,3 +317,22 @@ func (o *Objects) Layouts() (out []Layout, largestKind, largestName string, larg
 	}
 	return out, largestKind, largestName, largestBytes, nil
 }
+
+// SplitGroups are the apps of each child of o's deploy, in the parent's
+// order (children after those they wait for), as plan.Simulate takes a
+// nesting; nil when deploy is not split.
+func SplitGroups(p *ir.Program, o *Objects) [][]*ir.App {
+	var out [][]*ir.App
+	for _, c := range o.Children[o.Deploy.Name] {
+		var apps []*ir.App
+		for _, task := range c.Spec.Templates[0].DAG.Tasks {
+			// A task named after an app runs it; a resource wait's name
+			// (Resource.TaskName) is no app's.
+			if a := p.App(task.Name); a != nil && task.Template != tmplWaitResource && (task.TemplateRef == nil || task.TemplateRef.Template != tmplWaitResource) {
+				apps = append(apps, a)
+			}
+		}
+		out = append(out, apps)
+	}
+	return out
+}

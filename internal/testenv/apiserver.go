@@ -307,7 +307,12 @@ func (s *Server) Clients(t testing.TB) (kubernetes.Interface, dynamic.Interface)
 var crdGVR = schema.GroupVersionResource{Group: "apiextensions.k8s.io", Version: "v1", Resource: "customresourcedefinitions"}
 
 func (s *Server) applyCRDs() error {
-	dc, err := dynamic.NewForConfig(s.Rest(AdminToken))
+	// The CRDs with their full schemas are large: on a loaded machine
+	// (2 cores, a load of 40) one create took over 30 s and the whole
+	// over 2 minutes, and the server never booted.
+	cfg := s.Rest(AdminToken)
+	cfg.Timeout = 2 * time.Minute
+	dc, err := dynamic.NewForConfig(cfg)
 	if err != nil {
 		return err
 	}
@@ -315,7 +320,7 @@ func (s *Server) applyCRDs() error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 6*time.Minute)
 	defer cancel()
 	var names []string
 	for _, e := range entries {

@@ -12,6 +12,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/workflow/validate"
 
+	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/internal/synth"
 	"github.com/platc/platc/plan"
 )
@@ -283,9 +284,10 @@ func TestParamTooLong(t *testing.T) {
 // TestAppChunks: the chunks of a long list hold every name once, in
 // order, each within listChunkBytes; a short list is one chunk.
 func TestAppChunks(t *testing.T) {
-	p := synthetic(t, synth.Options{Apps: 10000, CrossStack: true})
-	if testing.Short() {
-		p = synthetic(t, synth.Options{Apps: 5000})
+	// Names of the synthetic platform's length, in no order.
+	p := &ir.Program{}
+	for i := range 10000 {
+		p.Apps = append(p.Apps, &ir.App{Application: fmt.Sprintf("stack-%02d-app-%05d", (i*7)%50, (i*7919)%10000), Project: "p"})
 	}
 	chunks := appChunks(p.Apps)
 	if len(chunks) < 2 {

@@ -28,11 +28,13 @@ while IFS= read -r proj; do
     exit 1
   fi
   # An object, not an array, for the membership test: jq's index on an
-  # array is a linear scan, too slow for thousands of names.
+  # array is a linear scan, too slow for thousands of names. An
+  # Application without the annotation splits "" into no field at all:
+  # null, which is no parent.
   jq -c --argjson mine "$APPLICATIONS" --argjson candidates "$candidates" --argjson managing "$managing" '
     ($mine | map({(.): true}) | add // {}) as $set
     | [.[]? | {name: .metadata.name,
-        parent: ((.metadata.annotations["argocd.argoproj.io/tracking-id"] // "" | split(":")[0]) as $t
+        parent: ((.metadata.annotations["argocd.argoproj.io/tracking-id"] // "" | split(":")[0] // "") as $t
           | if $t != "" then $t else (.metadata.labels["app.kubernetes.io/instance"] // "") end)}
       | select(.parent != "")]
     | {candidates: ($candidates + [.[] | select($set[.name]) | .parent | select($set[.] | not)] | unique),

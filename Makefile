@@ -4,7 +4,7 @@ BIN     := bin/platc
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X main.version=$(VERSION)
 
-.PHONY: all build test bench bench-rss lint fuzz clean e2e e2e-tools e2e-run e2e-bench
+.PHONY: all build test bench bench-rss lint fuzz clean e2e e2e-tools e2e-apiserver e2e-run e2e-bench
 
 all: build test
 
@@ -71,8 +71,14 @@ e2e-tools:
 # The scenarios: the example deploys, resumes, scopes and tears down on
 # the real components; E2E_RUN narrows them (E2E_RUN=TestExample).
 E2E_RUN ?= .
-e2e: build
+e2e: build e2e-apiserver
 	PLATC_E2E=1 PLATC_E2E_BIN="$(E2E_BIN)" $(GO) test ./e2e -count=1 -timeout 80m -v -run '$(E2E_RUN)'
+
+# Every object platc build writes for the 10,000-app synthetic platform,
+# created on the real kube-apiserver and etcd with their default request
+# limits (emit/all; make test runs 1,000 apps).
+e2e-apiserver:
+	PLATC_APISERVER_10K=1 PLATC_REQUIRE_APISERVER=1 PLATC_KUBE_APISERVER="$(E2E_BIN)/kube-apiserver" $(GO) test ./emit/all -count=1 -timeout 40m -v -run '^TestSyntheticOnAPIServer$$'
 
 # Any platform through deploy, validate, (with FAIL) fix and resume, and
 # teardown; the run's files go to OUT.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -311,6 +312,87 @@ func TestStepScripts(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.outputs["orphans"], "left-behind") {
 			t.Errorf("exit %d, orphans %s\n%s", r.code, r.outputs["orphans"], r.out)
 		}
+	})
+
+	// A list of Applications too long for one environment variable is
+	// passed in chunks (docs/workflows.md, "Long lists of
+	// Applications"); here the shop's, cut in two, against the real
+	// listing of the real Argo CD.
+	var names, projects []string
+	for _, a := range p.Apps {
+		names = append(names, a.Application)
+		if !slices.Contains(projects, a.Project) {
+			projects = append(projects, a.Project)
+		}
+	}
+	slices.Sort(names)
+	slices.Sort(projects)
+	asJSON := func(v any) string {
+		b, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	chunks := [][]string{names[:len(names)/2], names[len(names)/2:]}
+	readOut := func(r stepResult, name string) string {
+		b, err := os.ReadFile(filepath.Join(r.dir, name))
+		if err != nil {
+			t.Fatalf("%s not written: %v\n%s", name, err, r.out)
+		}
+		return strings.TrimSpace(string(b))
+	}
+
+	t.Run("orphan-report in chunks decides as one step over the whole list", func(t *testing.T) {
+		one := s.step("orphan-report", map[string]string{"APPLICATIONS": asJSON(names), "PROJECTS": asJSON(projects), "IGNORE": "[]", "KEEP": "[]"})
+		var rows []string
+		for _, c := range chunks {
+			r := s.step("orphan-report", map[string]string{"APPLICATIONS": asJSON(c), "PROJECTS": asJSON(projects), "ROWS_ONLY": "1"})
+			r.want(t, 0, "left in the platform's projects")
+			rows = append(rows, readOut(r, "rows"))
+		}
+		two := s.step("orphan-report", map[string]string{"APPLICATIONS": "[]", "PROJECTS": "[]", "IGNORE": "[]", "KEEP": "[]", "ROWS": "[" + strings.Join(rows, ",") + "]"})
+		type row struct {
+			Project, Application string
+			Platform             bool
+		}
+		sorted := func(s string) []row {
+			var out []row
+			if err := json.Unmarshal([]byte(s), &out); err != nil {
+				t.Fatalf("%v: %s", err, s)
+			}
+			slices.SortFunc(out, func(a, b row) int { return strings.Compare(a.Project+"/"+a.Application, b.Project+"/"+b.Application) })
+			return out
+		}
+		if one.code != two.code || !slices.Equal(sorted(one.outputs["orphans"]), sorted(two.outputs["orphans"])) {
+			t.Errorf("one step: exit %d, %s\nin chunks: exit %d, %s\n%s", one.code, one.outputs["orphans"], two.code, two.outputs["orphans"], two.out)
+		}
+		// Platform Applications are still there (network, …): both fail.
+		if one.code != 1 || !strings.Contains(two.out, "platform Applications still exist") {
+			t.Errorf("exit %d with platform Applications left:\n%s", one.code, two.out)
+		}
+	})
+
+	t.Run("suspend-parents in chunks finds what one step over the whole list finds", func(t *testing.T) {
+		// The one step may switch a parent to manual sync; the chunked
+		// run then finds it already manual, with the same parents.
+		one := s.step("suspend-parents", map[string]string{"APPLICATIONS": asJSON(names), "PROJECTS": asJSON(projects)})
+		var found, managing []string
+		for _, c := range chunks {
+			r := s.step("suspend-parents", map[string]string{"APPLICATIONS": asJSON(c), "PROJECTS": asJSON(projects), "FIND_ONLY": "1"})
+			r.want(t, 0, "possible parent(s) of this chunk's Applications")
+			found = append(found, readOut(r, "candidates"))
+			managing = append(managing, readOut(r, "managing"))
+		}
+		two := s.step("suspend-parents", map[string]string{"APPLICATIONS": "[]", "PROJECTS": "[]",
+			"FOUND": "[" + strings.Join(found, ",") + "]", "MANAGING": "[" + strings.Join(managing, ",") + "]"})
+		if two.code != 0 {
+			t.Errorf("exit %d\n%s", two.code, two.out)
+		}
+		if one.outputs["parents"] != two.outputs["parents"] {
+			t.Errorf("one step found %s, the chunks %s\n%s", one.outputs["parents"], two.outputs["parents"], two.out)
+		}
+		t.Logf("parents: %s", two.outputs["parents"])
 	})
 
 	t.Run("values are data", func(t *testing.T) {

@@ -157,14 +157,7 @@ func outputs(cmd *cli.Command, mod *lang.Module, path string, progs []*ir.Progra
 	// the node budget) is the user's to fix: the emitter that knows the
 	// sizes reports it, and it is shown as a diagnostic at the platform
 	// block, the exit code of invalid input.
-	var limits hcl.Diagnostics
-	for i, err := range errs {
-		var le *argo.LimitError
-		if errors.As(err, &le) {
-			limits = append(limits, diag.Error(progs[i].Platform.DeclRange, le.Summary, le.Detail))
-		}
-	}
-	if len(limits) > 0 {
+	if limits := limitDiagnostics(progs, errs); len(limits) > 0 {
 		printDiags(cmd, mod, diag.Sort(limits), "text")
 		return nil, exitWith(exitcode.Invalid)
 	}
@@ -175,4 +168,18 @@ func outputs(cmd *cli.Command, mod *lang.Module, path string, progs []*ir.Progra
 		}
 	}
 	return outs, nil
+}
+
+// limitDiagnostics are the emitter's LimitErrors among errs (errs[i] for
+// progs[i]) as diagnostics at each platform block: what platc build
+// refuses for a real limit, and platc lint reports the same way.
+func limitDiagnostics(progs []*ir.Program, errs []error) hcl.Diagnostics {
+	var out hcl.Diagnostics
+	for i, err := range errs {
+		var le *argo.LimitError
+		if errors.As(err, &le) {
+			out = append(out, diag.Error(progs[i].Platform.DeclRange, le.Summary, le.Detail))
+		}
+	}
+	return out
 }

@@ -12,8 +12,10 @@ import (
 	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/internal/exitcode"
 	"github.com/platc/platc/internal/gitroot"
+	"github.com/platc/platc/internal/parallel"
 	"github.com/platc/platc/lang"
 	"github.com/platc/platc/lint"
 	"github.com/platc/platc/lint/rules"
@@ -75,6 +77,18 @@ func runLint(_ context.Context, cmd *cli.Command) error {
 	out := lintOutput{cmd: cmd, format: format, files: map[string]*hcl.File{}}
 
 	mod, progs, set, diags, invalid := lintInputs(cmd.String("scan"), path, out.files)
+	// What build would refuse for a real limit (an object over 1 MiB, a
+	// workflow over the node budget, a value too long for a pod's
+	// environment), lint reports too, as the same diagnostic: the
+	// emitter, which builds the objects, is the one that knows them.
+	if !invalid {
+		errs := make([]error, len(progs))
+		parallel.Do(len(progs), func(i int) { _, errs[i] = argo.Build(progs[i]) })
+		if limits := limitDiagnostics(progs, errs); len(limits) > 0 {
+			diags = append(diags, limits...)
+			invalid = true
+		}
+	}
 	cfg := lint.Config{Module: mod, Programs: progs, Manifests: set, Rules: enabled, Known: rules.Names()}
 	var runErr error
 	if mod != nil {

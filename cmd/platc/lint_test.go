@@ -253,3 +253,36 @@ func TestFmtFollowsSymlinks(t *testing.T) {
 		t.Errorf("permissions changed to %v", fi.Mode().Perm())
 	}
 }
+
+// A platform past a real limit of the emitted workflows (here the node
+// budget) is what build refuses; lint reports it too, the same
+// diagnostic at the platform block, with the exit code of invalid input.
+func TestLintReportsEmitterLimits(t *testing.T) {
+	dir := t.TempDir()
+	src := "platform \"acme\" {\n  git {\n    repo_url = \"https://git.example.com/platform.git\"\n    revision = \"v1.0.0\"\n  }\n  workflows {\n    node_budget = 10\n  }\n}\n"
+	for i := range 12 {
+		src += fmt.Sprintf("app \"a%d\" {}\n", i)
+	}
+	path := writeFile(t, dir, "platform.hcl", src)
+	var lintOut, lintErr, buildOut, buildErr bytes.Buffer
+	if got := run([]string{"platc", "lint", path}, &lintOut, &lintErr); got != exitcode.Invalid {
+		t.Fatalf("lint: exit %d, want %d\n%s%s", got, exitcode.Invalid, lintOut.String(), lintErr.String())
+	}
+	if got := run([]string{"platc", "build", "-o", filepath.Join(dir, "out"), path}, &buildOut, &buildErr); got != exitcode.Invalid {
+		t.Fatalf("build: exit %d, want %d\n%s%s", got, exitcode.Invalid, buildOut.String(), buildErr.String())
+	}
+	build := buildErr.String() + buildOut.String()
+	i := strings.Index(build, "Error: ")
+	if i < 0 {
+		t.Fatalf("build printed no error:\n%s", build)
+	}
+	// The diagnostic build prints, up to its end, is in lint's output.
+	want := build[i:]
+	want = want[:strings.Index(want, "\n\n1 error")]
+	if !strings.Contains(lintOut.String(), want) {
+		t.Errorf("lint does not report build's diagnostic\nbuild:\n%s\nlint:\n%s", want, lintOut.String())
+	}
+	if !strings.Contains(want, "platform.hcl:1:1") || !strings.Contains(want, "node_budget") {
+		t.Errorf("the diagnostic lacks the position or the fix:\n%s", want)
+	}
+}

@@ -70,6 +70,9 @@ func planCommand() *cli.Command {
 					wf.Layouts = append(wf.Layouts, pl)
 				}
 				v.Workflows = wf
+				if groups := argo.SplitGroups(prog, o); groups != nil {
+					v.SimulateSplit(groups)
+				}
 			}
 			if format == "json" {
 				return v.WriteJSON(cmd.Root().Writer)

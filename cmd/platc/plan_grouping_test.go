@@ -112,3 +112,48 @@ func TestPlanSimulateExample(t *testing.T) {
 		}
 	}
 }
+
+// plan --simulate simulates the deploy as the emitter splits it within
+// the node budget, prints what the split costs, and the split is never
+// slower than the RFC's wave model at any parallelism.
+func TestPlanSimulatesSplit(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.hcl")
+	if err := os.WriteFile(big, synth.Generate(synth.Options{Apps: 1000, CrossStack: true}), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"platc", "plan", "--simulate", "--format", "json", big}, &stdout, &stderr); code != exitcode.OK {
+		t.Fatalf("plan: exit %d\n%s", code, stderr.String())
+	}
+	var out struct {
+		Simulation struct {
+			Models []struct {
+				Model            string  `json:"model"`
+				ChildWorkflows   int     `json:"child_workflows"`
+				UnlimitedSeconds float64 `json:"unlimited_seconds"`
+			} `json:"models"`
+		} `json:"simulation"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	m := out.Simulation.Models
+	if len(m) < 2 || m[0].Model != "dag" || m[1].Model != "waves" {
+		t.Fatalf("models %+v", m)
+	}
+	if m[0].ChildWorkflows < 2 {
+		t.Errorf("the dag model is not the split deploy: %+v", m[0])
+	}
+	if m[0].UnlimitedSeconds > m[1].UnlimitedSeconds {
+		t.Errorf("the split deploy takes %gs on paper, more than the waves' %gs", m[0].UnlimitedSeconds, m[1].UnlimitedSeconds)
+	}
+	stdout.Reset()
+	if code := run([]string{"platc", "plan", "--simulate", big}, &stdout, &stderr); code != exitcode.OK {
+		t.Fatalf("plan: exit %d\n%s", code, stderr.String())
+	}
+	want := fmt.Sprintf("The deploy is split into %d child workflows to stay within the node budget", m[0].ChildWorkflows)
+	if !strings.Contains(stdout.String(), want) || !strings.Contains(stdout.String(), "the split's cost on paper") {
+		t.Errorf("plan --simulate does not say what the split costs:\n%s", stdout.String())
+	}
+}

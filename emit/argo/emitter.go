@@ -66,6 +66,42 @@ func (o *Objects) templates() []*wfv1.WorkflowTemplate {
 // other error means platc built something Argo would reject: a bug, or a
 // platform beyond Argo's limits (tens of thousands of apps).
 func Build(p *ir.Program) (*Objects, error) {
+	o, err := build(p)
+	var le *LimitError
+	if errors.As(err, &le) && le.nodes > 0 {
+		if b := workingBudget(p, le.nodes); b > 0 {
+			le.Detail += fmt.Sprintf(" The least node_budget with which platc can lay this platform out is %d.", b)
+		}
+	}
+	return o, err
+}
+
+// workingBudget is the least node budget above p's, up to nodes (the
+// count of the Workflow that is over it), with which every workflow
+// fits, or 0 if none found. A larger budget can change the layout, so
+// the count alone does not say which budget works: each candidate is
+// built. At most 16 are tried, evenly spaced, the last nodes itself.
+func workingBudget(p *ir.Program, nodes int) int {
+	budget := p.Platform.Workflows.NodeBudget
+	if nodes <= budget {
+		return 0
+	}
+	const tries = 16
+	step := max(1, (nodes-budget+tries-1)/tries)
+	for b := budget + step; ; b += step {
+		b = min(b, nodes)
+		q := *p
+		q.Platform.Workflows.NodeBudget = b
+		if _, err := build(&q); err == nil {
+			return b
+		}
+		if b == nodes {
+			return 0
+		}
+	}
+}
+
+func build(p *ir.Program) (*Objects, error) {
 	if p.Platform.Workflows.NodeBudget < 1 {
 		return nil, fmt.Errorf("workflows: node budget %d (the compiler sets it; this is a platc bug)", p.Platform.Workflows.NodeBudget)
 	}
@@ -80,12 +116,14 @@ func Build(p *ir.Program) (*Objects, error) {
 		lim   plan.Limits
 		g     *plan.Graph
 		task  func(*ir.App) wfv1.DAGTask
+		// wait is the task of a resource wait, for deploy.
+		wait func(*ir.Resource) wfv1.DAGTask
 		// params are the parent's parameters the children's tasks read.
 		params []string
 	}{
-		{DeployTemplate, &o.Deploy, (*builder).deploy, Limits, deployGraph, b.syncTask, []string{ParamConverged}},
-		{TeardownTemplate, &o.Teardown, (*builder).teardown, Limits, deployGraph.Reversed(), b.deleteTask, []string{ParamVolumes}},
-		{ValidateTemplate, &o.Validate, (*builder).validate, limits(MaxTemplates - 1), plan.Independent(p.Apps), b.checkTask, nil},
+		{DeployTemplate, &o.Deploy, (*builder).deploy, Limits, deployGraph, b.syncTask, b.waitTask, []string{ParamConverged}},
+		{TeardownTemplate, &o.Teardown, (*builder).teardown, Limits, deployGraph.Reversed(), b.deleteTask, nil, []string{ParamVolumes}},
+		{ValidateTemplate, &o.Validate, (*builder).validate, limits(MaxTemplates - 1), plan.Independent(p.Apps), b.checkTask, nil, nil},
 	} {
 		t, err := w.build(b, w.lim)
 		if err != nil {
@@ -96,7 +134,7 @@ func Build(p *ir.Program) (*Objects, error) {
 			return nil, fmt.Errorf("workflows: %s: %w", w.name, err)
 		}
 		if n > p.Platform.Workflows.NodeBudget {
-			if t, o.Children[w.name], err = b.splitWorkflow(nc, t, w.build, w.g, w.task, w.params); err != nil {
+			if t, o.Children[w.name], err = b.splitWorkflow(nc, t, w.build, w.g, w.task, w.wait, w.params); err != nil {
 				return nil, wrap(w.name, err)
 			}
 		}
@@ -128,6 +166,9 @@ func Build(p *ir.Program) (*Objects, error) {
 	if err := o.checkSizes(); err != nil {
 		return nil, err
 	}
+	if err := o.checkParams(); err != nil {
+		return nil, err
+	}
 	return o, nil
 }
 
@@ -136,8 +177,8 @@ func Build(p *ir.Program) (*Objects, error) {
 // choose many small groups when they finish sooner, and each is a node
 // of the parent: while the parent is over the budget, the parent's DAG
 // is allowed fewer groups by as many nodes as it is over.
-func (b *builder) splitWorkflow(nc nodeCounter, t *wfv1.WorkflowTemplate, build func(*builder, plan.Limits) (*wfv1.WorkflowTemplate, error), g *plan.Graph, task func(*ir.App) wfv1.DAGTask, params []string) (*wfv1.WorkflowTemplate, []*wfv1.WorkflowTemplate, error) {
-	lim, err := b.splitLimits(nc, g, task, t.Name)
+func (b *builder) splitWorkflow(nc nodeCounter, t *wfv1.WorkflowTemplate, build func(*builder, plan.Limits) (*wfv1.WorkflowTemplate, error), g *plan.Graph, task func(*ir.App) wfv1.DAGTask, wait func(*ir.Resource) wfv1.DAGTask, params []string) (*wfv1.WorkflowTemplate, []*wfv1.WorkflowTemplate, error) {
+	lim, err := b.splitLimits(nc, g, task, wait, t.Name)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	apiv1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -21,12 +22,25 @@ import (
 // bookkeeping (managedFields).
 const MaxObjectBytes = 1 << 20
 
+// MaxParamBytes is the most bytes of a parameter's value, literal or
+// default, anywhere in what platc emits. A step's parameters reach its
+// pod as environment variables, and Linux refuses to exec a program when
+// any one "NAME=value" string of its environment is longer than
+// MAX_ARG_STRLEN (32 pages of 4 KiB, 128 KiB, the NUL included): the pod
+// fails with E2BIG. Argo's controller moves its own ARGO_TEMPLATE
+// variable to a ConfigMap when it is that long (workflowpod.go,
+// MaxEnvVarLen), not a step's variables. 1 KiB less leaves room for the
+// name.
+const MaxParamBytes = 128<<10 - 1<<10
+
 // A LimitError is a platform whose workflows would pass a real limit:
 // an object over MaxObjectBytes, or a Workflow over the node budget even
 // after splitting. It is a user's problem, not a platc bug; platc build
 // turns it into a diagnostic at the platform block.
 type LimitError struct {
 	Summary, Detail string
+	// nodes is, for a Workflow over the node budget, its nodes.
+	nodes int
 }
 
 func (e *LimitError) Error() string { return e.Summary + ": " + e.Detail }
@@ -159,6 +173,76 @@ func retryLimit(l *intstr.IntOrString, inputs map[string]string) (int, error) {
 		return 0, fmt.Errorf("retry limit %q does not resolve to a number", l.StrVal)
 	}
 	return v, nil
+}
+
+// checkParams checks every parameter value and default, and every
+// literal environment variable of a step, in every template Build
+// returns against MaxParamBytes.
+func (o *Objects) checkParams() error {
+	type owner struct {
+		kind, name string
+		spec       *wfv1.WorkflowSpec
+	}
+	owners := []owner{{"ClusterWorkflowTemplate", o.ClusterTemplate.Name, &o.ClusterTemplate.Spec}}
+	for _, t := range o.templates() {
+		owners = append(owners, owner{"WorkflowTemplate", t.Name, &t.Spec})
+	}
+	for _, w := range owners {
+		check := func(where string, ps []wfv1.Parameter) error {
+			for _, p := range ps {
+				for _, v := range []*wfv1.AnyString{p.Value, p.Default} {
+					if v != nil && len(v.String()) > MaxParamBytes {
+						return paramError(w.kind, w.name, where, p.Name, len(v.String()))
+					}
+				}
+			}
+			return nil
+		}
+		if err := check("its arguments", w.spec.Arguments.Parameters); err != nil {
+			return err
+		}
+		for i := range w.spec.Templates {
+			t := &w.spec.Templates[i]
+			if err := check("template "+t.Name, t.Inputs.Parameters); err != nil {
+				return err
+			}
+			for _, g := range t.Steps {
+				for _, s := range g.Steps {
+					if err := check("step "+s.Name, s.Arguments.Parameters); err != nil {
+						return err
+					}
+				}
+			}
+			if t.DAG != nil {
+				for _, task := range t.DAG.Tasks {
+					if err := check("task "+task.Name, task.Arguments.Parameters); err != nil {
+						return err
+					}
+				}
+			}
+			var env []apiv1.EnvVar
+			if t.Script != nil {
+				env = t.Script.Env
+			} else if t.Container != nil {
+				env = t.Container.Env
+			}
+			for _, e := range env {
+				if len(e.Value) > MaxParamBytes {
+					return paramError(w.kind, w.name, "template "+t.Name, e.Name, len(e.Value))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// paramError is a parameter (or environment variable) over MaxParamBytes.
+func paramError(kind, name, where, param string, size int) error {
+	return &LimitError{
+		Summary: fmt.Sprintf("%s %s passes a value too long for a pod's environment", kind, name),
+		Detail: fmt.Sprintf("Parameter %q of %s takes %d bytes, more than the %d platc allows: a step gets its parameters as environment variables, and Linux refuses to start a program with one longer than 128 KiB (MAX_ARG_STRLEN; the pod fails with E2BIG). platc passes the lists of Applications in chunks; what is left too long is one app's own value (names, paths, parameters): shorten it, or split the platform.",
+			param, where, size, MaxParamBytes),
+	}
 }
 
 // objectBytes is the size of o as the compact JSON the API server

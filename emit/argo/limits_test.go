@@ -1,15 +1,20 @@
 package argo
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/workflow/validate"
 
+	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/internal/synth"
+	"github.com/platc/platc/plan"
 )
 
 // TestWithinLimits: at 43, 1,000, 5,000 and 10,000 apps, layered and
@@ -55,6 +60,14 @@ func TestWithinLimits(t *testing.T) {
 						t.Errorf("%s: %d nodes counted here, %d by Build", tm.Name, nodes, o.Nodes[tm.Name])
 					}
 				}
+				var allObjs []any
+				for _, tm := range o.templates() {
+					allObjs = append(allObjs, tm)
+				}
+				param, paramWhere := largestParam(t, append(allObjs, o.ClusterTemplate))
+				if param > MaxParamBytes {
+					t.Errorf("%s: %d bytes, more than a pod's environment variable may hold", paramWhere, param)
+				}
 				apps := map[string]int{}
 				for _, parent := range []string{DeployTemplate, TeardownTemplate, ValidateTemplate} {
 					children := o.Children[parent]
@@ -78,11 +91,52 @@ func TestWithinLimits(t *testing.T) {
 						t.Errorf("%s runs %d times", k, c)
 					}
 				}
-				t.Logf("%d apps: deploy %d children, teardown %d, validate %d; largest object %s, %d bytes",
-					n, len(o.Children[DeployTemplate]), len(o.Children[TeardownTemplate]), len(o.Children[ValidateTemplate]), largestName, largest)
+				t.Logf("%d apps: deploy %d children, teardown %d, validate %d; largest object %s, %d bytes; largest parameter %s, %d bytes",
+					n, len(o.Children[DeployTemplate]), len(o.Children[TeardownTemplate]), len(o.Children[ValidateTemplate]), largestName, largest, paramWhere, param)
 			})
 		}
 	}
+}
+
+// largestParam finds, apart from checkParams, the longest value of a
+// parameter or environment variable in objs: any JSON object with a name
+// and a string value or default, wherever it is.
+func largestParam(t *testing.T, objs []any) (int, string) {
+	t.Helper()
+	best, where := 0, ""
+	var walk func(obj string, v any)
+	walk = func(obj string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if name, ok := v["name"].(string); ok {
+				for _, k := range []string{"value", "default"} {
+					if s, ok := v[k].(string); ok && len(s) > best {
+						best, where = len(s), obj+": "+name
+					}
+				}
+			}
+			for _, x := range v {
+				walk(obj, x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(obj, x)
+			}
+		}
+	}
+	for _, o := range objs {
+		data, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(data, &v); err != nil {
+			t.Fatal(err)
+		}
+		name, _ := v["metadata"].(map[string]any)["name"].(string)
+		walk(name, v)
+	}
+	return best, where
 }
 
 // countNodes counts the nodes a Workflow of tm creates at worst, written
@@ -133,7 +187,7 @@ func countNodes(t *testing.T, o *Objects, tm *wfv1.WorkflowTemplate) int {
 						nodes++ // a snapshot child's resource pod
 					case s.TemplateRef == nil:
 						// a local DAG: its node is counted with its template
-					case s.TemplateRef.Template == tmplSuspend:
+					case s.TemplateRef.Template == tmplSuspend || s.TemplateRef.Template == tmplFindParents:
 						nodes += 1 + 3 // fixedRetry: a Retry node over 3 attempts
 					case s.TemplateRef.Template == tmplSnapshots:
 						nodes += snapshotNodes
@@ -205,6 +259,70 @@ func TestNodeBudgetTooSmall(t *testing.T) {
 	}
 }
 
+// TestParamTooLong: a value longer than a pod's environment variable
+// may hold is a LimitError that names where it is.
+func TestParamTooLong(t *testing.T) {
+	o, err := Build(synthetic(t, synth.Options{Apps: 43}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.checkParams(); err != nil {
+		t.Fatalf("the 43-app platform: %v", err)
+	}
+	task := &o.Deploy.Spec.Templates[len(o.Deploy.Spec.Templates)-1].DAG.Tasks[0]
+	task.Arguments.Parameters = append(task.Arguments.Parameters, value("long", strings.Repeat("x", MaxParamBytes+1)))
+	err = o.checkParams()
+	var le *LimitError
+	if !errors.As(err, &le) {
+		t.Fatalf("checkParams = %v, want a LimitError", err)
+	}
+	if !strings.Contains(le.Summary, "WorkflowTemplate deploy passes a value too long") || !strings.Contains(le.Detail, `"long" of task `+task.Name) || !strings.Contains(le.Detail, "E2BIG") {
+		t.Errorf("LimitError %q: %q", le.Summary, le.Detail)
+	}
+}
+
+// TestAppChunks: the chunks of a long list hold every name once, in
+// order, each within listChunkBytes; a short list is one chunk.
+func TestAppChunks(t *testing.T) {
+	// Names of the synthetic platform's length, in no order.
+	p := &ir.Program{}
+	for i := range 10000 {
+		p.Apps = append(p.Apps, &ir.App{Application: fmt.Sprintf("stack-%02d-app-%05d", (i*7)%50, (i*7919)%10000), Project: "p"})
+	}
+	chunks := appChunks(p.Apps)
+	if len(chunks) < 2 {
+		t.Fatalf("%d chunk(s) for %d apps", len(chunks), len(p.Apps))
+	}
+	var all []string
+	for _, c := range chunks {
+		if len(c) > listChunkBytes {
+			t.Errorf("chunk of %d bytes", len(c))
+		}
+		var names []string
+		if err := json.Unmarshal([]byte(c), &names); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, names...)
+	}
+	whole, _, err := newBuilder(p).appLists(p.Apps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	if err := json.Unmarshal([]byte(whole), &want); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(all, want) {
+		t.Errorf("the chunks hold %d names, not the %d of the sorted list", len(all), len(want))
+	}
+	if got := appChunks(p.Apps[:43]); len(got) != 1 {
+		t.Errorf("43 apps: %d chunks", len(got))
+	}
+	if got := appChunks(nil); len(got) != 1 || got[0] != "[]" {
+		t.Errorf("no apps: %q", got)
+	}
+}
+
 // TestObjectTooLarge: an object over MaxObjectBytes is a LimitError that
 // names it and says what to do.
 func TestObjectTooLarge(t *testing.T) {
@@ -224,5 +342,120 @@ func TestObjectTooLarge(t *testing.T) {
 	}
 	if !strings.Contains(le.Summary, "WorkflowTemplate teardown is too large") || !strings.Contains(le.Detail, "split the platform") {
 		t.Errorf("LimitError %q: %q", le.Summary, le.Detail)
+	}
+}
+
+// TestChunkedTeardownValid: a teardown whose list of Applications is
+// passed in chunks (10,000 apps) passes Argo's own validation, parent
+// and cluster template, with the chunk steps' outputs wired to the
+// deciding steps.
+func TestChunkedTeardownValid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("big platform")
+	}
+	o, err := Build(synthetic(t, synth.Options{Apps: 10000, CrossStack: true}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wfts, cwfts := wftGetter{}, cwftGetter{o.ClusterTemplate.Name: o.ClusterTemplate}
+	for _, tm := range o.templates() {
+		wfts[tm.Name] = tm
+	}
+	if err := validate.ValidateClusterWorkflowTemplate(wfts, cwfts, o.ClusterTemplate, nil, validate.ValidateOpts{Lint: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := validate.ValidateWorkflowTemplate(wfts, cwfts, o.Teardown, nil, validate.ValidateOpts{Lint: true}); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, g := range o.Teardown.Spec.Templates[0].Steps {
+		for _, s := range g.Steps {
+			names = append(names, s.Name)
+		}
+	}
+	joined := strings.Join(names, " ")
+	for _, want := range []string{"find-parents-01 find-parents-02", "suspend-parents", "orphan-rows-01 orphan-rows-02", "orphan-report"} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("teardown's steps %q lack %q", joined, want)
+		}
+	}
+}
+
+// TestSplitAtEveryBudget: the shop (e2e's platform, with a resource wait)
+// at every node budget from 10 to 60 either builds with every Workflow
+// within the budget, or is a LimitError that names a budget that does
+// build. At 22 it used to fail: a split deploy's child counted its
+// resource wait as one node, not as its retry node and attempts.
+func TestSplitAtEveryBudget(t *testing.T) {
+	src, err := os.ReadFile("../../e2e/testdata/shop/platform.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := source(t, string(src))
+	if !waitsForResources(p.Apps) {
+		t.Fatal("the shop has no resource wait any more; this test needs one")
+	}
+	least := 0
+	for budget := 10; budget <= 60; budget++ {
+		p.Platform.Workflows.NodeBudget = budget
+		o, err := Build(p)
+		var le *LimitError
+		if errors.As(err, &le) {
+			if least != 0 {
+				t.Errorf("budget %d fails after %d built: %v", budget, least, err)
+				continue
+			}
+			var works int
+			if _, err := fmt.Sscanf(le.Detail[strings.LastIndex(le.Detail, " is ")+4:], "%d.", &works); err != nil {
+				t.Errorf("budget %d: the diagnostic names no budget that works: %s", budget, le.Detail)
+				continue
+			}
+			p.Platform.Workflows.NodeBudget = works
+			if _, err := Build(p); err != nil {
+				t.Errorf("budget %d: the diagnostic's budget %d does not build: %v", budget, works, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("budget %d: %v", budget, err)
+		}
+		if least == 0 {
+			least = budget
+		}
+		for name, n := range o.Nodes {
+			if n > budget {
+				t.Errorf("budget %d: %s holds %d nodes", budget, name, n)
+			}
+		}
+	}
+	t.Logf("the shop builds from a node budget of %d", least)
+}
+
+// TestSplitNeverSlowerThanWaves: on paper (plan.Simulate, every app its
+// expected duration, any parallelism), a split deploy, its children
+// waiting for the children they depend on, is never slower than the
+// RFC's wave-by-wave model, on layered and cross-stack platforms.
+func TestSplitNeverSlowerThanWaves(t *testing.T) {
+	for _, n := range []int{1000, 5000} {
+		for _, cross := range []bool{false, true} {
+			if n >= 5000 && testing.Short() {
+				continue
+			}
+			p := synthetic(t, synth.Options{Apps: n, CrossStack: cross})
+			o, err := Build(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			groups := SplitGroups(p, o)
+			if len(groups) < 2 {
+				t.Fatalf("%d apps: deploy not split", n)
+			}
+			s := plan.Simulate(p, groups)
+			if s.DAG.Unlimited > s.Waves.Unlimited {
+				t.Errorf("%d apps, cross %t: split deploy %s, waves %s", n, cross, s.DAG.Unlimited, s.Waves.Unlimited)
+			}
+			t.Logf("%d apps, cross %t: %d children: split %s, waves %s, critical path %s; at parallelism %d: split %s, waves %s",
+				n, cross, len(groups), s.DAG.Unlimited, s.Waves.Unlimited, s.Schedule.Makespan, s.Parallelism, s.DAG.Limited, s.Waves.Limited)
+		}
 	}
 }

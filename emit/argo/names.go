@@ -45,6 +45,8 @@ const (
 	tmplConfirm       = "check-confirmation"
 	tmplSuspend       = "suspend-parents"
 	tmplOrphans       = "orphan-report"
+	tmplFindParents   = "find-parents"
+	tmplOrphanRows    = "orphan-rows"
 	tmplWaitResource  = "wait-resource"
 )
 

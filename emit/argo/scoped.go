@@ -79,7 +79,11 @@ func ScopedTeardown(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
 	b := newBuilder(p)
 	b.inline = true
 	var pre []wfv1.Template
-	inline := []wfv1.Template{b.checkConfirmation(), b.suspendParents(), b.deleteAndWait(), b.inspectVolumes(), b.deleteApplication()}
+	chunked := len(appChunks(apps)) > 1
+	inline := []wfv1.Template{b.checkConfirmation(), b.suspendParents(chunked), b.deleteAndWait(), b.inspectVolumes(), b.deleteApplication()}
+	if chunked {
+		inline = append(inline, b.findParents())
+	}
 	if b.snapshotting(apps) {
 		inline = append(inline, b.snapshotVolumes(), b.findClaims(len(apps)), b.snapshotVolume(), b.snapshotVolumeOfClass())
 	}

@@ -68,3 +68,84 @@ func TestCheckConfirmation(t *testing.T) {
 		}
 	}
 }
+
+// runScript runs script name with env (and no argocd on its PATH), in
+// its own step directory, and returns its exit code, output and that
+// directory.
+func runScript(t *testing.T, name string, env ...string) (int, string, string) {
+	t.Helper()
+	dir := t.TempDir()
+	cmd := exec.Command("bash", "-c", script(name))
+	cmd.Env = append([]string{"PATH=/usr/bin:/bin", "PLATC_STEP_DIR=" + dir}, env...)
+	out, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		return exit.ExitCode(), string(out), dir
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return 0, string(out), dir
+}
+
+func readOutput(t *testing.T, dir, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// The deciding half of a chunked suspend-parents: given what each
+// chunk's find-parents found, it keeps the candidates no chunk manages
+// (platform Applications are no parents to suspend). With PROJECTS empty
+// it lists nothing; the parent left is then looked up with argocd, which
+// is not on the PATH here: the step warns and goes on, as for a parent it
+// may not read. The finding half lists projects through the real argocd
+// CLI: e2e's TestStepScripts.
+func TestSuspendParentsChunked(t *testing.T) {
+	code, out, dir := runScript(t, "suspend-parents", "APPLICATIONS=[]", "PROJECTS=[]",
+		`FOUND=[["root","app-b"],["app-a"],[]]`, `MANAGING=[[],["app-b"],["app-a"]]`)
+	if code != 0 || !strings.Contains(out, "root manages platform Applications but this account cannot read it") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if got := strings.TrimSpace(readOutput(t, dir, "parents")); got != `["root"]` {
+		t.Errorf("parents %s, want only root", got)
+	}
+	code, out, dir = runScript(t, "suspend-parents", "APPLICATIONS=[]", "PROJECTS=[]",
+		`FOUND=[["app-b"],[]]`, `MANAGING=[[],["app-b"]]`)
+	if code != 0 || !strings.Contains(out, "no Application manages") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if got := readOutput(t, dir, "parents"); got != `[]` {
+		t.Errorf("parents %s", got)
+	}
+}
+
+// The deciding half of a chunked orphan-report: an Application is a
+// platform one when any chunk's rows say so, and the exit codes are the
+// unchunked step's.
+func TestOrphanReportChunked(t *testing.T) {
+	rows := func(r string) string { return "ROWS=" + r }
+	base := []string{"APPLICATIONS=[]", "PROJECTS=[]", `IGNORE=["root"]`, `KEEP=["keep"]`}
+	for _, c := range []struct {
+		rows string
+		code int
+		want string
+	}{
+		{`[[],[]]`, 0, `[]`},
+		{`[[{"project":"p","application":"root","platform":false}],[{"project":"p","application":"keep","platform":false}]]`, 0, `[]`},
+		{`[[{"project":"p","application":"x","platform":false}],[{"project":"p","application":"x","platform":false}]]`, 2,
+			`[{"project":"p","application":"x","platform":false}]`},
+		{`[[{"project":"p","application":"a","platform":false},{"project":"p","application":"x","platform":false}],[{"project":"p","application":"a","platform":true},{"project":"p","application":"x","platform":false}]]`, 1,
+			`[{"project":"p","application":"a","platform":true},{"project":"p","application":"x","platform":false}]`},
+	} {
+		code, out, dir := runScript(t, "orphan-report", append(base, rows(c.rows))...)
+		if code != c.code {
+			t.Errorf("ROWS=%s: exit %d, want %d\n%s", c.rows, code, c.code, out)
+		}
+		if got := strings.TrimSpace(readOutput(t, dir, "orphans")); got != c.want {
+			t.Errorf("ROWS=%s: orphans %s, want %s", c.rows, got, c.want)
+		}
+	}
+}

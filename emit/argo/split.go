@@ -167,8 +167,14 @@ func (s *splitter) childTemplate(b *builder) (wfv1.Template, error) {
 // splitLimits are the limits of plan's grouping for a split workflow:
 // each group a child whose nodes, each app's task counted at worst,
 // stay within the budget, and at most MaxTasks children in the parent's
-// DAG. A budget smaller than one app's task is a LimitError.
-func (b *builder) splitLimits(nc nodeCounter, g *plan.Graph, task func(*ir.App) wfv1.DAGTask, what string) (plan.Limits, error) {
+// DAG. A deploy's resource waits (wait, nil for the other workflows) are
+// tasks beside the apps' in every child whose apps wait for them, so,
+// as plan.DeployLimits does for the tasks, every resource waited for
+// takes its nodes from every child's budget, wherever it lands: counting
+// a wait as one task, not as its retry node and attempts, made children
+// one wait's worth over the budget (the shop at a budget of 22). A
+// budget smaller than one app's task and the waits is a LimitError.
+func (b *builder) splitLimits(nc nodeCounter, g *plan.Graph, task func(*ir.App) wfv1.DAGTask, wait func(*ir.Resource) wfv1.DAGTask, what string) (plan.Limits, error) {
 	budget := b.p.Platform.Workflows.NodeBudget
 	worst, worstApp := 0, ""
 	for _, a := range g.Apps {
@@ -181,17 +187,43 @@ func (b *builder) splitLimits(nc nodeCounter, g *plan.Graph, task func(*ir.App) 
 			worst, worstApp = n, a.Name
 		}
 	}
-	// A child is its DAG's node and its tasks.
-	per := (budget - 1) / max(worst, 1)
+	waitNodes, waits := 0, 0
+	if wait != nil {
+		seen := map[*ir.Resource]bool{}
+		for _, a := range g.Apps {
+			for _, rd := range a.ResourceDeps {
+				if seen[rd.Resource] {
+					continue
+				}
+				seen[rd.Resource] = true
+				t := wait(rd.Resource)
+				n, err := nc.call(nil, t.Template, t.TemplateRef, t.Arguments, nil)
+				if err != nil {
+					return plan.Limits{}, err
+				}
+				waitNodes += n
+				waits++
+			}
+		}
+	}
+	// A child is its DAG's node, its waits and its apps' tasks.
+	per := (budget - 1 - waitNodes) / max(worst, 1)
 	if per < 1 {
+		detail := fmt.Sprintf("The %s task of app %q can create %d status nodes (a retry node and one per attempt), more than the budget of %d nodes per Workflow minus one for the DAG.",
+			what, worstApp, worst, budget)
+		if waits > 0 {
+			detail = fmt.Sprintf("The %s task of app %q can create %d status nodes (a retry node and one per attempt), and the %d resource waits a child may hold %d; with one for the DAG that is more than the budget of %d nodes per Workflow.",
+				what, worstApp, worst, waits, waitNodes, budget)
+		}
 		return plan.Limits{}, &LimitError{
 			Summary: fmt.Sprintf("Workflow node budget too small for %s", what),
-			Detail: fmt.Sprintf("The %s task of app %q can create %d status nodes (a retry node and one per attempt), more than the budget of %d nodes per Workflow minus one for the DAG. Raise platform.workflows.node_budget, or lower the app's retry limit.",
-				what, worstApp, worst, budget),
+			Detail:  fmt.Sprintf("%s Raise platform.workflows.node_budget to at least %d, or lower the app's retry limit.", detail, 1+waitNodes+worst),
 		}
 	}
 	lim := limits(MaxTasks)
-	lim.Tasks = min(MaxTasks, per)
+	// plan.DeployLimits takes one task per resource waited for from
+	// Tasks; per apps remain.
+	lim.Tasks = min(MaxTasks, per+waits)
 	lim.TopTasks = MaxTasks
 	return lim, nil
 }
@@ -199,6 +231,7 @@ func (b *builder) splitLimits(nc nodeCounter, g *plan.Graph, task func(*ir.App) 
 // budgetError is a workflow that holds more nodes than the budget.
 func budgetError(name string, nodes, budget int) error {
 	return &LimitError{
+		nodes:   nodes,
 		Summary: fmt.Sprintf("Workflow %s is over the node budget", name),
 		Detail: fmt.Sprintf("A Workflow run from %s can hold %d status nodes, counted with every retry used, more than the budget of %d. platc splits deploy, teardown and validate into child workflows when they are over it; this one cannot be split further. Lower the apps' retry limits or split the platform.",
 			name, nodes, budget),
@@ -277,4 +310,23 @@ func (o *Objects) Layouts() (out []Layout, largestKind, largestName string, larg
 		}
 	}
 	return out, largestKind, largestName, largestBytes, nil
+}
+
+// SplitGroups are the apps of each child of o's deploy, in the parent's
+// order (children after those they wait for), as plan.Simulate takes a
+// nesting; nil when deploy is not split.
+func SplitGroups(p *ir.Program, o *Objects) [][]*ir.App {
+	var out [][]*ir.App
+	for _, c := range o.Children[o.Deploy.Name] {
+		var apps []*ir.App
+		for _, task := range c.Spec.Templates[0].DAG.Tasks {
+			// A task named after an app runs it; a resource wait's name
+			// (Resource.TaskName) is no app's.
+			if a := p.App(task.Name); a != nil && task.Template != tmplWaitResource && (task.TemplateRef == nil || task.TemplateRef.Template != tmplWaitResource) {
+				apps = append(apps, a)
+			}
+		}
+		out = append(out, apps)
+	}
+	return out
 }

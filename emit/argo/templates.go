@@ -443,21 +443,59 @@ const longDeadline = 30 * 60
 // one that delivers these templates.
 const keepJSON = `["` + WorkflowsApplication + `"]`
 
-func (b *builder) suspendParents() wfv1.Template {
-	t := b.scriptTemplate(tmplSuspend, "suspend-parents",
-		[]wfv1.Parameter{{Name: "applications"}, {Name: "projects"}},
-		env("APPLICATIONS", "applications", "PROJECTS", "projects"))
+// suspendParents switches the app-of-apps that manage the platform's
+// Applications to manual sync. chunked: the list of Applications is too
+// long for one environment variable, and the step takes what the
+// find-parents step of each chunk found instead (see appChunks).
+func (b *builder) suspendParents(chunked bool) wfv1.Template {
+	inputs := []wfv1.Parameter{{Name: "applications"}, {Name: "projects"}}
+	vars := env("APPLICATIONS", "applications", "PROJECTS", "projects")
+	if chunked {
+		inputs = append(inputs, wfv1.Parameter{Name: "found"}, wfv1.Parameter{Name: "managing"})
+		vars = append(vars, env("FOUND", "found", "MANAGING", "managing")...)
+	}
+	t := b.scriptTemplate(tmplSuspend, "suspend-parents", inputs, vars)
 	t.Outputs.Parameters = []wfv1.Parameter{outputFile("parents", "/tmp/parents", "[]")}
 	t.ActiveDeadlineSeconds = deadline(longDeadline)
 	t.RetryStrategy = fixedRetry()
 	return t
 }
 
-func (b *builder) orphanReport() wfv1.Template {
-	t := b.scriptTemplate(tmplOrphans, "orphan-report",
-		[]wfv1.Parameter{{Name: "applications"}, {Name: "projects"}, {Name: "ignore"}, param("keep", keepJSON)},
-		env("APPLICATIONS", "applications", "PROJECTS", "projects", "IGNORE", "ignore", "KEEP", "keep"))
+// findParents is suspend-parents' search over one chunk of the
+// Applications, which suspends nothing: its outputs are what the
+// suspend-parents step of a chunked list reads.
+func (b *builder) findParents() wfv1.Template {
+	t := b.scriptTemplate(tmplFindParents, "suspend-parents",
+		[]wfv1.Parameter{{Name: "applications"}, {Name: "projects"}, param("find-only", "1")},
+		env("APPLICATIONS", "applications", "PROJECTS", "projects", "FIND_ONLY", "find-only"))
+	t.Outputs.Parameters = []wfv1.Parameter{outputFile("candidates", "/tmp/candidates", "[]"), outputFile("managing", "/tmp/managing", "[]")}
+	t.ActiveDeadlineSeconds = deadline(longDeadline)
+	t.RetryStrategy = fixedRetry()
+	return t
+}
+
+// orphanReport lists what a teardown left in the platform's projects.
+// chunked: it reads the rows the orphan-rows step of each chunk wrote.
+func (b *builder) orphanReport(chunked bool) wfv1.Template {
+	inputs := []wfv1.Parameter{{Name: "applications"}, {Name: "projects"}, {Name: "ignore"}, param("keep", keepJSON)}
+	vars := env("APPLICATIONS", "applications", "PROJECTS", "projects", "IGNORE", "ignore", "KEEP", "keep")
+	if chunked {
+		inputs = append(inputs, wfv1.Parameter{Name: "rows"})
+		vars = append(vars, env("ROWS", "rows")...)
+	}
+	t := b.scriptTemplate(tmplOrphans, "orphan-report", inputs, vars)
 	t.Outputs.Parameters = []wfv1.Parameter{outputFile("orphans", "/tmp/orphans", "[]")}
+	t.ActiveDeadlineSeconds = deadline(longDeadline)
+	return t
+}
+
+// orphanRows is orphan-report's listing for one chunk of the
+// Applications, marking those of the chunk; it reports nothing.
+func (b *builder) orphanRows() wfv1.Template {
+	t := b.scriptTemplate(tmplOrphanRows, "orphan-report",
+		[]wfv1.Parameter{{Name: "applications"}, {Name: "projects"}, param("rows-only", "1")},
+		env("APPLICATIONS", "applications", "PROJECTS", "projects", "ROWS_ONLY", "rows-only"))
+	t.Outputs.Parameters = []wfv1.Parameter{outputFile("rows", "/tmp/rows", "[]")}
 	t.ActiveDeadlineSeconds = deadline(longDeadline)
 	return t
 }
@@ -465,11 +503,15 @@ func (b *builder) orphanReport() wfv1.Template {
 // clusterTemplate is templates.yaml: every step, in one
 // ClusterWorkflowTemplate that deploy, teardown and validate reference.
 func (b *builder) clusterTemplate() *wfv1.ClusterWorkflowTemplate {
+	chunked := len(appChunks(b.p.Apps)) > 1
 	templates := []wfv1.Template{
 		b.syncAndWait(), b.checkHealthy(), b.checkAbsent(),
 		b.deleteAndWait(), b.inspectVolumes(), b.snapshotVolume(), b.deleteApplication(),
 		b.snapshotVolumes(), b.findClaims(len(b.p.Apps)), b.snapshotVolumeOfClass(),
-		b.checkConfirmation(), b.suspendParents(), b.orphanReport(),
+		b.checkConfirmation(), b.suspendParents(chunked), b.orphanReport(chunked),
+	}
+	if chunked {
+		templates = append(templates, b.findParents(), b.orphanRows())
 	}
 	if waitsForResources(b.p.Apps) {
 		templates = append(templates, b.waitResource())

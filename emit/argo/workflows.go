@@ -204,7 +204,19 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 		main.Steps = append(main.Steps, steps(pre[0].Name)...)
 		deadline = satmath.Add(deadline, 2*shortDeadlineDuration)
 	}
-	suspend := wfv1.WorkflowStep{Name: "suspend-parents", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("applications", apps), value("projects", projects)}}}
+	// A list of Applications longer than a pod's environment variable may
+	// hold is passed in chunks: one step per chunk finds (or, for the
+	// report, lists), one step over their outputs decides.
+	chunks := appChunks(g.Apps)
+	chunked := len(chunks) > 1
+	suspendArgs := []wfv1.Parameter{value("applications", apps), value("projects", projects)}
+	if chunked {
+		find, outs := b.chunkSteps(tmplFindParents, chunks, projects, "candidates", "managing")
+		main.Steps = append(main.Steps, find)
+		suspendArgs = []wfv1.Parameter{value("applications", "[]"), value("projects", "[]"), value("found", outs[0]), value("managing", outs[1])}
+		deadline = satmath.Add(deadline, worstCase(longDeadline*time.Second, fixedRetryPolicy))
+	}
+	suspend := wfv1.WorkflowStep{Name: "suspend-parents", Arguments: wfv1.Arguments{Parameters: suspendArgs}}
 	suspend.Template, suspend.TemplateRef = b.call(tmplSuspend)
 	main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{suspend}})
 	// A split teardown takes its snapshots in child workflows of at most
@@ -235,10 +247,15 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 	}
 	main.Steps = append(main.Steps, steps(tmplApps)...)
 	if report {
-		r := wfv1.WorkflowStep{Name: "orphan-report", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{
-			value("applications", apps), value("projects", projects),
-			value("ignore", "{{steps.suspend-parents.outputs.parameters.parents}}"),
-		}}}
+		ignore := value("ignore", "{{steps.suspend-parents.outputs.parameters.parents}}")
+		reportArgs := []wfv1.Parameter{value("applications", apps), value("projects", projects), ignore}
+		if chunked {
+			rows, outs := b.chunkSteps(tmplOrphanRows, chunks, projects, "rows")
+			main.Steps = append(main.Steps, rows)
+			reportArgs = []wfv1.Parameter{value("applications", "[]"), value("projects", "[]"), ignore, value("rows", outs[0])}
+			deadline = satmath.Add(deadline, longDeadline*time.Second)
+		}
+		r := wfv1.WorkflowStep{Name: "orphan-report", Arguments: wfv1.Arguments{Parameters: reportArgs}}
 		r.Template, r.TemplateRef = b.call(tmplOrphans)
 		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{r}})
 		deadline = satmath.Add(deadline, longDeadline*time.Second)
@@ -307,6 +324,64 @@ func (b *builder) snapshotBudget(apps []*ir.App) time.Duration {
 		worst = max(worst, a.Teardown.Timeout)
 	}
 	return satmath.Add(worstCase(findClaimsDeadline(len(apps)), fixedRetryPolicy), worst)
+}
+
+// listChunkBytes bounds one chunk of a teardown's list of Applications
+// as JSON: half of what one environment variable of a pod may hold
+// (MaxParamBytes), so a chunk's step is far from the limit.
+const listChunkBytes = 64 << 10
+
+// appChunks is the sorted Application names of apps as JSON arrays of at
+// most listChunkBytes each: one array when the whole list fits, which
+// the suspend and report steps then take as it is.
+func appChunks(apps []*ir.App) []string {
+	names := make([]string, 0, len(apps))
+	for _, a := range apps {
+		names = append(names, a.Application)
+	}
+	slices.Sort(names)
+	var chunks []string
+	var cur []byte
+	for _, n := range names {
+		q, _ := json.Marshal(n) // a string always marshals
+		if len(cur) > 0 && len(cur)+1+len(q)+1 > listChunkBytes {
+			chunks = append(chunks, string(append(cur, ']')))
+			cur = nil
+		}
+		if len(cur) == 0 {
+			cur = append(cur, '[')
+		} else {
+			cur = append(cur, ',')
+		}
+		cur = append(cur, q...)
+	}
+	if len(cur) == 0 {
+		cur = append(cur, '[')
+	}
+	return append(chunks, string(append(cur, ']')))
+}
+
+// chunkSteps is one step group running template once per chunk, each
+// given its chunk as applications and every project of the platform (a
+// chunk's step must see every Application that may name its own), and,
+// per output name, the JSON array of every step's output, which the
+// deciding step takes.
+func (b *builder) chunkSteps(template string, chunks []string, projects string, outputs ...string) (wfv1.ParallelSteps, []string) {
+	group := wfv1.ParallelSteps{}
+	refs := make([][]string, len(outputs))
+	for _, name := range groupNames(template, len(chunks)) {
+		st := wfv1.WorkflowStep{Name: name, Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("applications", chunks[len(group.Steps)]), value("projects", projects)}}}
+		st.Template, st.TemplateRef = b.call(template)
+		group.Steps = append(group.Steps, st)
+		for i, o := range outputs {
+			refs[i] = append(refs[i], "{{steps."+name+".outputs.parameters."+o+"}}")
+		}
+	}
+	outs := make([]string, len(outputs))
+	for i := range refs {
+		outs[i] = "[" + strings.Join(refs[i], ",") + "]"
+	}
+	return group, outs
 }
 
 // appLists renders the Application names and the sorted set of projects

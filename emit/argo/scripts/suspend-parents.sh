@@ -9,23 +9,53 @@
 # touch, and has no self-heal, so it is reported rather than changed. Only
 # a parent the account can read and that would heal itself is a reason to
 # stop.
+#
+# A list of Applications longer than one environment variable may hold
+# (128 KiB) comes in chunks. The find-parents step of each chunk
+# (FIND_ONLY) lists every project of the platform and writes the parents
+# its Applications name outside the chunk (candidates) and those of its
+# Applications that manage a listed one (managing); this step then gets
+# every chunk's lists (FOUND, MANAGING, arrays of arrays) and suspends the
+# candidates no chunk manages: the parents outside the platform, as one
+# step over the whole list finds them.
 : "${APPLICATIONS:?}" "${PROJECTS:?}"
 printf '[]' >"$dir/parents"
-parents=()
+candidates='[]'
+managing='[]'
 while IFS= read -r proj; do
   if ! argocd_call app list -p "$proj" -o json >"$dir/apps.json"; then
     echo "cannot list the Applications of project $proj" >&2
     exit 1
   fi
-  while IFS= read -r parent; do
-    [[ -n $parent ]] && parents+=("$parent")
-  done < <(jq -r --argjson mine "$APPLICATIONS" '
-    .[]? | select(.metadata.name as $n | $mine | index($n))
-    | (.metadata.annotations["argocd.argoproj.io/tracking-id"] // "" | split(":")[0])
-      as $tracked
-    | if $tracked != "" then $tracked else (.metadata.labels["app.kubernetes.io/instance"] // "") end
-    | select(. != "" and (. as $p | $mine | index($p) | not))' "$dir/apps.json")
+  # An object, not an array, for the membership test: jq's index on an
+  # array is a linear scan, too slow for thousands of names. An
+  # Application without the annotation splits "" into no field at all:
+  # null, which is no parent.
+  jq -c --argjson mine "$APPLICATIONS" --argjson candidates "$candidates" --argjson managing "$managing" '
+    ($mine | map({(.): true}) | add // {}) as $set
+    | [.[]? | {name: .metadata.name,
+        parent: ((.metadata.annotations["argocd.argoproj.io/tracking-id"] // "" | split(":")[0] // "") as $t
+          | if $t != "" then $t else (.metadata.labels["app.kubernetes.io/instance"] // "") end)}
+      | select(.parent != "")]
+    | {candidates: ($candidates + [.[] | select($set[.name]) | .parent | select($set[.] | not)] | unique),
+       managing: ($managing + [.[] | .parent | select($set[.])] | unique)}' "$dir/apps.json" >"$dir/found.json"
+  candidates=$(jq -c .candidates "$dir/found.json")
+  managing=$(jq -c .managing "$dir/found.json")
 done < <(jq -r '.[]' <<<"$PROJECTS")
+if [[ -n ${FIND_ONLY:-} ]]; then
+  printf '%s' "$candidates" >"$dir/candidates"
+  printf '%s' "$managing" >"$dir/managing"
+  echo "$(jq length <<<"$candidates") possible parent(s) of this chunk's Applications"
+  exit 0
+fi
+if [[ -n ${FOUND:-} ]]; then
+  candidates=$(jq -c 'add // []' <<<"$FOUND")
+  managing=$(jq -c 'add // []' <<<"${MANAGING:?}")
+fi
+parents=()
+while IFS= read -r parent; do
+  [[ -n $parent ]] && parents+=("$parent")
+done < <(jq -r --argjson managing "$managing" '. - $managing | .[]' <<<"$candidates")
 if ((${#parents[@]} == 0)); then
   echo "no Application manages this platform's Applications"
   exit 0

@@ -131,6 +131,9 @@ type modelJSON struct {
 	// number of waves of the wave model.
 	Groups int `json:"groups,omitempty"`
 	Waves  int `json:"waves,omitempty"`
+	// ChildWorkflows is, for a deploy split within the node budget, its
+	// number of child workflows; the dag model is then that split.
+	ChildWorkflows int `json:"child_workflows,omitempty"`
 	// UnlimitedSeconds is the makespan with any number of apps at once,
 	// ParallelismSeconds with the workflow's parallelism.
 	UnlimitedSeconds   float64 `json:"unlimited_seconds"`
@@ -222,7 +225,7 @@ func (v *View) simulationJSON() *simulationJSON {
 		out.Error = v.GroupingErr.Error()
 	} else {
 		out.EnoughParallelism = s.Enough
-		out.Models = append(out.Models, modelJSON{Model: "dag", Groups: s.Groups, UnlimitedSeconds: s.DAG.Unlimited.Seconds(), ParallelismSeconds: s.DAG.Limited.Seconds()})
+		out.Models = append(out.Models, modelJSON{Model: "dag", Groups: s.Groups, ChildWorkflows: v.SplitDeploy, UnlimitedSeconds: s.DAG.Unlimited.Seconds(), ParallelismSeconds: s.DAG.Limited.Seconds()})
 	}
 	out.Models = append(out.Models,
 		modelJSON{Model: "waves", Waves: len(v.Program.Waves), UnlimitedSeconds: s.Waves.Unlimited.Seconds(), ParallelismSeconds: s.Waves.Limited.Seconds()},

@@ -31,6 +31,10 @@ type View struct {
 	// command passes them in, so this package imports no emitter. Nil
 	// when the workflows cannot be built.
 	Deadlines *Deadlines
+	// SplitDeploy is how many child workflows the emitter splits deploy
+	// into within the node budget (0: one Workflow); with --simulate the
+	// deploy DAG is then simulated as that split (SimulateSplit).
+	SplitDeploy int
 	// Workflows is how the emitter lays out deploy, teardown and
 	// validate within the node budget; passed in like Deadlines. Nil when
 	// the workflows cannot be built.
@@ -88,6 +92,17 @@ func New(p *ir.Program, lim plan.Limits, simulate bool) *View {
 		v.Simulation = &s
 	}
 	return v
+}
+
+// SimulateSplit simulates the deploy as the emitter splits it: groups
+// are the apps of each child workflow, children after those they wait
+// for. The Argo DAG nesting New simulated is not what runs then.
+func (v *View) SimulateSplit(groups [][]*ir.App) {
+	v.SplitDeploy = len(groups)
+	if v.Simulation != nil {
+		s := plan.Simulate(v.Program, groups)
+		v.Simulation = &s
+	}
 }
 
 // Human formats a duration as platc's tables show it: as the platform

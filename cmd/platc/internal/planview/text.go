@@ -178,6 +178,9 @@ func (v *View) writeSimulation(w io.Writer) {
 	if s.Groups > 1 {
 		dag = fmt.Sprintf("deploy DAG, nested in %d groups", s.Groups)
 	}
+	if v.SplitDeploy > 0 {
+		dag = fmt.Sprintf("deploy, split into %d child workflows", v.SplitDeploy)
+	}
 	if v.GroupingErr != nil {
 		fmt.Fprintf(tw, "  %s\t-\t-\n", "deploy DAG")
 	} else {
@@ -193,6 +196,11 @@ func (v *View) writeSimulation(w io.Writer) {
 	switch {
 	case v.GroupingErr != nil:
 		fmt.Fprintf(w, "The deploy DAG does not fit one %s: %v.\n", v.Limits.Workflow, v.GroupingErr)
+	case v.SplitDeploy > 0:
+		// The split's cost on paper: what waiting for whole children
+		// adds to the critical path.
+		fmt.Fprintf(w, "The deploy is split into %d child workflows to stay within the node budget, and a child starts only when the children it waits for are done: %s, %s more than the critical path (the split's cost on paper); wave by wave takes %s.\n",
+			v.SplitDeploy, Human(s.DAG.Unlimited), Human(s.DAG.Unlimited-cp.Makespan), Human(s.Waves.Unlimited))
 	case s.DAG.Unlimited == cp.Makespan:
 		fmt.Fprintf(w, "The deploy DAG starts each app as soon as its own dependencies are healthy, so it takes exactly the critical path, %s; wave by wave takes %s.\n",
 			Human(cp.Makespan), Human(s.Waves.Unlimited))
@@ -203,6 +211,9 @@ func (v *View) writeSimulation(w io.Writer) {
 	if v.GroupingErr == nil && s.DAG.Limited > s.DAG.Unlimited {
 		fmt.Fprintf(w, "With at most %d apps syncing at once (platform.workflows.parallelism) it takes %s; %d at once would take %s.\n",
 			s.Parallelism, Human(s.DAG.Limited), s.Enough, Human(s.DAG.Unlimited))
+		if v.SplitDeploy > 0 {
+			fmt.Fprintf(w, "The parallelism applies to each child workflow; children that run at once may each run that many, so this figure is an upper bound.\n")
+		}
 	}
 	fmt.Fprintf(w, "Ready apps start in dependency order when the parallelism is reached; sync polling, pod start-up and retries are not modelled.\n")
 }

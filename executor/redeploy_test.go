@@ -29,10 +29,17 @@ import (
 // grantTeardowner gives user teardowner exactly the permissions Phase 0
 // asks for a teardown of f's platform with events: to write, only the
 // Workflow, its own two Applications and the Sensor, and the namespaces
-// Argo CD created for the apps, each by name. A role per fixture, as
-// the namespaces' names are the fixture's.
+// Argo CD created for the apps, each by name; to read, the list of every
+// kind the scan for leftovers needs. A role per fixture, as the
+// namespaces' names are the fixture's.
 func grantTeardowner(t *testing.T, f *fixture) {
-	f.s.Grant(t, "teardowner", "platc-test-teardowner-"+f.name, []rbacv1.PolicyRule{
+	f.s.Grant(t, "teardowner", "platc-test-teardowner-"+f.name, teardownerRules(f))
+}
+
+// teardownerRules are grantTeardowner's; the first is the wide list.
+func teardownerRules(f *fixture) []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		{Verbs: []string{"list"}, APIGroups: []string{"*"}, Resources: []string{"*"}},
 		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "pods", "persistentvolumeclaims", "persistentvolumes", "namespaces"}},
 		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
 		{Verbs: []string{"delete"}, APIGroups: []string{""}, Resources: []string{"namespaces"}, ResourceNames: []string{"api-" + f.name, "data-" + f.name}},
@@ -42,7 +49,7 @@ func grantTeardowner(t *testing.T, f *fixture) {
 		{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}},
 		{Verbs: []string{"get", "patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{argocd.RootApp, argocd.EventsApp}},
 		{Verbs: []string{"get", "delete"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"sensors"}, ResourceNames: []string{events.Sensor}},
-	})
+	}
 }
 
 // Teardown stops what would redeploy before its workflow exists: the
@@ -236,6 +243,40 @@ spec:
 			t.Fatal(err)
 		}
 	}
+	// Objects Argo CD no longer tracks that carry an app's instance
+	// label: a ConfigMap applied by hand in a namespace teardown does not
+	// delete, and a cluster-scoped ClusterRole. Not reported: one with an
+	// owner (it goes with it), one in the namespace being deleted, one
+	// labelled for something else.
+	leftover := func(ns, name, instance string, owned bool) {
+		t.Helper()
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{executor.InstanceLabel: instance}}}
+		if owned {
+			cm.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "0e6a2f6c-0000-4000-8000-000000000001"}}
+		}
+		if _, err := kc.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = kc.CoreV1().ConfigMaps(ns).Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	}
+	leftover("default", "left-api-"+f.name, "api", false)
+	leftover("default", "owned-api-"+f.name, "api", true)
+	leftover("default", "other-"+f.name, "not-an-app-of-"+f.name, false)
+	leftover(api, "in-deleted-namespace", "api", false)
+	role := "left-db-" + f.name
+	if _, err := kc.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: role, Labels: map[string]string{executor.InstanceLabel: "db"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = kc.RbacV1().ClusterRoles().Delete(context.Background(), role, metav1.DeleteOptions{}) })
+
+	// Without the list of every kind, Phase 0 stops the teardown before
+	// anything is stopped or deleted, and names the permission.
+	f.s.Grant(t, "teardowner", "platc-test-teardowner-narrow-"+f.name, teardownerRules(f)[1:])
+	r := f.run(t, config.Teardown, testenv.TeardownerToken, nil)
+	if r.code == exitcode.OK || !strings.Contains(r.out, "to report objects left with an app's app.kubernetes.io/instance label") {
+		t.Errorf("teardown without the wide list: exit %d, want Phase 0 to name the permission:\n%s", r.code, r.out)
+	}
+
 	grantTeardowner(t, f)
 	ch := f.async(t, config.Teardown, testenv.TeardownerToken, nil)
 	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
@@ -243,8 +284,16 @@ spec:
 		f.s.DeleteApplication(t, f.argocd, a)
 	}
 	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "api", Phase: "Succeeded"}, testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"})
-	r := wait(t, ch)
+	r = wait(t, ch)
 	expect(t, r, exitcode.Partial, "orphans")
+	contains(t, "report", r.out,
+		`{"kind":"ConfigMap","namespace":"default","name":"left-api-`+f.name+`","app":"api","reason":"carries app api's label app.kubernetes.io/instance, but its Application is gone and Argo CD no longer tracks it"}`,
+		`{"kind":"ClusterRole.rbac.authorization.k8s.io","name":"`+role+`","app":"db","reason":"carries app db's label`)
+	for _, not := range []string{"owned-api-", "other-" + f.name, "in-deleted-namespace"} {
+		if strings.Contains(r.out, not) {
+			t.Errorf("report lists %s, which is not left behind:\n%s", not, r.out)
+		}
+	}
 	contains(t, "report", r.out, `{"kind":"Namespace","name":"`+api+`","reason":"stuck terminating`,
 		`"Namespace `+data+` (kept: it holds 1 claim data-db)"`, `"PersistentVolumeClaim `+data+`/data-db (policy retain)"`,
 		`"PersistentVolume pv-kept-ns (its claim `+api+`/kept was deleted; kept by its reclaim policy Retain)"`,
@@ -270,6 +319,12 @@ spec:
 	}
 	ns.Spec.Finalizers = nil
 	if _, err := kc.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := kc.CoreV1().ConfigMaps("default").Delete(ctx, "left-api-"+f.name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := kc.RbacV1().ClusterRoles().Delete(ctx, role, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r = f.run(t, config.Teardown, testenv.TeardownerToken, nil)

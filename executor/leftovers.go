@@ -245,8 +245,12 @@ type listable struct {
 // volumeKinds are reported by the volume policy (retained) and the
 // namespace cleanup, which know when one is kept on purpose: a claim
 // made from a chart's volumeClaimTemplates carries the app's label.
+// Also skipped: v1 Endpoints, which mirror a Service (reported itself
+// when left) and go with it, and ComponentStatus, the control plane's;
+// both deprecated, so listing them only draws API server warnings.
 var volumeKinds = map[string]bool{"/persistentvolumeclaims": true, "/persistentvolumes": true, "/namespaces": true,
-	"snapshot.storage.k8s.io/volumesnapshots": true, "snapshot.storage.k8s.io/volumesnapshotcontents": true}
+	"snapshot.storage.k8s.io/volumesnapshots": true, "snapshot.storage.k8s.io/volumesnapshotcontents": true,
+	"/endpoints": true, "/componentstatuses": true}
 
 // listableKinds are the API server's preferred version of every kind
 // that supports list, subresources aside, sorted; events are left out

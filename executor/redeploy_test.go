@@ -36,7 +36,7 @@ func grantTeardowner(t *testing.T, f *fixture) {
 	f.s.Grant(t, "teardowner", "platc-test-teardowner-"+f.name, teardownerRules(f))
 }
 
-// teardownerRules are grantTeardowner's; the first is the wide list.
+// teardownerRules are grantTeardowner's.
 func teardownerRules(f *fixture) []rbacv1.PolicyRule {
 	return []rbacv1.PolicyRule{
 		{Verbs: []string{"list"}, APIGroups: []string{"*"}, Resources: []string{"*"}},
@@ -151,11 +151,35 @@ func TestTeardownStopsRedeployFirst(t *testing.T) {
 	if _, ok := automated(argocd.RootApp); ok {
 		t.Error("a dry run restored the root's automated sync")
 	}
+	// The deploy waits for the root, its automated sync back, to
+	// re-create the Applications the teardown deleted before it submits
+	// its workflow (the steps fail on a missing Application). No Argo CD
+	// runs here: the test re-creates them, as the root's sync would, once
+	// the root syncs automatically again.
 	ch = f.async(t, config.Deploy, testenv.AdminToken, nil)
-	wf = f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
-	if v, ok := automated(argocd.RootApp); !ok || !equalJSON(v, rootBefore) {
-		t.Errorf("root automated sync after deploy started = %v, want %v", v, rootBefore)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if v, ok := automated(argocd.RootApp); ok && equalJSON(v, rootBefore) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the deploy did not restore the root's automated sync")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
+	time.Sleep(time.Second)
+	wfs, err := dc.Resource(cluster.Workflows).Namespace(f.wf).List(ctx, metav1.ListOptions{LabelSelector: f.selector("deploy")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wfs.Items) > 0 {
+		t.Errorf("the deploy submitted its workflow before the root re-created the Applications")
+	}
+	for _, a := range f.apps {
+		f.s.Application(t, f.argocd, a, "Missing", "OutOfSync")
+	}
+	wf = f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
+	f.healthy(t)
 	if v, _ := automated(argocd.EventsApp); v == nil || v.(map[string]any)["selfHeal"] != true {
 		t.Errorf("events Application automated sync after deploy = %v, want self-heal back", v)
 	}
@@ -168,10 +192,10 @@ func TestTeardownStopsRedeployFirst(t *testing.T) {
 			t.Errorf("Application %s keeps the deleted-Sensor record after the deploy", name)
 		}
 	}
-	f.healthy(t)
 	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
 	r = wait(t, ch)
 	expect(t, r, exitcode.OK, "succeeded")
+	contains(t, "logs", r.logs, "the root re-created the 3 Applications a teardown deleted")
 	contains(t, "report", r.out, `"restored":["Application `+f.argocd+`/platc-root: automated sync restored"`,
 		"Sensor platc-deploy: Argo CD re-creates it (Application "+f.argocd+"/platc-events heals itself)")
 }
@@ -270,10 +294,11 @@ spec:
 	t.Cleanup(func() { _ = kc.RbacV1().ClusterRoles().Delete(context.Background(), role, metav1.DeleteOptions{}) })
 
 	// Without the list of every kind, Phase 0 stops the teardown before
-	// anything is stopped or deleted, and names the permission.
-	f.s.Grant(t, "teardowner", "platc-test-teardowner-narrow-"+f.name, teardownerRules(f)[1:])
-	r := f.run(t, config.Teardown, testenv.TeardownerToken, nil)
-	if r.code == exitcode.OK || !strings.Contains(r.out, "to report objects left with an app's app.kubernetes.io/instance label") {
+	// anything is stopped or deleted, and names the permission. (As the
+	// deployer, whom no test grants it; the teardowner may hold it from
+	// an earlier test's grant on this shared API server.)
+	r := f.run(t, config.Teardown, testenv.DeployerToken, nil)
+	if r.code != exitcode.Failure || !strings.Contains(r.out, "list every resource of every API group (cluster-wide) (to report objects left with an app's app.kubernetes.io/instance label") {
 		t.Errorf("teardown without the wide list: exit %d, want Phase 0 to name the permission:\n%s", r.code, r.out)
 	}
 
@@ -315,6 +340,11 @@ spec:
 		t.Fatal(err)
 	}
 	if err := kc.CoreV1().PersistentVolumes().Delete(ctx, "pv-left-"+f.name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// (what the namespace held first: without its controller, the
+	// ConfigMap would outlive the namespace in storage)
+	if err := kc.CoreV1().ConfigMaps(api).Delete(ctx, "in-deleted-namespace", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	ns.Spec.Finalizers = nil

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
 	"sigs.k8s.io/yaml"
 )
 
@@ -78,6 +79,62 @@ func (pl *Platform) Change(ctx context.Context, path string) error {
 		return nil
 	}
 	return pl.rootSynced(ctx)
+}
+
+// Push is a push to the platform repository that Argo CD acts on: the
+// platform published again as a new commit at the revision the root
+// follows, and the root hard-refreshed, as a push webhook does. It
+// returns the new commit at once, without waiting for any sync: with
+// automated sync the root would now sync it, re-creating every
+// Application it lists.
+func (pl *Platform) Push(ctx context.Context) (string, error) {
+	if err := pl.publish(ctx); err != nil {
+		return "", err
+	}
+	ri, name, err := pl.root()
+	if err != nil {
+		return "", err
+	}
+	patch := []byte(`{"metadata":{"annotations":{"argocd.argoproj.io/refresh":"hard"}}}`)
+	if _, err := ri.Patch(ctx, name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
+		return "", err
+	}
+	pl.Env.logf("pushed %s to the platform repository and refreshed the root", pl.Revision)
+	return pl.Revision, nil
+}
+
+// RootCompared waits until Argo CD has compared the root Application
+// with commit: it saw the push.
+func (pl *Platform) RootCompared(ctx context.Context, commit string) error {
+	ri, name, err := pl.root()
+	if err != nil {
+		return err
+	}
+	return waitFor(ctx, nil, "the root Application to compare "+commit, 3*time.Minute, func(ctx context.Context) error {
+		u, err := ri.Get(ctx, name, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if rev, _, _ := unstructured.NestedString(u.Object, "status", "sync", "revision"); rev != commit {
+			return fmt.Errorf("root compared with %s", rev)
+		}
+		return nil
+	})
+}
+
+// root is the root Application's client and name, from argocd/root.yaml.
+func (pl *Platform) root() (dynamic.ResourceInterface, string, error) {
+	b, err := os.ReadFile(filepath.Join(pl.Generated, "argocd", "root.yaml"))
+	if err != nil {
+		return nil, "", err
+	}
+	var root struct {
+		Metadata struct{ Name, Namespace string }
+	}
+	if err := yaml.Unmarshal(b, &root); err != nil {
+		return nil, "", fmt.Errorf("argocd/root.yaml: %w", err)
+	}
+	return pl.Env.Dynamic.Resource(applicationGVR).Namespace(root.Metadata.Namespace), root.Metadata.Name, nil
 }
 
 // rootSynced asks Argo CD to look at the platform repository again (a

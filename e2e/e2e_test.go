@@ -260,6 +260,9 @@ func (s *scenario) asDeployer() string {
 		{Verbs: []string{"get", "list"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
 		{Verbs: []string{"get", "list"}, APIGroups: []string{"apiextensions.k8s.io"}, Resources: []string{"customresourcedefinitions"}},
 		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"clusterworkflowtemplates"}},
+		// Teardown's scan for objects left with a gone app's instance
+		// label: every kind, read only (executor/leftovers.go).
+		{Verbs: []string{"list"}, APIGroups: []string{"*"}, Resources: []string{"*"}},
 	}
 	namespaced := map[string][]rbacv1.PolicyRule{
 		"kube-system": {{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"pods"}}},

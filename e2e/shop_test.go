@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -124,8 +127,16 @@ func TestFailureThenResume(t *testing.T) {
 // never start, so metrics was never synced and its claim, which its
 // retain policy would protect, does not exist. The teardown removes
 // every platform app anyway; an Application the platform does not
-// declare, left in its project, makes it exit 2 (orphans remain). Once
-// that is gone, a second teardown finds nothing to do.
+// declare, left in its project, and a ConfigMap applied by hand with
+// web's instance label make it exit 2 (orphans remain).
+//
+// A push during that teardown redeploys nothing (RFC 6.5, INV-5): once
+// the executor has switched the root's automated sync off, the platform
+// repository gets a new commit and Argo CD is told, as by a webhook; the
+// root compares it, and no Application comes back and no deploy
+// Workflow appears. The next deploy restores the root's automated sync.
+// (The shop has no events block, so no Sensor: its deletion and return
+// are TestTeardownStopsRedeployFirst's, on the real API server.)
 func TestTeardownPartlyDeployed(t *testing.T) {
 	s := start(t, shop, "cache")
 	p := s.pl.Program
@@ -134,37 +145,171 @@ func TestTeardownPartlyDeployed(t *testing.T) {
 	wantSame(t, "apps synced", s.started(s.pl.Timeline.Events()), []string{"api", "cache", "database", "network", "web"})
 
 	orphan := s.orphan("legacy-ui")
+	leftover := s.labelledLeftover("web")
+	deploys := len(s.workflowsOf("deploy"))
+	pushed := s.pushOnceStopped()
 	mark := s.pl.Timeline.Mark()
 	r := s.run("teardown", ExitPartial, "TEARDOWN_CONFIRM="+p.Platform.Name)
-	wantIn(t, "report", string(r.Report), `"name":"legacy-ui","reason":"left in project shop; the platform does not declare it"`)
+	commit := pushed()
+	wantIn(t, "report", string(r.Report), `"name":"legacy-ui","reason":"left in project shop; the platform does not declare it"`,
+		`{"kind":"ConfigMap","namespace":"default","name":"left-by-hand","app":"web","reason":"carries app web's label app.kubernetes.io/instance`)
 	s.settle()
 	wantNone(t, "INV-5: reverse order", CheckTeardownOrder(s.pl.Declared, s.pl.Timeline.Since(mark)))
+	// Argo CD saw the push, and a root still syncing automatically would
+	// have re-created the Applications by then; the grace is for a sync
+	// already started.
+	if err := s.pl.RootCompared(s.ctx, commit); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(10 * time.Second)
 	if left := s.apps(); len(left) > 0 {
-		t.Errorf("%d Applications left after teardown", len(left))
+		t.Errorf("%d Applications there after a teardown and a push: %v", len(left), slices.Sorted(maps.Keys(left)))
+	}
+	if n := len(s.workflowsOf("deploy")); n != deploys {
+		t.Errorf("%d deploy Workflows after the teardown and the push, want %d", n, deploys)
+	}
+	if s.rootAutomated() {
+		t.Error("the root syncs automatically again after the teardown")
 	}
 	orphan()
+	leftover()
+
+	// The next deploy puts the root's automated sync back; the root then
+	// re-creates the Applications, and cache fails again.
+	r = s.run("deploy", ExitPartial)
+	wantIn(t, "report", string(r.Report), `"restored":["Application `+p.Platform.ArgoCD.Namespace+`/platc-root: automated sync restored"]`)
+	if !s.rootAutomated() {
+		t.Error("the deploy after the teardown did not restore the root's automated sync")
+	}
+	s.settle()
 
 	// RFC 6.5 step 5, orchestration primitives last: with
-	// TEARDOWN_PRIMITIVES=true the teardown that finds the platform
-	// removed goes on with the generated teardown playbook, which
-	// uninstalls Argo Events, Argo Workflows, the root Application's
-	// release and Argo CD with Helm. Read with the real helm list; Sealed
-	// Secrets stays, and so do the CRDs (TEARDOWN_CRDS is unset).
+	// TEARDOWN_PRIMITIVES=true the teardown goes on, once the apps are
+	// removed, with the generated teardown playbook, which uninstalls
+	// Argo Events, Argo Workflows, the root Application's release and
+	// Argo CD with Helm. Read with the real helm list; Sealed Secrets
+	// stays, and so do the CRDs (TEARDOWN_CRDS is unset).
 	primitives := []string{"argo-events", "argo-workflows", "platc-root", "argocd"}
 	wantSame(t, "the primitives' releases before", s.helmReleases(primitives...), primitives)
 	r = s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name, "TEARDOWN_PRIMITIVES=true")
-	wantIn(t, "report", string(r.Report), "already removed", "Argo Events, Argo Workflows and Argo CD uninstalled", "TEARDOWN_CRDS=true")
-	// Clean by the report's own definition, namespaces included: the
-	// namespaces Argo CD created are gone, but for those holding a claim
-	// the volume policy keeps.
+	wantIn(t, "report", string(r.Report), "Argo Events, Argo Workflows and Argo CD uninstalled", "TEARDOWN_CRDS=true")
+	// Clean by the report's own definition, namespaces and labelled
+	// leftovers included: the namespaces Argo CD created are gone, but
+	// for those holding a claim the volume policy keeps.
 	if strings.Contains(string(r.Report), `"orphans":[`) {
 		t.Errorf("orphans after the second teardown:\n%s", r.Report)
 	}
 	s.wantNamespacesGone()
 	wantNone(t, "the primitives' releases left by TEARDOWN_PRIMITIVES=true", s.helmReleases(primitives...))
 	wantSame(t, "Sealed Secrets' release", s.helmReleases("sealed-secrets-controller"), []string{"sealed-secrets-controller"})
-	if _, err := s.env.Dynamic.Resource(crdGVR).Get(s.ctx, "applications.argoproj.io", metav1.GetOptions{}); err != nil {
-		t.Errorf("the Application CRD is gone without TEARDOWN_CRDS=true: %v", err)
+	crds := []string{"applications.argoproj.io", "workflows.argoproj.io", "eventbus.argoproj.io"}
+	for _, crd := range crds {
+		if _, err := s.env.Dynamic.Resource(crdGVR).Get(s.ctx, crd, metav1.GetOptions{}); err != nil {
+			t.Errorf("CRD %s is gone without TEARDOWN_CRDS=true: %v", crd, err)
+		}
+	}
+	// With TEARDOWN_CRDS=true a teardown that finds the primitives gone
+	// deletes their CRDs.
+	r = s.run("teardown", ExitOK, "TEARDOWN_CONFIRM="+p.Platform.Name, "TEARDOWN_PRIMITIVES=true", "TEARDOWN_CRDS=true")
+	wantIn(t, "report", string(r.Report), "already removed")
+	for _, crd := range crds {
+		if _, err := s.env.Dynamic.Resource(crdGVR).Get(s.ctx, crd, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
+			t.Errorf("CRD %s still there after TEARDOWN_CRDS=true (err %v)", crd, err)
+		}
+	}
+}
+
+// labelledLeftover creates, as by hand, a ConfigMap in the default
+// namespace that carries app's instance label, which no Application
+// tracks; the returned func deletes it.
+func (s *scenario) labelledLeftover(app string) func() {
+	s.t.Helper()
+	var name string
+	for _, a := range s.pl.Program.Apps {
+		if a.Name == app {
+			name = a.Application
+		}
+	}
+	cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "left-by-hand", Labels: map[string]string{"app.kubernetes.io/instance": name}}}
+	if _, err := s.env.Kube.CoreV1().ConfigMaps("default").Create(s.ctx, cm, metav1.CreateOptions{}); err != nil {
+		s.t.Fatal(err)
+	}
+	return func() {
+		if err := s.env.Kube.CoreV1().ConfigMaps("default").Delete(s.ctx, cm.Name, metav1.DeleteOptions{}); err != nil {
+			s.t.Fatal(err)
+		}
+	}
+}
+
+// workflowsOf lists the Workflows of one action (platc.io/workflow).
+func (s *scenario) workflowsOf(action string) []string {
+	var out []string
+	for _, w := range s.workflowList() {
+		if w.GetLabels()["platc.io/workflow"] == action {
+			out = append(out, w.GetName())
+		}
+	}
+	return out
+}
+
+// rootAutomated reports whether the root Application syncs
+// automatically.
+func (s *scenario) rootAutomated() bool {
+	s.t.Helper()
+	ri, name, err := s.pl.root()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	u, err := ri.Get(s.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	v, ok, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "syncPolicy", "automated")
+	return ok && v != nil
+}
+
+// pushOnceStopped pushes to the platform repository (Platform.Push) as
+// soon as the root no longer syncs automatically, that is once a
+// teardown has stopped what would redeploy. The returned func, called
+// when the teardown has ended, gives the pushed commit; it fails the test
+// when the root kept its automated sync all along.
+func (s *scenario) pushOnceStopped() func() string {
+	ri, name, err := s.pl.root()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	type pushed struct {
+		commit string
+		err    error
+	}
+	done := make(chan struct{})
+	ch := make(chan pushed, 1)
+	go func() {
+		for {
+			u, err := ri.Get(s.ctx, name, metav1.GetOptions{})
+			if err == nil {
+				if v, ok, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "syncPolicy", "automated"); !ok || v == nil {
+					break
+				}
+			}
+			select {
+			case <-done:
+				ch <- pushed{err: fmt.Errorf("the root Application %s kept its automated sync for the whole teardown", name)}
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+		}
+		c, err := s.pl.Push(s.ctx)
+		ch <- pushed{c, err}
+	}()
+	return func() string {
+		s.t.Helper()
+		close(done)
+		p := <-ch
+		if p.err != nil {
+			s.t.Fatal(p.err)
+		}
+		return p.commit
 	}
 }
 

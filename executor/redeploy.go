@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -11,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit/argocd"
 	"github.com/platc/platc/emit/events"
 	"github.com/platc/platc/executor/cluster"
@@ -205,6 +207,9 @@ func (r *run) restoreRedeploy(ctx context.Context) ([]string, error) {
 		if ok {
 			r.log.Infof(r.phase, name, "restored the automated sync a teardown switched off on Application %s/%s", ns, name)
 			done = append(done, fmt.Sprintf("Application %s/%s: automated sync restored", ns, name))
+			if name == argocd.RootApp {
+				r.waitRecreated(ctx)
+			}
 		}
 		if sensor != "" {
 			if heals, _ := jsonObject(prior)["selfHeal"].(bool); ok && heals {
@@ -231,6 +236,49 @@ func (r *run) getApplication(ctx context.Context, ns, name string) (*unstructure
 		return nil, fmt.Errorf("reading Application %s/%s: %s", ns, name, r.client.Explain(err))
 	}
 	return app, nil
+}
+
+// rootResync bounds the wait for the root, its automated sync back, to
+// re-create the Applications a teardown deleted.
+const rootResync = 3 * time.Minute
+
+// waitRecreated waits, after the root's automated sync came back, until
+// the root has re-created the Application of every app in scope it
+// manages (all but adopted ones): the teardown deleted them, and the
+// workflow's steps fail on an Application that does not exist yet. On
+// timeout it warns and goes on; the steps then say which is missing.
+func (r *run) waitRecreated(ctx context.Context) {
+	var managed []*ir.App
+	for _, a := range r.cfg.ScopeApps {
+		if a.Source != nil {
+			managed = append(managed, a)
+		}
+	}
+	deadline := r.env.Now().Add(rootResync)
+	for {
+		st, err := r.readApps(ctx, managed)
+		var missing []string
+		if err == nil {
+			for _, a := range managed {
+				if !st[a.Name].Exists {
+					missing = append(missing, a.Application)
+				}
+			}
+			if len(missing) == 0 {
+				r.log.Infof(r.phase, argocd.RootApp, "the root re-created the %d Applications a teardown deleted", len(managed))
+				return
+			}
+		}
+		if r.env.Now().After(deadline) {
+			r.log.Warnf(r.phase, argocd.RootApp, "the root has not re-created every Application %s after its automated sync came back (missing: %s; %v); the deploy goes on", human(rootResync), strings.Join(missing, ", "), err)
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(r.env.PollInterval):
+		}
+	}
 }
 
 func (r *run) mergePatch(ctx context.Context, ns, name string, patch map[string]any) error {

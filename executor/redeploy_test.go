@@ -29,10 +29,17 @@ import (
 // grantTeardowner gives user teardowner exactly the permissions Phase 0
 // asks for a teardown of f's platform with events: to write, only the
 // Workflow, its own two Applications and the Sensor, and the namespaces
-// Argo CD created for the apps, each by name. A role per fixture, as
-// the namespaces' names are the fixture's.
+// Argo CD created for the apps, each by name; to read, the list of every
+// kind the scan for leftovers needs. A role per fixture, as the
+// namespaces' names are the fixture's.
 func grantTeardowner(t *testing.T, f *fixture) {
-	f.s.Grant(t, "teardowner", "platc-test-teardowner-"+f.name, []rbacv1.PolicyRule{
+	f.s.Grant(t, "teardowner", "platc-test-teardowner-"+f.name, teardownerRules(f))
+}
+
+// teardownerRules are grantTeardowner's.
+func teardownerRules(f *fixture) []rbacv1.PolicyRule {
+	return []rbacv1.PolicyRule{
+		{Verbs: []string{"list"}, APIGroups: []string{"*"}, Resources: []string{"*"}},
 		{Verbs: []string{"list"}, APIGroups: []string{""}, Resources: []string{"nodes", "pods", "persistentvolumeclaims", "persistentvolumes", "namespaces"}},
 		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"namespaces"}},
 		{Verbs: []string{"delete"}, APIGroups: []string{""}, Resources: []string{"namespaces"}, ResourceNames: []string{"api-" + f.name, "data-" + f.name}},
@@ -42,7 +49,7 @@ func grantTeardowner(t *testing.T, f *fixture) {
 		{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}},
 		{Verbs: []string{"get", "patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{argocd.RootApp, argocd.EventsApp}},
 		{Verbs: []string{"get", "delete"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"sensors"}, ResourceNames: []string{events.Sensor}},
-	})
+	}
 }
 
 // Teardown stops what would redeploy before its workflow exists: the
@@ -144,11 +151,35 @@ func TestTeardownStopsRedeployFirst(t *testing.T) {
 	if _, ok := automated(argocd.RootApp); ok {
 		t.Error("a dry run restored the root's automated sync")
 	}
+	// The deploy waits for the root, its automated sync back, to
+	// re-create the Applications the teardown deleted before it submits
+	// its workflow (the steps fail on a missing Application). No Argo CD
+	// runs here: the test re-creates them, as the root's sync would, once
+	// the root syncs automatically again.
 	ch = f.async(t, config.Deploy, testenv.AdminToken, nil)
-	wf = f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
-	if v, ok := automated(argocd.RootApp); !ok || !equalJSON(v, rootBefore) {
-		t.Errorf("root automated sync after deploy started = %v, want %v", v, rootBefore)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if v, ok := automated(argocd.RootApp); ok && equalJSON(v, rootBefore) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the deploy did not restore the root's automated sync")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
+	time.Sleep(time.Second)
+	wfs, err := dc.Resource(cluster.Workflows).Namespace(f.wf).List(ctx, metav1.ListOptions{LabelSelector: f.selector("deploy")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(wfs.Items) > 0 {
+		t.Errorf("the deploy submitted its workflow before the root re-created the Applications")
+	}
+	for _, a := range f.apps {
+		f.s.Application(t, f.argocd, a, "Missing", "OutOfSync")
+	}
+	wf = f.s.WaitWorkflow(t, f.wf, f.selector("deploy"), 30*time.Second)
+	f.healthy(t)
 	if v, _ := automated(argocd.EventsApp); v == nil || v.(map[string]any)["selfHeal"] != true {
 		t.Errorf("events Application automated sync after deploy = %v, want self-heal back", v)
 	}
@@ -161,10 +192,10 @@ func TestTeardownStopsRedeployFirst(t *testing.T) {
 			t.Errorf("Application %s keeps the deleted-Sensor record after the deploy", name)
 		}
 	}
-	f.healthy(t)
 	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"}, testenv.Node{Task: "api", Phase: "Succeeded"})
 	r = wait(t, ch)
 	expect(t, r, exitcode.OK, "succeeded")
+	contains(t, "logs", r.logs, "the root re-created the 3 Applications a teardown deleted")
 	contains(t, "report", r.out, `"restored":["Application `+f.argocd+`/platc-root: automated sync restored"`,
 		"Sensor platc-deploy: Argo CD re-creates it (Application "+f.argocd+"/platc-events heals itself)")
 }
@@ -236,6 +267,41 @@ spec:
 			t.Fatal(err)
 		}
 	}
+	// Objects Argo CD no longer tracks that carry an app's instance
+	// label: a ConfigMap applied by hand in a namespace teardown does not
+	// delete, and a cluster-scoped ClusterRole. Not reported: one with an
+	// owner (it goes with it), one in the namespace being deleted, one
+	// labelled for something else.
+	leftover := func(ns, name, instance string, owned bool) {
+		t.Helper()
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: map[string]string{executor.InstanceLabel: instance}}}
+		if owned {
+			cm.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "owner", UID: "0e6a2f6c-0000-4000-8000-000000000001"}}
+		}
+		if _, err := kc.CoreV1().ConfigMaps(ns).Create(ctx, cm, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = kc.CoreV1().ConfigMaps(ns).Delete(context.Background(), name, metav1.DeleteOptions{}) })
+	}
+	leftover("default", "left-api-"+f.name, "api", false)
+	leftover("default", "owned-api-"+f.name, "api", true)
+	leftover("default", "other-"+f.name, "not-an-app-of-"+f.name, false)
+	leftover(api, "in-deleted-namespace", "api", false)
+	role := "left-db-" + f.name
+	if _, err := kc.RbacV1().ClusterRoles().Create(ctx, &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: role, Labels: map[string]string{executor.InstanceLabel: "db"}}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = kc.RbacV1().ClusterRoles().Delete(context.Background(), role, metav1.DeleteOptions{}) })
+
+	// Without the list of every kind, Phase 0 stops the teardown before
+	// anything is stopped or deleted, and names the permission. (As the
+	// deployer, whom no test grants it; the teardowner may hold it from
+	// an earlier test's grant on this shared API server.)
+	r := f.run(t, config.Teardown, testenv.DeployerToken, nil)
+	if r.code != exitcode.Failure || !strings.Contains(r.out, "list every resource of every API group (cluster-wide) (to report objects left with an app's app.kubernetes.io/instance label") {
+		t.Errorf("teardown without the wide list: exit %d, want Phase 0 to name the permission:\n%s", r.code, r.out)
+	}
+
 	grantTeardowner(t, f)
 	ch := f.async(t, config.Teardown, testenv.TeardownerToken, nil)
 	wf := f.s.WaitWorkflow(t, f.wf, f.selector("teardown"), 30*time.Second)
@@ -243,8 +309,16 @@ spec:
 		f.s.DeleteApplication(t, f.argocd, a)
 	}
 	f.s.WorkflowStatus(t, wf, "Succeeded", "", testenv.Node{Task: "api", Phase: "Succeeded"}, testenv.Node{Task: "db", Phase: "Succeeded"}, testenv.Node{Task: "cache", Phase: "Succeeded"})
-	r := wait(t, ch)
+	r = wait(t, ch)
 	expect(t, r, exitcode.Partial, "orphans")
+	contains(t, "report", r.out,
+		`{"kind":"ConfigMap","namespace":"default","name":"left-api-`+f.name+`","app":"api","reason":"carries app api's label app.kubernetes.io/instance, but its Application is gone and Argo CD no longer tracks it"}`,
+		`{"kind":"ClusterRole.rbac.authorization.k8s.io","name":"`+role+`","app":"db","reason":"carries app db's label`)
+	for _, not := range []string{"owned-api-", "other-" + f.name, "in-deleted-namespace"} {
+		if strings.Contains(r.out, not) {
+			t.Errorf("report lists %s, which is not left behind:\n%s", not, r.out)
+		}
+	}
 	contains(t, "report", r.out, `{"kind":"Namespace","name":"`+api+`","reason":"stuck terminating`,
 		`"Namespace `+data+` (kept: it holds 1 claim data-db)"`, `"PersistentVolumeClaim `+data+`/data-db (policy retain)"`,
 		`"PersistentVolume pv-kept-ns (its claim `+api+`/kept was deleted; kept by its reclaim policy Retain)"`,
@@ -268,8 +342,19 @@ spec:
 	if err := kc.CoreV1().PersistentVolumes().Delete(ctx, "pv-left-"+f.name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	// (what the namespace held first: without its controller, the
+	// ConfigMap would outlive the namespace in storage)
+	if err := kc.CoreV1().ConfigMaps(api).Delete(ctx, "in-deleted-namespace", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
 	ns.Spec.Finalizers = nil
 	if _, err := kc.CoreV1().Namespaces().Finalize(ctx, ns, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := kc.CoreV1().ConfigMaps("default").Delete(ctx, "left-api-"+f.name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := kc.RbacV1().ClusterRoles().Delete(ctx, role, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	r = f.run(t, config.Teardown, testenv.TeardownerToken, nil)

@@ -138,7 +138,9 @@ type Orphan struct {
 	Kind      string `json:"kind"`
 	Namespace string `json:"namespace,omitempty"`
 	Name      string `json:"name"`
-	Reason    string `json:"reason"`
+	// App is the app whose instance label a leftover object carries.
+	App    string `json:"app,omitempty"`
+	Reason string `json:"reason"`
 }
 
 // RemovedApp is the Application of an app that has left the platform,
@@ -279,7 +281,11 @@ func (rep *Report) WriteText(w io.Writer) {
 			if o.Namespace != "" {
 				ns = o.Namespace + "/"
 			}
-			fmt.Fprintf(w, "  %s %s%s: %s\n", o.Kind, ns, o.Name, oneLine(o.Reason))
+			app := ""
+			if o.App != "" {
+				app = " (app " + o.App + ")"
+			}
+			fmt.Fprintf(w, "  %s %s%s%s: %s\n", o.Kind, ns, o.Name, app, oneLine(o.Reason))
 		}
 	}
 	if len(rep.RemovedApps) > 0 {

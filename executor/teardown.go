@@ -47,6 +47,7 @@ func (r *run) teardown(ctx context.Context) int {
 		preflight.Permission{Verb: "list", Resource: "namespaces", Why: "to report namespaces stuck terminating"})
 	perms = append(perms, r.redeployPermissions(true)...)
 	perms = append(perms, r.namespacePermissions(r.cfg.ScopeApps)...)
+	perms = append(perms, r.leftoverPermissions(r.cfg.ScopeApps)...)
 	perms = append(perms, r.primitivesPermissions()...)
 	perms, dests := r.destinationCheck(perms)
 	opts := r.clusterOptions(perms, TeardownTemplate)
@@ -93,6 +94,7 @@ func (r *run) teardown(ctx context.Context) int {
 		r.removeNamespaces(ctx, apps, before)
 		r.leftCRDs(ctx, apps, before)
 		r.stuckNamespaces(ctx, apps)
+		r.leftovers(ctx, apps, before)
 		r.rep.Metrics["removed"] = len(r.rep.Removed)
 		r.rep.Metrics["orphans"] = len(r.rep.Orphans)
 		if len(r.rep.Orphans) > 0 {
@@ -155,6 +157,7 @@ func (r *run) teardown(ctx context.Context) int {
 	}
 	r.leftCRDs(ctx, apps, after)
 	r.stuckNamespaces(ctx, apps)
+	r.leftovers(ctx, apps, after)
 	r.rep.Metrics["removed"] = len(r.rep.Removed)
 	r.rep.Metrics["orphans"] = len(r.rep.Orphans)
 	r.rep.Metrics["retained"] = len(r.rep.Retained)

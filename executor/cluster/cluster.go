@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
 	"k8s.io/client-go/rest"
 )
 
@@ -36,6 +37,10 @@ const DefaultCallTimeout = 15 * time.Second
 type Client struct {
 	Kube    kubernetes.Interface
 	Dynamic dynamic.Interface
+	// Metadata reads objects' metadata only (PartialObjectMetadata):
+	// teardown's scan for leftovers lists every kind, Secrets included,
+	// and needs none of their data.
+	Metadata metadata.Interface
 	// Host is the API server URL, for messages.
 	Host string
 	// CallTimeout bounds each request; Call applies it.
@@ -63,7 +68,11 @@ func New(rc *rest.Config, userAgent string, callTimeout time.Duration) (*Client,
 	if err != nil {
 		return nil, fmt.Errorf("kubernetes dynamic client: %w", err)
 	}
-	return &Client{Kube: kc, Dynamic: dc, Host: rc.Host, CallTimeout: callTimeout}, nil
+	mc, err := metadata.NewForConfig(rc)
+	if err != nil {
+		return nil, fmt.Errorf("kubernetes metadata client: %w", err)
+	}
+	return &Client{Kube: kc, Dynamic: dc, Metadata: mc, Host: rc.Host, CallTimeout: callTimeout}, nil
 }
 
 // Call returns a context bounded by the call timeout.

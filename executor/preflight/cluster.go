@@ -53,6 +53,9 @@ func (p Permission) String() string {
 	if p.Group != "" {
 		r += "." + p.Group
 	}
+	if p.Resource == "*" && p.Group == "*" {
+		r = "every resource of every API group"
+	}
 	if p.Name != "" {
 		r += " " + p.Name
 	}

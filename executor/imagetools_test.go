@@ -226,7 +226,7 @@ func TestImageToolsList(t *testing.T) {
 		t.Fatal("the final stage installs no Debian packages")
 	}
 	pkgs := strings.Fields(strings.TrimSuffix(strings.TrimSpace(aptLine[1]), "\\"))
-	fromDebian := map[string]string{"bash": "bash", "jq": "jq", "timeout": "coreutils", "sort": "coreutils", "sleep": "coreutils"}
+	fromDebian := map[string]string{"bash": "bash", "jq": "jq", "timeout": "coreutils", "sort": "coreutils", "cp": "coreutils", "sleep": "coreutils"}
 	for _, r := range rows {
 		// The venv is built in its own stage and copied into the final one.
 		if r.kind == "python" && !strings.Contains(string(df), `"`+r.name+`==`) {

@@ -263,7 +263,7 @@ var standIns = map[string]string{
 	"yq":             "yq (https://github.com/mikefarah/yq/) version v4.47.2",
 	"ansible-galaxy": "[WARNING]: No config file found; using defaults\n" + `{"/opt/ansible/collections/ansible_collections": {"kubernetes.core": {"version": "6.2.0"}, "community.general": {"version": "11.4.1"}, "ansible.posix": {"version": "2.1.0"}, "ansible.utils": {"version": "6.0.0"}}, "/usr/share/ansible/collections": {"kubernetes.core": {"version": "2.4.0"}}}`,
 	"platc":          "platc v1.4.0 (go1.26.8, linux/amd64)",
-	"sort":           "", "sleep": "", "sed": "", "awk": "",
+	"sort":           "", "cp": "", "sleep": "", "sed": "", "awk": "",
 }
 
 func standInDir(t *testing.T, outputs map[string]string) string {

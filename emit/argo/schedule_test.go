@@ -24,8 +24,9 @@ app "web" {
 }
 `
 
-// TestArgoAcceptsSchedules reads the emitted CronWorkflows back strictly
-// and runs Argo Workflows' own ValidateCronWorkflow on them (the cron
+// TestArgoAcceptsSchedules validates the emitted CronWorkflows against
+// the v3.7.18 full CRD schema (unknown fields forbidden), reads them back
+// strictly and runs Argo Workflows' own ValidateCronWorkflow on them (the cron
 // expression, the zone, the policy, and the Workflow each one submits,
 // against the emitted templates).
 func TestArgoAcceptsSchedules(t *testing.T) {
@@ -45,6 +46,9 @@ schedule "validate" {
 	data, ok := files["workflows/schedules.yaml"]
 	if !ok {
 		t.Fatal("workflows/schedules.yaml was not emitted")
+	}
+	for i, doc := range documents(data) {
+		checkSchema(t, fmt.Sprintf("workflows/schedules.yaml#%d", i), doc)
 	}
 	var got []string
 	for _, o := range parse(t, "workflows/schedules.yaml", data) {

@@ -133,6 +133,8 @@ func lower(m *lang.Module, s *structure, envName string, checkout *Checkout) (*i
 	c.healthRules()
 	c.apps()
 	c.events()
+	c.schedules()
+	c.alerts()
 	c.credentials()
 	c.diags = append(c.diags, c.eval.diags...)
 	if c.diags.HasErrors() || s.diags.HasErrors() {

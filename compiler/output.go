@@ -77,7 +77,7 @@ type OutputEstimate struct {
 // writer lays them out (strings quoted or escaped at worst, each line of
 // a multi-line string indented to its depth).
 func EstimateOutput(p *ir.Program) OutputEstimate {
-	e := OutputEstimate{Files: fixedFiles, Bytes: add(fixedBytes, platformTimes*(stringBytes(p.Platform)+stringBytes(p.Events)))}
+	e := OutputEstimate{Files: fixedFiles, Bytes: add(fixedBytes, platformTimes*(stringBytes(p.Platform)+stringBytes(p.Events)+stringBytes(p.Schedules)+stringBytes(p.Alerts)))}
 	for _, a := range p.Apps {
 		b := int64(perAppBytes) + nameTimes*int64(len(a.Name)) +
 			6*int64(len(a.Namespace)+len(a.Application)+len(a.Project)+len(a.Class))

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/emit/argocd"
 	"github.com/platc/platc/emit/events"
 	"github.com/platc/platc/executor/cluster"
@@ -39,7 +40,18 @@ const (
 	// AnnotationSensorDeleted on the events Application names the Sensor
 	// a teardown deleted, for the deploy that brings it back.
 	AnnotationSensorDeleted = "platc.io/sensor-deleted-by-teardown"
+	// AnnotationSuspended on the deploy CronWorkflow says a teardown
+	// suspended it, so the next deploy resumes it (and only then: one the
+	// HCL suspends stays suspended).
+	AnnotationSuspended = "platc.io/suspended-by-teardown"
 )
+
+// A scheduled deploy would queue behind the teardown's mutex and then
+// redeploy everything, so teardown suspends the deploy CronWorkflow too.
+// It stays in the workflows Application, whose self-heal leaves the
+// suspension alone: spec.suspend is absent from the generated object
+// (false is omitted), and Argo CD's diff, two-way, three-way or
+// structured-merge, ignores a live field the desired object does not set.
 
 // sensorGone bounds the wait for the deleted Sensor to go: its
 // controller removes its finalizer at once when it runs.
@@ -69,6 +81,16 @@ func (r *run) redeployPermissions(teardown bool) []preflight.Permission {
 		out = append(out,
 			preflight.Permission{Verb: "get", Group: "argoproj.io", Resource: "applications", Namespace: ns, Name: a, Why: why},
 			preflight.Permission{Verb: "patch", Group: "argoproj.io", Resource: "applications", Namespace: ns, Name: a, Why: why})
+	}
+	if name := r.deploySchedule(); name != "" {
+		why := "to resume the scheduled deploy a teardown suspended"
+		if teardown {
+			why = "to suspend the scheduled deploy before deleting anything, so it cannot redeploy"
+		}
+		ns := r.cfg.Program.Platform.Workflows.Namespace
+		out = append(out,
+			preflight.Permission{Verb: "get", Group: "argoproj.io", Resource: "cronworkflows", Namespace: ns, Name: name, Why: why},
+			preflight.Permission{Verb: "patch", Group: "argoproj.io", Resource: "cronworkflows", Namespace: ns, Name: name, Why: why})
 	}
 	if ev := r.cfg.Program.Events; ev != nil && teardown {
 		why := "to stop the push trigger before deleting anything (Argo Events cannot pause a Sensor)"
@@ -121,13 +143,17 @@ func (r *run) stopRedeploy(ctx context.Context) ([]string, error) {
 		r.log.Infof(r.phase, name, "switched Application %s/%s to manual sync until the next deploy", ns, name)
 		done = append(done, fmt.Sprintf("Application %s/%s: automated sync off until the next deploy", ns, name))
 	}
+	done, err := r.suspendSchedule(ctx, done)
+	if err != nil {
+		return done, err
+	}
 	ev := r.cfg.Program.Events
 	if ev == nil {
 		return done, nil
 	}
 	sensors := r.client.Dynamic.Resource(cluster.Sensors).Namespace(ev.Namespace)
 	cctx, cancel := r.client.Call(ctx)
-	err := sensors.Delete(cctx, events.Sensor, metav1.DeleteOptions{})
+	err = sensors.Delete(cctx, events.Sensor, metav1.DeleteOptions{})
 	cancel()
 	switch {
 	case apierrors.IsNotFound(err):
@@ -220,7 +246,103 @@ func (r *run) restoreRedeploy(ctx context.Context) ([]string, error) {
 			}
 		}
 	}
-	return done, nil
+	return r.resumeSchedule(ctx, done)
+}
+
+// deploySchedule is the name of the deploy CronWorkflow, or "" when the
+// platform schedules no deploy.
+func (r *run) deploySchedule() string {
+	for _, s := range r.cfg.Program.Schedules {
+		if s.Action == ir.ScheduleDeploy {
+			return s.Action + argo.ScheduleSuffix
+		}
+	}
+	return ""
+}
+
+// cronWorkflow reads the deploy CronWorkflow: nil, and no error, when it
+// does not exist (yet: Argo CD syncs it).
+func (r *run) cronWorkflow(ctx context.Context, name string) (*unstructured.Unstructured, error) {
+	ns := r.cfg.Program.Platform.Workflows.Namespace
+	cctx, cancel := r.client.Call(ctx)
+	defer cancel()
+	cw, err := r.client.Dynamic.Resource(cluster.CronWorkflows).Namespace(ns).Get(cctx, name, metav1.GetOptions{})
+	switch {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading CronWorkflow %s/%s: %s", ns, name, r.client.Explain(err))
+	}
+	return cw, nil
+}
+
+func (r *run) patchCronWorkflow(ctx context.Context, name string, patch map[string]any) error {
+	b, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := r.client.Call(ctx)
+	defer cancel()
+	_, err = r.client.Dynamic.Resource(cluster.CronWorkflows).Namespace(r.cfg.Program.Platform.Workflows.Namespace).Patch(cctx, name, types.MergePatchType, b, metav1.PatchOptions{})
+	return err
+}
+
+// suspendSchedule is teardown's half for the deploy schedule: suspend
+// it, recording that the teardown did. One already suspended by the HCL
+// or by hand is left as it is, and not recorded.
+func (r *run) suspendSchedule(ctx context.Context, done []string) ([]string, error) {
+	name := r.deploySchedule()
+	if name == "" {
+		return done, nil
+	}
+	ns := r.cfg.Program.Platform.Workflows.Namespace
+	cw, err := r.cronWorkflow(ctx, name)
+	if err != nil || cw == nil {
+		if cw == nil && err == nil {
+			r.log.Infof(r.phase, name, "CronWorkflow %s/%s does not exist; no scheduled deploy to stop", ns, name)
+		}
+		return done, err
+	}
+	if suspended, _, _ := unstructured.NestedBool(cw.Object, "spec", "suspend"); suspended {
+		r.log.Infof(r.phase, name, "CronWorkflow %s/%s is suspended already", ns, name)
+		return done, nil
+	}
+	patch := map[string]any{
+		"metadata": map[string]any{"resourceVersion": cw.GetResourceVersion(), "annotations": map[string]any{AnnotationSuspended: "true"}},
+		"spec":     map[string]any{"suspend": true},
+	}
+	if err := r.patchCronWorkflow(ctx, name, patch); err != nil {
+		return done, fmt.Errorf("suspending CronWorkflow %s/%s: %s", ns, name, r.client.Explain(err))
+	}
+	r.log.Infof(r.phase, name, "suspended CronWorkflow %s/%s until the next deploy", ns, name)
+	return append(done, fmt.Sprintf("CronWorkflow %s/%s: suspended until the next deploy", ns, name)), nil
+}
+
+// resumeSchedule is deploy's half: resume the deploy schedule if a
+// teardown suspended it. A dry run only plans it.
+func (r *run) resumeSchedule(ctx context.Context, done []string) ([]string, error) {
+	name := r.deploySchedule()
+	if name == "" {
+		return done, nil
+	}
+	ns := r.cfg.Program.Platform.Workflows.Namespace
+	cw, err := r.cronWorkflow(ctx, name)
+	if err != nil || cw == nil || cw.GetAnnotations()[AnnotationSuspended] == "" {
+		return done, err
+	}
+	if r.cfg.DryRun {
+		r.rep.Plan = append(r.rep.Plan, fmt.Sprintf("resume CronWorkflow %s/%s, which a teardown suspended", ns, name))
+		return done, nil
+	}
+	patch := map[string]any{
+		"metadata": map[string]any{"resourceVersion": cw.GetResourceVersion(), "annotations": map[string]any{AnnotationSuspended: nil}},
+		"spec":     map[string]any{"suspend": false},
+	}
+	if err := r.patchCronWorkflow(ctx, name, patch); err != nil {
+		return done, fmt.Errorf("resuming CronWorkflow %s/%s: %s", ns, name, r.client.Explain(err))
+	}
+	r.log.Infof(r.phase, name, "resumed CronWorkflow %s/%s, which a teardown suspended", ns, name)
+	return append(done, fmt.Sprintf("CronWorkflow %s/%s: resumed", ns, name)), nil
 }
 
 // getApplication reads one of platc's own Applications for stopRedeploy

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/emit/argocd"
 	"github.com/platc/platc/emit/events"
 	"github.com/platc/platc/executor"
@@ -49,13 +50,15 @@ func teardownerRules(f *fixture) []rbacv1.PolicyRule {
 		{Verbs: []string{"list"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}},
 		{Verbs: []string{"get", "patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{argocd.RootApp, argocd.EventsApp}},
 		{Verbs: []string{"get", "delete"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"sensors"}, ResourceNames: []string{events.Sensor}},
+		{Verbs: []string{"get", "patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"cronworkflows"}, ResourceNames: []string{"deploy" + argo.ScheduleSuffix}},
 	}
 }
 
 // Teardown stops what would redeploy before its workflow exists: the
 // root and the events Application lose their automated sync (recorded on
-// each), the Sensor is gone; the next deploy puts the automated sync
-// back. Argo CD is not running here, so the Sensor's return (self-heal of
+// each), the Sensor is gone, the scheduled deploy's CronWorkflow is
+// suspended (recorded on it); the next deploy puts the automated sync
+// back and resumes the schedule. Argo CD is not running here, so the Sensor's return (self-heal of
 // the events Application) is shown only as the restored policy.
 func TestTeardownStopsRedeployFirst(t *testing.T) {
 	f := newFixture(t, "stop")
@@ -64,11 +67,26 @@ func TestTeardownStopsRedeployFirst(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(hcl, append(src, "\nevents {}\n"...), 0o644); err != nil {
+	if err := os.WriteFile(hcl, append(src, "\nevents {}\n\nschedule \"deploy\" {\n  cron = \"0 3 * * *\"\n}\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f.primitives(t)
 	prog := f.program(t, "")
+	// The CronWorkflow, as Argo CD applies it from schedules.yaml.
+	wfFiles, err := argo.Emitter{}.Emit(prog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied := false
+	for _, file := range wfFiles {
+		if file.Path == "workflows/schedules.yaml" {
+			f.s.Apply(t, string(file.Data), "argocd-controller")
+			applied = true
+		}
+	}
+	if !applied {
+		t.Fatal("no schedules.yaml emitted: nothing to test")
+	}
 	// The events Application and the Sensor, as the bootstrap and Argo CD
 	// leave them.
 	files, err := argocd.Apps{}.Emit(prog)
@@ -129,6 +147,18 @@ func TestTeardownStopsRedeployFirst(t *testing.T) {
 	if _, err := dc.Resource(cluster.Sensors).Namespace(f.wf).Get(ctx, events.Sensor, metav1.GetOptions{}); !apierrors.IsNotFound(err) {
 		t.Errorf("Sensor %s still there when the teardown workflow starts (err %v)", events.Sensor, err)
 	}
+	schedule := func() (suspended bool, recorded string) {
+		t.Helper()
+		u, err := dc.Resource(cluster.CronWorkflows).Namespace(f.wf).Get(ctx, "deploy"+argo.ScheduleSuffix, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		suspended, _, _ = unstructured.NestedBool(u.Object, "spec", "suspend")
+		return suspended, u.GetAnnotations()[executor.AnnotationSuspended]
+	}
+	if suspended, recorded := schedule(); !suspended || recorded != "true" {
+		t.Errorf("the scheduled deploy when the teardown workflow starts: suspended %v, recorded %q; want suspended by the teardown", suspended, recorded)
+	}
 	for _, a := range f.apps {
 		f.s.DeleteApplication(t, f.argocd, a)
 	}
@@ -136,18 +166,23 @@ func TestTeardownStopsRedeployFirst(t *testing.T) {
 	r := wait(t, ch)
 	expect(t, r, exitcode.OK, "clean")
 	contains(t, "report", r.out, `"stopped":["Application `+f.argocd+`/platc-root: automated sync off until the next deploy"`,
+		`"CronWorkflow `+f.wf+`/deploy-schedule: suspended until the next deploy"`,
 		`"Sensor `+f.wf+`/platc-deploy: deleted until the next deploy"]`)
 
 	// A second teardown finds the platform removed, keeps the first one's
 	// record, and changes nothing.
 	r = f.run(t, config.Teardown, testenv.TeardownerToken, nil)
 	expect(t, r, exitcode.OK, "clean")
-	contains(t, "logs", r.logs, "syncs manually already", "no push can trigger a deploy")
+	contains(t, "logs", r.logs, "syncs manually already", "no push can trigger a deploy", "deploy-schedule is suspended already")
 
 	// A dry-run deploy plans the restore and changes nothing; the deploy
 	// restores the automated sync each had.
 	r = f.run(t, config.Deploy, testenv.AdminToken, func(in *config.Input) { in.DryRun = "true" })
-	contains(t, "report", r.out, "restore what a teardown switched off on Application "+f.argocd+"/platc-root")
+	contains(t, "report", r.out, "restore what a teardown switched off on Application "+f.argocd+"/platc-root",
+		"resume CronWorkflow "+f.wf+"/deploy-schedule, which a teardown suspended")
+	if suspended, _ := schedule(); !suspended {
+		t.Error("a dry run resumed the scheduled deploy")
+	}
 	if _, ok := automated(argocd.RootApp); ok {
 		t.Error("a dry run restored the root's automated sync")
 	}
@@ -197,7 +232,11 @@ func TestTeardownStopsRedeployFirst(t *testing.T) {
 	expect(t, r, exitcode.OK, "succeeded")
 	contains(t, "logs", r.logs, "the root re-created the 3 Applications a teardown deleted")
 	contains(t, "report", r.out, `"restored":["Application `+f.argocd+`/platc-root: automated sync restored"`,
-		"Sensor platc-deploy: Argo CD re-creates it (Application "+f.argocd+"/platc-events heals itself)")
+		"Sensor platc-deploy: Argo CD re-creates it (Application "+f.argocd+"/platc-events heals itself)",
+		"CronWorkflow "+f.wf+"/deploy-schedule: resumed")
+	if suspended, recorded := schedule(); suspended || recorded != "" {
+		t.Errorf("the scheduled deploy after the deploy: suspended %v, recorded %q; want resumed, no record", suspended, recorded)
+	}
 }
 
 func equalJSON(a, b any) bool {

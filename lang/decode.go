@@ -56,6 +56,22 @@ func (d *decoder) decodeFile(f *hcl.File) {
 				continue
 			}
 			d.m.Events = e
+		case "schedule":
+			c := d.content(b.Body, scheduleSchema)
+			a := c.Attributes
+			d.m.Schedules = append(d.m.Schedules, &Schedule{
+				Action: b.Labels[0], ActionRange: b.LabelRanges[0], DeclRange: b.DefRange,
+				Cron: a["cron"], Timezone: a["timezone"], Concurrency: a["concurrency"], Suspend: a["suspend"],
+			})
+		case "alerts":
+			c := d.content(b.Body, alertsSchema)
+			a := c.Attributes
+			al := &Alerts{Namespace: a["namespace"], Labels: a["labels"], For: a["for"], Severity: a["severity"], DeclRange: b.DefRange}
+			if d.m.Alerts != nil {
+				d.duplicate("alerts", b.DefRange, d.m.Alerts.DeclRange)
+				continue
+			}
+			d.m.Alerts = al
 		}
 	}
 }

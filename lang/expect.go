@@ -63,6 +63,8 @@ var blockKinds = []blockKind{
 	{healthSchema, "in a health block", "health"},
 	{healthTestSchema, "in a health rule's test block", "test"},
 	{eventsSchema, "in the events block", "events"},
+	{scheduleSchema, "in a schedule block", "schedule"},
+	{alertsSchema, "in the alerts block", "alerts"},
 }
 
 func kindOf(schema *hcl.BodySchema) *blockKind {

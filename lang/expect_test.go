@@ -15,7 +15,7 @@ func TestUnexpectedNamesAreExplained(t *testing.T) {
 	}{
 		{"block spelled out", `application "x" {}`, []string{
 			`A block of type "application" is not expected at the top level of a platform file. Did you mean "app"?`,
-			"the blocks platform, environment, defaults, class, stack, app, health and events",
+			"the blocks platform, environment, defaults, class, stack, app, health, events, schedule and alerts",
 			`docs/language.md, section "Top level"`,
 		}},
 		{"plural block", `stacks "x" {}`, []string{`Did you mean "stack"?`}},

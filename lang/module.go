@@ -28,6 +28,9 @@ type Module struct {
 	Apps   []*App
 	Health []*Health
 	Events *Events
+	// Schedules are the schedule blocks, in declaration order.
+	Schedules []*Schedule
+	Alerts    *Alerts
 }
 
 // Platform is the platform block: the name of the platform and where the
@@ -423,6 +426,28 @@ type Events struct {
 	URL        *hcl.Attribute
 	Secret     *SecretRef
 	DeclRange  hcl.Range
+}
+
+// Schedule is a schedule block: run the deploy or validate workflow on a
+// cron schedule. Action is the block's label.
+type Schedule struct {
+	Action      string
+	ActionRange hcl.Range
+	Cron        *hcl.Attribute
+	Timezone    *hcl.Attribute
+	Concurrency *hcl.Attribute
+	Suspend     *hcl.Attribute
+	DeclRange   hcl.Range
+}
+
+// Alerts is the alerts block: generate Prometheus alert rules on the
+// executor's and Argo CD's metrics.
+type Alerts struct {
+	Namespace *hcl.Attribute
+	Labels    *hcl.Attribute
+	For       *hcl.Attribute
+	Severity  *hcl.Attribute
+	DeclRange hcl.Range
 }
 
 // RefKind is what a depends_on reference points at.

@@ -17,6 +17,8 @@ var rootSchema = &hcl.BodySchema{
 		{Type: "app", LabelNames: []string{"name"}},
 		{Type: "health", LabelNames: []string{"kind"}},
 		{Type: "events"},
+		{Type: "schedule", LabelNames: []string{"action"}},
+		{Type: "alerts"},
 	},
 }
 
@@ -240,4 +242,16 @@ var eventsSchema = &hcl.BodySchema{
 		{Name: "branch"}, {Name: "repository"}, {Name: "url"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "secret"}},
+}
+
+var scheduleSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "cron"}, {Name: "timezone"}, {Name: "concurrency"}, {Name: "suspend"},
+	},
+}
+
+var alertsSchema = &hcl.BodySchema{
+	Attributes: []hcl.AttributeSchema{
+		{Name: "namespace"}, {Name: "labels"}, {Name: "for"}, {Name: "severity"},
+	},
 }

@@ -13,6 +13,7 @@ var blockSchemas = map[*hcl.BodySchema]map[string]*hcl.BodySchema{
 		"platform": platformSchema, "environment": environmentSchema, "defaults": defaultsSchema,
 		"class": classSchema, "stack": stackSchema, "app": appSchema,
 		"health": healthSchema, "events": eventsSchema,
+		"schedule": scheduleSchema, "alerts": alertsSchema,
 	},
 	platformSchema: {
 		"argocd": argocdSchema, "workflows": workflowsSchema, "git": gitSchema,

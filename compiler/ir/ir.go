@@ -37,6 +37,11 @@ type Program struct {
 	Health []*HealthRule
 	// Events is nil unless the platform has an events block.
 	Events *Events
+	// Schedules run the deploy or validate workflow on a calendar, at
+	// most one per action, sorted by action.
+	Schedules []*Schedule
+	// Alerts is nil unless the platform has an alerts block.
+	Alerts *Alerts
 	// Scope is what env.* and platform.* are in this environment, as
 	// health rules (and their tests) see them.
 	Scope Scope
@@ -753,6 +758,40 @@ type Events struct {
 	Repository string
 	URL        string
 	Secret     *SecretRef
+}
+
+// Schedule runs the WorkflowTemplate of one action on a cron schedule.
+type Schedule struct {
+	Action string // ScheduleDeploy or ScheduleValidate
+	// Cron is a standard five-field expression or a descriptor such as
+	// "@daily", without a timezone prefix.
+	Cron string
+	// Timezone is an IANA zone name; never empty, so that when a
+	// schedule fires does not depend on the controller's clock setting.
+	Timezone string
+	// Concurrency is ConcurrencyForbid or ConcurrencyAllow.
+	Concurrency string
+	Suspend     bool
+}
+
+// Actions a schedule may run, and its concurrency policies.
+const (
+	ScheduleDeploy    = "deploy"
+	ScheduleValidate  = "validate"
+	ConcurrencyForbid = "forbid"
+	ConcurrencyAllow  = "allow"
+)
+
+// Alerts configures the generated Prometheus alert rules.
+type Alerts struct {
+	// Namespace of the PrometheusRule.
+	Namespace string
+	// Labels go on the PrometheusRule, for the Prometheus' ruleSelector.
+	Labels map[string]string
+	// For is how long a condition holds before an alert fires.
+	For time.Duration
+	// Severity is the severity label of every alert.
+	Severity string
 }
 
 // Scope holds the values of env.* and platform.* in one environment, as

@@ -9,6 +9,7 @@ import (
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit"
+	"github.com/platc/platc/emit/alerts"
 	"github.com/platc/platc/emit/ansible"
 	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/emit/argocd"
@@ -24,6 +25,7 @@ func Emitters() []emit.Emitter {
 		argocd.Health{},
 		argo.Emitter{},
 		events.Emitter{},
+		alerts.Emitter{},
 		ansible.Emitter{},
 	}
 }

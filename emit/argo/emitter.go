@@ -38,6 +38,9 @@ type Objects struct {
 	// RBAC are the Role, RoleBinding and (with snapshots) ClusterRole
 	// objects of rbac.yaml.
 	RBAC []any
+	// Schedules are the CronWorkflows of schedules.yaml, one per
+	// scheduled action; none without schedule blocks.
+	Schedules []*wfv1.CronWorkflow
 }
 
 // Template is the WorkflowTemplate called name (DeployTemplate,
@@ -163,6 +166,7 @@ func build(p *ir.Program) (*Objects, error) {
 		o.Nodes[t.Name] = n
 	}
 	o.RBAC = b.rbac(len(o.Children) > 0)
+	o.Schedules = b.schedules()
 	if err := o.checkSizes(); err != nil {
 		return nil, err
 	}
@@ -250,6 +254,9 @@ func (o *Objects) all() []any {
 	for _, t := range o.templates() {
 		objs = append(objs, t)
 	}
+	for _, s := range o.Schedules {
+		objs = append(objs, s)
+	}
 	return append(objs, o.RBAC...)
 }
 
@@ -268,8 +275,9 @@ func (o *Objects) checkSizes() error {
 	return nil
 }
 
-// Emit returns templates.yaml, deploy.yaml, teardown.yaml, validate.yaml
-// and rbac.yaml, rendered from Build's objects.
+// Emit returns templates.yaml, deploy.yaml, teardown.yaml, validate.yaml,
+// rbac.yaml and, with schedules, schedules.yaml, rendered from Build's
+// objects.
 func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
 	o, err := Build(p)
 	if err != nil {
@@ -291,6 +299,17 @@ func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
 			return nil, fmt.Errorf("workflows: %s: %w", f.path, err)
 		}
 		files = append(files, emit.File{Path: f.path, Data: data})
+	}
+	if len(o.Schedules) > 0 {
+		objs := make([]any, len(o.Schedules))
+		for i, s := range o.Schedules {
+			objs[i] = s
+		}
+		data, err := render(objs...)
+		if err != nil {
+			return nil, fmt.Errorf("workflows: schedules.yaml: %w", err)
+		}
+		files = append(files, emit.File{Path: "workflows/schedules.yaml", Data: data})
 	}
 	return files, nil
 }

@@ -47,6 +47,11 @@ func (Apps) Emit(p *ir.Program) ([]emit.File, error) {
 			return nil, err
 		}
 	}
+	if al := gitops.Alerts(p); al != nil {
+		if err := add("platc", gitops.AlertsApp, al); err != nil {
+			return nil, err
+		}
+	}
 	root, err := emit.YAML(gitops.Root(p))
 	if err != nil {
 		return nil, err

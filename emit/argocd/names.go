@@ -26,6 +26,7 @@ func AppSelector(p *ir.Program) string { return gitops.AppSelector(p) }
 const (
 	RootApp   = gitops.RootApp
 	EventsApp = gitops.EventsApp
+	AlertsApp = gitops.AlertsApp
 )
 
 // Project and Application are the AppProject and Application objects

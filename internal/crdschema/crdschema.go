@@ -25,6 +25,7 @@ var compiled = func() map[string]func() (*jsonschema.Schema, error) {
 	for _, file := range []string{
 		"workflowtemplate_v1alpha1.json.gz",
 		"workflow_v1alpha1.json.gz",
+		"cronworkflow_v1alpha1.json.gz",
 		"application_v1alpha1.json",
 		"appproject_v1alpha1.json",
 		"configmap-v1.json",
@@ -40,6 +41,7 @@ var kinds = map[string]string{
 	"WorkflowTemplate":        "workflowtemplate_v1alpha1.json.gz",
 	"ClusterWorkflowTemplate": "workflowtemplate_v1alpha1.json.gz",
 	"Workflow":                "workflow_v1alpha1.json.gz",
+	"CronWorkflow":            "cronworkflow_v1alpha1.json.gz",
 	"Application":             "application_v1alpha1.json",
 	"AppProject":              "appproject_v1alpha1.json",
 	"ConfigMap":               "configmap-v1.json",

@@ -22,6 +22,8 @@ const (
 	WorkflowsApp = "platc-workflows"
 	// EventsApp syncs generated/<env>/events/.
 	EventsApp = "platc-events"
+	// AlertsApp syncs generated/<env>/alerts/.
+	AlertsApp = "platc-alerts"
 	// Project is the AppProject of the three Applications above. It is
 	// not the platform's project, so the automation account, which may
 	// sync and delete everything in the platform's project, cannot touch
@@ -50,6 +52,7 @@ const (
 	AppsDir      = "argocd/apps"
 	WorkflowsDir = "workflows"
 	EventsDir    = "events"
+	AlertsDir    = "alerts"
 	ValuesFile   = "argocd/values.yaml"
 )
 
@@ -661,6 +664,22 @@ func Events(p *ir.Program) *Application {
 	return orchestration(p, EventsApp, EventsDir, p.Events.Namespace)
 }
 
+// Alerts is the Application that brings generated/<env>/alerts/ (the
+// PrometheusRule) to the cluster, or nil when the platform has no alerts
+// block. Its CRD comes with the Prometheus Operator, which the platform
+// itself may install: until it does, the sync fails and is retried, for
+// ever, backing off to every 30 minutes. Nothing waits for this
+// Application, so a missing CRD holds back no deploy.
+func Alerts(p *ir.Program) *Application {
+	if p.Alerts == nil {
+		return nil
+	}
+	a := orchestration(p, AlertsApp, AlertsDir, p.Alerts.Namespace)
+	factor := int64(2)
+	a.Spec.SyncPolicy.Retry = &RetryStrategy{Limit: -1, Backoff: &Backoff{Duration: "1m", Factor: &factor, MaxDuration: "30m"}}
+	return a
+}
+
 // Projects are the AppProjects the bootstrap creates before the root
 // Application: platc's own project, then every project a generated
 // Application uses, sorted by name. Argo CD's built-in "default" project
@@ -673,6 +692,9 @@ func Projects(p *ir.Program) []AppProject {
 	}
 	if p.Events != nil {
 		dests = append(dests, Destination{Server: InClusterServer, Namespace: p.Events.Namespace})
+	}
+	if p.Alerts != nil {
+		dests = append(dests, Destination{Server: InClusterServer, Namespace: p.Alerts.Namespace})
 	}
 	dests = slices.CompactFunc(sortDests(dests), func(a, b Destination) bool { return a == b })
 	out := []AppProject{{

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -200,6 +201,13 @@ func (r *run) prune(ctx context.Context, removed []removedApp) int {
 		return exitcode.OK
 	}
 	wf, err := argo.Prune(r.cfg.Program, todo)
+	var le *argo.LimitError
+	if errors.As(err, &le) {
+		// Nothing was deleted: the workflow is never submitted.
+		r.rep.Summary = fmt.Sprintf("the workflow that deletes the Applications of %d removed apps is over a limit, so nothing was pruned: %s: %s", len(todo), le.Summary, le.Detail)
+		r.rep.Recommend = append(r.rep.Recommend, "Prune in steps: put back part of the removed apps in the platform source, deploy with PRUNE=true, then remove the rest; or raise platform.workflows.node_budget if only the node budget is exceeded.")
+		return exitcode.Invalid
+	}
 	if err != nil {
 		r.rep.Summary = fmt.Sprintf("building the workflow that deletes the Applications of removed apps: %v", err)
 		return exitcode.Failure

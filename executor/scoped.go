@@ -20,6 +20,12 @@ import (
 // scope. params set the workflow's arguments (teardown's confirm and
 // volumes).
 func scopedWorkflow(cfg *config.Config, params map[string]string) (*wfv1.Workflow, error) {
+	if cfg.SpotWorkflow != nil {
+		// config.Load compiled and checked it against the limits.
+		wf := cfg.SpotWorkflow.DeepCopy()
+		setParams(wf, params)
+		return wf, nil
+	}
 	var wf *wfv1.Workflow
 	var err error
 	switch cfg.Action {

@@ -41,6 +41,9 @@ type LimitError struct {
 	Summary, Detail string
 	// nodes is, for a Workflow over the node budget, its nodes.
 	nodes int
+	// over is, for a parameter too long, what is over the limit, as a
+	// clause (checkSpot lists it with the others).
+	over string
 }
 
 func (e *LimitError) Error() string { return e.Summary + ": " + e.Detail }
@@ -179,57 +182,61 @@ func retryLimit(l *intstr.IntOrString, inputs map[string]string) (int, error) {
 // literal environment variable of a step, in every template Build
 // returns against MaxParamBytes.
 func (o *Objects) checkParams() error {
-	type owner struct {
-		kind, name string
-		spec       *wfv1.WorkflowSpec
+	if err := checkSpecParams("ClusterWorkflowTemplate", o.ClusterTemplate.Name, &o.ClusterTemplate.Spec); err != nil {
+		return err
 	}
-	owners := []owner{{"ClusterWorkflowTemplate", o.ClusterTemplate.Name, &o.ClusterTemplate.Spec}}
 	for _, t := range o.templates() {
-		owners = append(owners, owner{"WorkflowTemplate", t.Name, &t.Spec})
-	}
-	for _, w := range owners {
-		check := func(where string, ps []wfv1.Parameter) error {
-			for _, p := range ps {
-				for _, v := range []*wfv1.AnyString{p.Value, p.Default} {
-					if v != nil && len(v.String()) > MaxParamBytes {
-						return paramError(w.kind, w.name, where, p.Name, len(v.String()))
-					}
-				}
-			}
-			return nil
-		}
-		if err := check("its arguments", w.spec.Arguments.Parameters); err != nil {
+		if err := checkSpecParams("WorkflowTemplate", t.Name, &t.Spec); err != nil {
 			return err
 		}
-		for i := range w.spec.Templates {
-			t := &w.spec.Templates[i]
-			if err := check("template "+t.Name, t.Inputs.Parameters); err != nil {
-				return err
-			}
-			for _, g := range t.Steps {
-				for _, s := range g.Steps {
-					if err := check("step "+s.Name, s.Arguments.Parameters); err != nil {
-						return err
-					}
+	}
+	return nil
+}
+
+// checkSpecParams checks one spec's parameters and literal environment
+// variables against MaxParamBytes; kind and name say whose spec it is.
+func checkSpecParams(kind, name string, spec *wfv1.WorkflowSpec) error {
+	check := func(where string, ps []wfv1.Parameter) error {
+		for _, p := range ps {
+			for _, v := range []*wfv1.AnyString{p.Value, p.Default} {
+				if v != nil && len(v.String()) > MaxParamBytes {
+					return paramError(kind, name, where, p.Name, len(v.String()))
 				}
 			}
-			if t.DAG != nil {
-				for _, task := range t.DAG.Tasks {
-					if err := check("task "+task.Name, task.Arguments.Parameters); err != nil {
-						return err
-					}
+		}
+		return nil
+	}
+	if err := check("its arguments", spec.Arguments.Parameters); err != nil {
+		return err
+	}
+	for i := range spec.Templates {
+		t := &spec.Templates[i]
+		if err := check("template "+t.Name, t.Inputs.Parameters); err != nil {
+			return err
+		}
+		for _, g := range t.Steps {
+			for _, s := range g.Steps {
+				if err := check("step "+s.Name, s.Arguments.Parameters); err != nil {
+					return err
 				}
 			}
-			var env []apiv1.EnvVar
-			if t.Script != nil {
-				env = t.Script.Env
-			} else if t.Container != nil {
-				env = t.Container.Env
-			}
-			for _, e := range env {
-				if len(e.Value) > MaxParamBytes {
-					return paramError(w.kind, w.name, "template "+t.Name, e.Name, len(e.Value))
+		}
+		if t.DAG != nil {
+			for _, task := range t.DAG.Tasks {
+				if err := check("task "+task.Name, task.Arguments.Parameters); err != nil {
+					return err
 				}
+			}
+		}
+		var env []apiv1.EnvVar
+		if t.Script != nil {
+			env = t.Script.Env
+		} else if t.Container != nil {
+			env = t.Container.Env
+		}
+		for _, e := range env {
+			if len(e.Value) > MaxParamBytes {
+				return paramError(kind, name, "template "+t.Name, e.Name, len(e.Value))
 			}
 		}
 	}
@@ -238,10 +245,12 @@ func (o *Objects) checkParams() error {
 
 // paramError is a parameter (or environment variable) over MaxParamBytes.
 func paramError(kind, name, where, param string, size int) error {
+	over := fmt.Sprintf("parameter %q of %s takes %d bytes, more than the %d platc allows: a step gets its parameters as environment variables, and Linux refuses to start a program with one longer than 128 KiB (MAX_ARG_STRLEN; the pod fails with E2BIG)",
+		param, where, size, MaxParamBytes)
 	return &LimitError{
+		over:    over,
 		Summary: fmt.Sprintf("%s %s passes a value too long for a pod's environment", kind, name),
-		Detail: fmt.Sprintf("Parameter %q of %s takes %d bytes, more than the %d platc allows: a step gets its parameters as environment variables, and Linux refuses to start a program with one longer than 128 KiB (MAX_ARG_STRLEN; the pod fails with E2BIG). platc passes the lists of Applications in chunks; what is left too long is one app's own value (names, paths, parameters): shorten it, or split the platform.",
-			param, where, size, MaxParamBytes),
+		Detail:  "P" + over[1:] + ". platc passes the lists of Applications in chunks; what is left too long is one app's own value (names, paths, parameters): shorten it, or split the platform.",
 	}
 }
 

@@ -148,5 +148,5 @@ func Prune(p *ir.Program, removed []Removed) (*wfv1.Workflow, error) {
 	spec.Arguments = wfv1.Arguments{Parameters: []wfv1.Parameter{{Name: ParamVolumes, Value: wfv1.AnyStringPtr(VolumesPerApp)}}}
 	spec.Templates = append([]wfv1.Template{main}, dag(tmplApps, g, gr, b.deleteTask, nil, continueAfterFailure())...)
 	spec.Templates = append(spec.Templates, inline...)
-	return b.workflow(PruneAction, apps, apps, spec)
+	return checkedSpot(b.workflow(PruneAction, apps, apps, spec))
 }

@@ -1,6 +1,7 @@
 package argo
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -132,5 +133,33 @@ app "api" {
 	_, err = Prune(p, []Removed{{App: "old", Application: "api", Project: "default", Volumes: ir.VolumesRetain, Timeout: time.Minute}})
 	if err == nil || !strings.Contains(err.Error(), "is part of the platform") {
 		t.Errorf("pruning a platform app: err = %v", err)
+	}
+}
+
+// TestPruneOverBudget: the prune workflow, compiled on the spot like a
+// scoped one, is held to the node budget: over it, a LimitError with the
+// count and the budget, and no workflow.
+func TestPruneOverBudget(t *testing.T) {
+	p := source(t, `
+platform "shop" {
+  git {
+    repo_url = "https://git.example.com/shop.git"
+  }
+  workflows {
+    node_budget = 10
+  }
+}
+app "api" {
+  namespace = "api"
+  source { path = "api" }
+}
+`)
+	wf, err := Prune(p, removedFixture())
+	var le *LimitError
+	if !errors.As(err, &le) || wf != nil {
+		t.Fatalf("Prune = %v, %v; want a LimitError", wf != nil, err)
+	}
+	if !strings.Contains(le.Summary, "over the node budget") || !strings.Contains(le.Detail, "node budget of 10") || le.Nodes() <= 10 {
+		t.Errorf("%s: %s (%d nodes)", le.Summary, le.Detail, le.Nodes())
 	}
 }

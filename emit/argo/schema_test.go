@@ -70,14 +70,17 @@ func TestCRDSchemas(t *testing.T) {
 				}
 			}
 			for _, scope := range scopes(p) {
-				for _, build := range []func() (any, error){
-					func() (any, error) { return ScopedDeploy(p, scope.apps) },
-					func() (any, error) { return ScopedTeardown(p, scope.apps) },
+				// Unchecked against the limits (TestSpotWithinLimits):
+				// the schema is asked about the shape, at every size.
+				for _, build := range []func() (*spot, error){
+					func() (*spot, error) { return scopedDeploy(p, scope.apps) },
+					func() (*spot, error) { return scopedTeardown(p, scope.apps) },
 				} {
-					wf, err := build()
+					s, err := build()
 					if err != nil {
 						t.Fatal(err)
 					}
+					wf := s.wf
 					data, err := render(wf)
 					if err != nil {
 						t.Fatal(err)

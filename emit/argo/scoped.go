@@ -1,6 +1,7 @@
 package argo
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/internal/english"
 	"github.com/platc/platc/plan"
 )
 
@@ -25,6 +27,43 @@ import (
 // app); order does not matter. The Workflow has generateName, the
 // platform's namespace and service account, and the deploy mutex.
 func ScopedDeploy(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
+	return checkedSpot(scopedDeploy(p, scope))
+}
+
+// ScopedTeardown builds the Workflow the executor submits to tear down
+// part of a platform. After the confirmation it checks that every app
+// outside the scope that depends on the scope is already gone (nothing
+// may be removed while its dependents exist), switches the app-of-apps
+// to manual sync, and deletes the scope in exactly the reverse order.
+// Like the teardown template it takes the parameters confirm and volumes;
+// set confirm to the platform's name before submitting. It has no orphan
+// report: that is about the whole platform.
+//
+// Both return a *LimitError for a workflow over a limit (checkSpot).
+func ScopedTeardown(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
+	return checkedSpot(scopedTeardown(p, scope))
+}
+
+// spot is a workflow compiled on the spot, not yet checked against the
+// limits, with what checkSpot needs to say about it.
+type spot struct {
+	wf           *wfv1.Workflow
+	b            *builder
+	action, what string
+	apps         int
+}
+
+func checkedSpot(s *spot, err error) (*wfv1.Workflow, error) {
+	if err != nil {
+		return nil, err
+	}
+	if err := s.b.checkSpot(s.wf, s.action, s.what, s.apps); err != nil {
+		return nil, err
+	}
+	return s.wf, nil
+}
+
+func scopedDeploy(p *ir.Program, scope []*ir.App) (*spot, error) {
 	apps, outside, err := scopeOf(p, scope, func(a *ir.App) []*ir.App {
 		deps := make([]*ir.App, len(a.Deps))
 		for i, d := range a.Deps {
@@ -63,15 +102,7 @@ func ScopedDeploy(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
 	return b.workflow("deploy", scope, apps, spec)
 }
 
-// ScopedTeardown builds the Workflow the executor submits to tear down
-// part of a platform. After the confirmation it checks that every app
-// outside the scope that depends on the scope is already gone (nothing
-// may be removed while its dependents exist), switches the app-of-apps
-// to manual sync, and deletes the scope in exactly the reverse order.
-// Like the teardown template it takes the parameters confirm and volumes;
-// set confirm to the platform's name before submitting. It has no orphan
-// report: that is about the whole platform.
-func ScopedTeardown(p *ir.Program, scope []*ir.App) (*wfv1.Workflow, error) {
+func scopedTeardown(p *ir.Program, scope []*ir.App) (*spot, error) {
 	apps, outside, err := scopeOf(p, scope, func(a *ir.App) []*ir.App { return a.Dependents })
 	if err != nil {
 		return nil, err
@@ -151,8 +182,9 @@ func scopeOf(p *ir.Program, scope []*ir.App, next func(*ir.App) []*ir.App) (in, 
 	return in, out, nil
 }
 
-// workflow wraps a scoped spec and checks it.
-func (b *builder) workflow(action string, scope, apps []*ir.App, spec wfv1.WorkflowSpec) (*wfv1.Workflow, error) {
+// workflow wraps a scoped spec and checks it for Argo's rules; checkSpot
+// checks it against the limits.
+func (b *builder) workflow(action string, scope, apps []*ir.App, spec wfv1.WorkflowSpec) (*spot, error) {
 	what, name := describeScope(apps)
 	wf := &wfv1.Workflow{
 		TypeMeta: metav1.TypeMeta{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow"},
@@ -171,8 +203,66 @@ func (b *builder) workflow(action string, scope, apps []*ir.App, spec wfv1.Workf
 	if err := checkSpec(&wf.Spec); err != nil {
 		return nil, fmt.Errorf("scoped %s: %w (this is a platc bug)", action, err)
 	}
-	return wf, nil
+	return &spot{wf: wf, b: b, action: action, what: what, apps: len(apps)}, nil
 }
+
+// checkSpot holds a workflow compiled on the spot to the limits Build
+// holds the committed ones to: the node budget, MaxObjectBytes and
+// MaxParamBytes, counted the same way. It is not split into child
+// workflows as Build splits them: a committed parent runs child
+// WorkflowTemplates that Argo CD deployed, and an on-the-spot run has no
+// such templates in the cluster (docs/workflows.md). So a workflow over a
+// limit is a LimitError here, which the executor reports before it
+// submits anything, rather than the API server refusing it (bytes) or
+// the controller holding thousands of nodes (the budget).
+func (b *builder) checkSpot(wf *wfv1.Workflow, action, what string, apps int) error {
+	nodes, err := newNodeCounter(b.clusterTemplate()).workflow(&wf.Spec)
+	if err != nil {
+		return fmt.Errorf("scoped %s: %w (this is a platc bug)", action, err)
+	}
+	size, err := objectBytes(wf)
+	if err != nil {
+		return fmt.Errorf("scoped %s: %w", action, err)
+	}
+	budget := b.p.Platform.Workflows.NodeBudget
+	var over []string
+	if nodes > budget {
+		over = append(over, fmt.Sprintf("it can hold %d status nodes, counted with every retry used, more than the node budget of %d (platform.workflows.node_budget)", nodes, budget))
+	}
+	if size > MaxObjectBytes {
+		over = append(over, fmt.Sprintf("as JSON it takes %d bytes, more than the %d platc allows per object (etcd refuses requests above 1.5 MiB, and the Workflow's status needs the rest)", size, MaxObjectBytes))
+	}
+	var limits []string
+	if nodes > budget {
+		limits = append(limits, "the node budget")
+	}
+	if size > MaxObjectBytes {
+		limits = append(limits, "the object size limit")
+	}
+	var pe *LimitError
+	if errors.As(checkSpecParams("Workflow", wf.GenerateName, &wf.Spec), &pe) {
+		limits = append(limits, "the length of an environment variable")
+		over = append(over, pe.over)
+	}
+	if len(over) == 0 {
+		return nil
+	}
+	le := &LimitError{}
+	if nodes > budget && len(limits) == 1 {
+		// A larger budget alone would admit it.
+		le.nodes = nodes
+	}
+	limit := english.List(limits)
+	le.Summary = fmt.Sprintf("The %s workflow for %s is over %s", action, what, limit)
+	le.Detail = fmt.Sprintf("The %s workflow compiled on the spot for %s (%d apps) cannot be submitted: %s. platc splits the workflows platc build commits into child workflows; a workflow compiled on the spot for one run is not split.",
+		action, what, apps, strings.Join(over, "; and "))
+	return le
+}
+
+// Nodes is, for a LimitError over the node budget and no other limit,
+// the status nodes the Workflow can hold: the least budget that admits
+// it. 0 otherwise.
+func (e *LimitError) Nodes() int { return e.nodes }
 
 // describeScope names a scope as TARGET_SCOPE would: stack:<name> when it
 // is exactly one stack, app:<name> for one app, otherwise apps:<n>.

@@ -70,15 +70,18 @@ func TestArgoAcceptsEverything(t *testing.T) {
 				}
 			}
 			for _, scope := range scopes(p) {
-				dep, err := ScopedDeploy(p, scope.apps)
+				// Unchecked against the limits (TestSpotWithinLimits
+				// covers those): what Argo is asked here is whether it
+				// accepts the shape, at every size.
+				dep, err := scopedDeploy(p, scope.apps)
 				if err != nil {
 					t.Fatalf("ScopedDeploy(%s): %v", scope.name, err)
 				}
-				td, err := ScopedTeardown(p, scope.apps)
+				td, err := scopedTeardown(p, scope.apps)
 				if err != nil {
 					t.Fatalf("ScopedTeardown(%s): %v", scope.name, err)
 				}
-				for _, wf := range []*wfv1.Workflow{dep, td} {
+				for _, wf := range []*wfv1.Workflow{dep.wf, td.wf} {
 					back := roundTrip(t, wf)
 					if err := validate.ValidateWorkflow(wfts, cwfts, back, nil, lint); err != nil {
 						t.Errorf("%s (%s): %v", wf.GenerateName, scope.name, err)

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/hashicorp/hcl/v2"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
@@ -136,6 +137,11 @@ type Config struct {
 	Program *ir.Program
 	// ScopeApps are the apps in scope, in topological order.
 	ScopeApps []*ir.App
+	// SpotWorkflow is the deploy or teardown workflow of a run that is
+	// not the whole platform's committed one (Scope is not
+	// ScopePlatform), compiled and checked against the limits; the
+	// executor submits a copy. Nil for every other run.
+	SpotWorkflow *wfv1.Workflow
 
 	// Secrets are credential values that must never be logged.
 	Secrets []string
@@ -510,6 +516,7 @@ func loadPlatform(cfg *Config, gen ir.Generator, p *Problems) {
 			cfg.Scope = Scope{Kind: ScopeEnv, Name: cfg.EnvFile.Sum}
 		}
 	}
+	compileSpot(cfg, p)
 	if cfg.Action == Teardown {
 		switch {
 		case cfg.TeardownConfirm == "":

@@ -181,6 +181,7 @@ func (f *fixture) primitives(t *testing.T) {
 func (f *fixture) bootstrapObjects(t *testing.T, prog *ir.Program) {
 	t.Helper()
 	f.argocdConfig(t, prog)
+	f.argoWorkloads(t, prog, 1)
 	files, err := argocd.Apps{}.Emit(prog)
 	if err != nil {
 		t.Fatal(err)

@@ -213,9 +213,11 @@ func writeSnapshot(file string, b []byte) error {
 // componentOutcome makes a healthy validate degraded (2) when a critical
 // component's workload is not ready, missing or unreadable: the apps are
 // Healthy as of the last time Argo CD looked, but nothing keeps them so.
+// It judges the components validate reported, so nothing when Phase 0
+// stopped it.
 func (r *run) componentOutcome(code int) int {
 	var bad []string
-	for _, w := range r.critical {
+	for _, w := range r.rep.Critical {
 		if w.Status != snapshot.Ready {
 			bad = append(bad, fmt.Sprintf("%s (%s)", w.Component, w.Status))
 		}

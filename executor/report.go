@@ -233,9 +233,9 @@ func (rep *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "\nCritical components:\n")
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, c := range rep.Critical {
-			what := orText(strings.TrimSpace(c.Kind+" "+c.Namespace+"/"+c.Name), c.Namespace)
-			if c.Name == "" {
-				what = "namespace " + c.Namespace
+			what := "namespace " + c.Namespace // none found there
+			if c.Name != "" {
+				what = c.Kind + " " + c.Namespace + "/" + c.Name
 			}
 			detail := fmt.Sprintf("%d/%d Ready", c.Ready, c.Replicas)
 			if c.Version != "" {

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,11 +10,13 @@ import (
 
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/executor/snapshot"
 )
 
 // RFC 2.5 #1 on the RFC's own platform: from an empty cluster (with Argo
@@ -30,7 +33,10 @@ func TestExample(t *testing.T) {
 	// a W3C traceparent naming the executor's span, every step pod.
 	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
 	metrics := filepath.Join(t.TempDir(), "platc-deploy.prom")
-	r := s.run("deploy", ExitOK, "TRACE_ID="+traceID, "SPAN_ID=00f067aa0ba902b7", "METRICS_FILE="+metrics)
+	// RFC 6.1: Phase 0's cluster snapshot, before anything is deployed.
+	snaps := t.TempDir()
+	before := filepath.Join(snaps, "before.json")
+	r := s.run("deploy", ExitOK, "TRACE_ID="+traceID, "SPAN_ID=00f067aa0ba902b7", "METRICS_FILE="+metrics, "SNAPSHOT_FILE="+before)
 	s.settle()
 	s.wantConverged()
 	wantIn(t, "logs", string(r.Logs), `"trace_id":"`+traceID+`"`, `"component":"harbor","message":"succeeded in`, "progress: 43 of 43 apps done")
@@ -70,7 +76,9 @@ func TestExample(t *testing.T) {
 	})
 
 	t.Run("validate healthy", func(t *testing.T) {
-		r := s.run("validate", ExitOK)
+		after := filepath.Join(snaps, "after.json")
+		r := s.run("validate", ExitOK, "SNAPSHOT_FILE="+after, "SNAPSHOT_BASELINE="+before)
+		wantSnapshot(t, s, after, string(r.Report))
 		// RFC 7.2: health aggregated per stack and for the platform, and
 		// the invariants the live cluster shows. The real Argo CD recorded
 		// platc's syncs, not its automated sync, as every app's first, and
@@ -120,6 +128,78 @@ func TestExample(t *testing.T) {
 		r := s.run("validate", ExitFailure)
 		wantIn(t, "report", string(r.Report), "the Application does not exist")
 	})
+}
+
+// wantSnapshot checks validate's snapshot of the deployed example (RFC
+// 6.1, 7.2): valid by its schema; the critical components, run by the
+// process kubelet (Argo CD, the workflow controller) and kwok (Argo
+// Events' controller), Ready with the versions the charts install; the
+// CRDs the bootstrap's charts installed owned by their releases, and the
+// simulated operators' CRDs, which the environment installs before any
+// deploy, pre-existing; every app's Application Synced and Healthy; and
+// the changes since the snapshot the deploy took first: the apps'
+// namespaces added and their Applications changed.
+func wantSnapshot(t *testing.T, s *scenario, file, report string) {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	sch, err := c.Compile("../docs/schemas/snapshot.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(v); err != nil {
+		t.Errorf("the snapshot does not match its schema: %v", err)
+	}
+	snap, err := snapshot.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var comps []string
+	for _, w := range snap.Components {
+		comps = append(comps, w.Component)
+		if w.Status != snapshot.Ready || w.Version == "" {
+			t.Errorf("critical component %+v is not ready with a version", w)
+		}
+	}
+	if want := []string{"argo-events-controller", "workflow-controller", "argocd-application-controller", "argocd-repo-server", "argocd-server"}; !sameSet(comps, want) {
+		t.Errorf("critical components %v, want %v", comps, want)
+	}
+	owners := map[string]string{}
+	for _, c := range snap.CRDs {
+		owners[c.Name] = strings.TrimSpace(c.Owner + " " + c.OwnedBy)
+	}
+	for name, want := range map[string]string{
+		"applications.argoproj.io": "bootstrap argocd", "workflows.argoproj.io": "bootstrap argo-workflows",
+		"sensors.argoproj.io": "bootstrap argo-events", "volumesnapshots.snapshot.storage.k8s.io": "none",
+	} {
+		if owners[name] != want {
+			t.Errorf("CRD %s: owner %q, want %q", name, owners[name], want)
+		}
+	}
+	if len(snap.Applications) != len(s.pl.Program.Apps) {
+		t.Errorf("%d Applications in the snapshot, want %d", len(snap.Applications), len(s.pl.Program.Apps))
+	}
+	for _, a := range snap.Applications {
+		if a.Sync != "Synced" || a.Health != "Healthy" || a.Revision == "" {
+			t.Errorf("Application %+v: want Synced, Healthy, with a revision", a)
+		}
+	}
+	wantIn(t, "report", report, `"critical_components":[`, `"pre_existing_crds":[`, `"volumesnapshots.snapshot.storage.k8s.io"`,
+		`"changes_since_baseline":[`, `{"kind":"namespace","name":"harbor","change":"added"}`, `{"kind":"application","name":"harbor","change":"`)
+}
+
+func sameSet(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
 
 // Exit codes of RFC 7.1 (executor.ExitOK and so on), as the scenarios

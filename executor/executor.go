@@ -13,6 +13,7 @@ import (
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
 	"github.com/platc/platc/executor/preflight"
+	"github.com/platc/platc/executor/snapshot"
 	"github.com/platc/platc/internal/english"
 	"github.com/platc/platc/internal/exitcode"
 )
@@ -66,6 +67,9 @@ type run struct {
 	// childApps caches, for a workflow split into children, each child
 	// WorkflowTemplate's apps, as the emitter builds them (treeNodes).
 	childApps map[string][]string
+	// critical are the critical components' workloads as Phase 0 read
+	// them (validate, and the snapshot).
+	critical []snapshot.Workload
 }
 
 // Run performs cfg.Action and returns its exit code, after writing the
@@ -228,6 +232,10 @@ func (r *run) phase0(ctx context.Context, tools bool, opts preflight.ClusterOpti
 			r.log.Infof(r.phase, c.Name, "%s", c.Message)
 		}
 	}
+	if !cr.Unreachable {
+		r.readComponents(ctx)
+		r.takeSnapshot(ctx, cr)
+	}
 	if cr.Unreachable {
 		r.rep.Summary = cr.Checks[len(cr.Checks)-1].Message
 		r.rep.recommend("Check that the kubeconfig (%s) points at the right API server and that its credentials are current.", r.cfg.KubeconfigSource)
@@ -252,6 +260,10 @@ func (r *run) phase0(ctx context.Context, tools bool, opts preflight.ClusterOpti
 // workflow carries its own copy of the steps.
 func (r *run) clusterOptions(perms []preflight.Permission, templates ...string) preflight.ClusterOptions {
 	p := r.cfg.Program
+	if r.snapshotWanted() {
+		perms = append(perms, r.snapshotPermissions()...)
+	}
+	perms = uniquePermissions(perms)
 	o := preflight.ClusterOptions{
 		ArgoCDNamespace:    p.Platform.ArgoCD.Namespace,
 		WorkflowsNamespace: p.Platform.Workflows.Namespace,
@@ -262,6 +274,22 @@ func (r *run) clusterOptions(perms []preflight.Permission, templates ...string) 
 		o.Templates, o.ClusterTemplates = templates, []string{StepsTemplate}
 	}
 	return o
+}
+
+// uniquePermissions drops repeats, keeping the first (and its reason):
+// one access review per permission.
+func uniquePermissions(perms []preflight.Permission) []preflight.Permission {
+	seen := map[preflight.Permission]bool{}
+	out := perms[:0:0]
+	for _, p := range perms {
+		k := p
+		k.Why = ""
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // basePermissions are what Phase 0 itself needs.

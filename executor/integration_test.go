@@ -181,6 +181,7 @@ func (f *fixture) primitives(t *testing.T) {
 func (f *fixture) bootstrapObjects(t *testing.T, prog *ir.Program) {
 	t.Helper()
 	f.argocdConfig(t, prog)
+	f.argoWorkloads(t, prog, 1)
 	files, err := argocd.Apps{}.Emit(prog)
 	if err != nil {
 		t.Fatal(err)
@@ -375,6 +376,8 @@ func grantDeployer(t *testing.T, s *testenv.Server) {
 		// patch: to restore the automated sync a teardown switched off.
 		{Verbs: []string{"get", "patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"applications"}, ResourceNames: []string{"platc-root"}},
 		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"argocd-cm"}},
+		// validate: the Argo components' workloads' readiness.
+		{Verbs: []string{"list"}, APIGroups: []string{"apps"}, Resources: []string{"deployments", "statefulsets"}},
 	})
 }
 
@@ -1061,7 +1064,7 @@ func TestValidateUndeclaredHooks(t *testing.T) {
 	r := f.run(t, config.Validate, testenv.AdminToken, nil)
 	expect(t, r, exitcode.Partial, "degraded")
 	contains(t, "report", r.out, `"invariant":"INV-8"`, `"status":"fail"`, `1 hook no hook block declares: app api: batch/Job api-hooks/api-wait-for-db (PostSync)`)
-	if strings.Contains(r.out, "db-migrate") || strings.Contains(r.out, "Deployment") {
+	if strings.Contains(r.out, "db-migrate") || strings.Contains(r.out, "/Deployment api-hooks") {
 		t.Errorf("a declared hook or a plain resource reported as undeclared:\n%s", r.out)
 	}
 

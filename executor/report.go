@@ -12,6 +12,7 @@ import (
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/preflight"
+	"github.com/platc/platc/executor/snapshot"
 	"github.com/platc/platc/internal/english"
 )
 
@@ -81,10 +82,18 @@ type Report struct {
 	// IgnoredWorkflows carry the action's label but are not runs platc
 	// can prove this platform started; they were not followed.
 	IgnoredWorkflows []IgnoredWorkflow `json:"ignored_workflows,omitempty"`
-	Plan             []string          `json:"plan,omitempty"`
-	Metrics          map[string]int    `json:"metrics"`
-	Recommend        []string          `json:"recommendations"`
-	Problems         []string          `json:"problems,omitempty"`
+	// Critical are the critical components' workloads (validate): Argo
+	// CD's application controller, repo-server and server, the workflow
+	// controller, Argo Events' controller.
+	Critical []snapshot.Workload `json:"critical_components,omitempty"`
+	// Snapshot is Phase 0's cluster snapshot (SNAPSHOT_FILE,
+	// SNAPSHOT_BASELINE), and Changes what changed since the baseline.
+	Snapshot  *SnapshotInfo     `json:"snapshot,omitempty"`
+	Changes   []snapshot.Change `json:"changes_since_baseline,omitempty"`
+	Plan      []string          `json:"plan,omitempty"`
+	Metrics   map[string]int    `json:"metrics"`
+	Recommend []string          `json:"recommendations"`
+	Problems  []string          `json:"problems,omitempty"`
 }
 
 // WorkflowInfo names the Argo Workflow that ran the action.
@@ -219,6 +228,50 @@ func (rep *Report) WriteText(w io.Writer) {
 			}
 		}
 		tw.Flush()
+	}
+	if len(rep.Critical) > 0 {
+		fmt.Fprintf(w, "\nCritical components:\n")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, c := range rep.Critical {
+			what := "namespace " + c.Namespace // none found there
+			if c.Name != "" {
+				what = c.Kind + " " + c.Namespace + "/" + c.Name
+			}
+			detail := fmt.Sprintf("%d/%d Ready", c.Ready, c.Replicas)
+			if c.Version != "" {
+				detail += ", version " + c.Version
+			}
+			if c.Message != "" {
+				detail = oneLine(c.Message)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\n", mark(c.Status == snapshot.Ready, false), c.Component, what, detail)
+		}
+		tw.Flush()
+	}
+	if s := rep.Snapshot; s != nil {
+		fmt.Fprintf(w, "\nCluster snapshot:")
+		if s.File != "" {
+			fmt.Fprintf(w, " %s;", s.File)
+		}
+		fmt.Fprintf(w, " %d nodes, %d namespaces, %d CRDs, %d Applications\n", s.Nodes, s.Namespaces, s.CRDs, s.Applications)
+		if len(s.PreExistingCRDs) > 0 {
+			fmt.Fprintf(w, "  pre-existing CRDs (owned by neither a platform app nor the bootstrap): %s\n", oneLine(strings.Join(s.PreExistingCRDs, ", ")))
+		}
+		for _, t := range s.Truncated {
+			fmt.Fprintf(w, "  truncated: %s\n", oneLine(t))
+		}
+		for _, u := range s.Unread {
+			fmt.Fprintf(w, "  not read: %s\n", oneLine(u))
+		}
+		if s.Baseline != "" {
+			fmt.Fprintf(w, "\nChanges since the baseline %s (taken %s):\n", oneLine(s.Baseline), s.BaselineTakenAt)
+			if len(rep.Changes) == 0 {
+				fmt.Fprintf(w, "  none\n")
+			}
+			for _, c := range rep.Changes {
+				fmt.Fprintf(w, "  %s\n", oneLine(c.Text()))
+			}
+		}
 	}
 	if len(rep.Components) > 0 {
 		fmt.Fprintf(w, "\nComponents:\n")

@@ -10,6 +10,7 @@ import (
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
 	"github.com/platc/platc/executor/preflight"
+	"github.com/platc/platc/executor/snapshot"
 )
 
 // TestReportText pins the shape of the text report: the RFC 7.5
@@ -176,5 +177,39 @@ Metrics: bootstrap_drift=8 reconciled=1
 	}
 	if !strings.Contains(js.String(), `"reconciled":[{"what":"token"`) {
 		t.Errorf("JSON report lacks reconciled: %s", js.String())
+	}
+}
+
+// TestReportTextSnapshot: the critical components, the snapshot and the
+// changes since the baseline, one line each.
+func TestReportTextSnapshot(t *testing.T) {
+	rep := &Report{
+		Action: "validate", Status: "degraded", ExitCode: 2, Summary: "1 critical component not ready: argocd-server (not-ready)",
+		Critical: []snapshot.Workload{
+			{Component: "argocd-application-controller", Namespace: "argocd", Kind: "StatefulSet", Name: "argocd-application-controller", Version: "v3.1.8", Replicas: 1, Ready: 1, Status: "ready"},
+			{Component: "argocd-server", Namespace: "argocd", Kind: "Deployment", Name: "argocd-server", Replicas: 2, Ready: 1, Status: "not-ready", Message: "1 of 2 replicas Ready"},
+			{Component: "workflow-controller", Namespace: "argo", Status: "missing", Message: "no Deployment or StatefulSet of release argo-workflows"},
+		},
+		Snapshot: &SnapshotInfo{File: "/out/snap.json", Nodes: 4, Namespaces: 9, CRDs: 14, Applications: 3, PreExistingCRDs: []string{"widgets.example.org"},
+			Baseline: "/out/old.json", BaselineTakenAt: "2026-01-07T10:30:00Z"},
+		Changes: []snapshot.Change{{Kind: "node", Name: "node-1", Change: "changed", Detail: "Ready → not Ready"}, {Kind: "namespace", Name: "shop", Change: "added"}},
+	}
+	var b bytes.Buffer
+	rep.WriteText(&b)
+	want := `
+Critical components:
+  ok    argocd-application-controller  StatefulSet argocd/argocd-application-controller  1/1 Ready, version v3.1.8
+  FAIL  argocd-server                  Deployment argocd/argocd-server                   1 of 2 replicas Ready
+  FAIL  workflow-controller            namespace argo                                    no Deployment or StatefulSet of release argo-workflows
+
+Cluster snapshot: /out/snap.json; 4 nodes, 9 namespaces, 14 CRDs, 3 Applications
+  pre-existing CRDs (owned by neither a platform app nor the bootstrap): widgets.example.org
+
+Changes since the baseline /out/old.json (taken 2026-01-07T10:30:00Z):
+  node node-1 changed: Ready → not Ready
+  namespace shop added
+`
+	if got := b.String(); !strings.Contains(got, want) {
+		t.Errorf("text report:\n%s\nwant it to contain:\n%s", got, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/platc/platc/executor/snapshot"
 	"github.com/platc/platc/internal/english"
 	"github.com/platc/platc/internal/exitcode"
 )
@@ -14,7 +15,7 @@ import (
 // left by an app removed from the platform makes a healthy platform
 // degraded (2).
 func (r *run) validate(ctx context.Context) int {
-	return r.removalOutcome(r.driftOutcome(r.validateApps(ctx)), verdictDegraded)
+	return r.removalOutcome(r.componentOutcome(r.driftOutcome(r.validateApps(ctx))), verdictDegraded)
 }
 
 // driftOutcome makes a healthy validate degraded (2) when what the
@@ -39,6 +40,7 @@ func (r *run) driftOutcome(code int) int {
 // validateApps is validate without what removed apps add to the outcome.
 func (r *run) validateApps(ctx context.Context) int {
 	perms := append(basePermissions(), r.appPermissions()...)
+	perms = append(perms, r.componentPermissions()...)
 	perms, dests := r.destinationCheck(append(perms, driftPermissions(r.cfg.Program.Platform.ArgoCD.Namespace)...))
 	opts := r.clusterOptions(perms)
 	opts.Advisory = true
@@ -52,6 +54,14 @@ func (r *run) validateApps(ctx context.Context) int {
 		return code
 	}
 	r.phase = "verification"
+	r.rep.Critical = r.critical
+	for _, w := range r.critical {
+		if w.Status == snapshot.Ready {
+			r.log.Infof(r.phase, w.Component, "%s %s/%s: %d of %d replicas Ready, version %s", w.Kind, w.Namespace, w.Name, w.Ready, w.Replicas, orText(w.Version, "unknown"))
+		} else {
+			r.log.Warnf(r.phase, w.Component, "%s in namespace %s: %s", w.Status, w.Namespace, w.Message)
+		}
+	}
 	apps := r.cfg.ScopeApps
 	if !cr.ArgoCD.Installed {
 		r.log.Errorf(r.phase, "argocd", "Argo CD is not installed (%s missing); no app can be healthy", english.List(cr.ArgoCD.Missing))

@@ -180,6 +180,7 @@ func commands() []*cli.Command {
 		deployCommand(),
 		validateCommand(),
 		teardownCommand(),
+		snapshotCommand(),
 		stepCommand(),
 	}
 }

@@ -17,7 +17,8 @@ import (
 // machine's environment cannot leak in, then sets env.
 func executorEnv(t *testing.T, env map[string]string) {
 	for _, k := range []string{"KUBECONFIG_DATA", "KUBECONFIG_PATH", "KUBECONFIG", "ENVIRONMENT", "TARGET_SCOPE", "DRY_RUN", "PRUNE", "LOG_LEVEL", "LOG_FORMAT",
-		"TRACE_ID", "SPAN_ID", "PLATFORM_PATH", "ENVIRONMENT_CONFIG", "DAG_CONFIG", "SECRETS_DIR", "TEARDOWN_CONFIRM", "PV_POLICY", "ACTION_TIMEOUT"} {
+		"TRACE_ID", "SPAN_ID", "PLATFORM_PATH", "ENVIRONMENT_CONFIG", "DAG_CONFIG", "SECRETS_DIR", "TEARDOWN_CONFIRM", "PV_POLICY", "ACTION_TIMEOUT",
+		"SNAPSHOT_FILE", "SNAPSHOT_BASELINE"} {
 		t.Setenv(k, "")
 	}
 	for k, v := range env {
@@ -114,6 +115,12 @@ func TestExecutorConfigErrors(t *testing.T) {
 		{"teardown wrong name", []string{"teardown"}, with("TEARDOWN_CONFIRM", "acne"), []string{`TEARDOWN_CONFIRM "acne" does not match the platform name "acme"`}},
 		{"bad volume policy", []string{"teardown", "--confirm", "acme"}, with("PV_POLICY", "shred"), []string{`PV_POLICY "shred" is not a volume policy`}},
 		{"flag overrides env", []string{"validate", "--scope", "app:nope"}, with("TARGET_SCOPE", "platform"), []string{`no such app`}},
+		{"empty baseline", []string{"validate"}, with("SNAPSHOT_BASELINE", emptyPath),
+			[]string{"SNAPSHOT_BASELINE " + emptyPath + ": empty: not a platc snapshot; name a snapshot file an earlier run wrote with SNAPSHOT_FILE"}},
+		{"baseline not a snapshot", []string{"deploy"}, with("SNAPSHOT_BASELINE", kcPath),
+			[]string{"SNAPSHOT_BASELINE " + kcPath + ": line 1, column 1: invalid character"}},
+		{"snapshot file not json", []string{"validate"}, with("SNAPSHOT_FILE", filepath.Join(dir, "snap.yaml")),
+			[]string{`SNAPSHOT_FILE "` + filepath.Join(dir, "snap.yaml") + `" must end in .json`}},
 		{"stray argument", []string{"deploy", "examples/"}, ok, []string{"deploy takes no arguments"}},
 		{"several at once", []string{"deploy"}, with("KUBECONFIG_PATH", kcPath, "ENVIRONMENT", "", "DRY_RUN", "maybe"),
 			[]string{"both set", "ENVIRONMENT is not set", "DRY_RUN"}},

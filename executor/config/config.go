@@ -21,6 +21,7 @@ import (
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/executor/logging"
+	"github.com/platc/platc/executor/snapshot"
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/lang"
 )
@@ -62,6 +63,9 @@ type Input struct {
 	SpanID         string // SPAN_ID
 	MetricsFile    string // METRICS_FILE
 	PushgatewayURL string // PUSHGATEWAY_URL
+	// SnapshotFile and SnapshotBaseline are SNAPSHOT_FILE and
+	// SNAPSHOT_BASELINE.
+	SnapshotFile, SnapshotBaseline string
 	// OTLPEndpoint is OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else
 	// OTEL_EXPORTER_OTLP_ENDPOINT; OTLPProtocol is
 	// OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL.
@@ -104,6 +108,13 @@ type Config struct {
 	// PushgatewayURL is a Prometheus Pushgateway the metrics are pushed
 	// to; "" pushes none.
 	PushgatewayURL string
+	// SnapshotFile is where Phase 0 writes the cluster snapshot; "" writes
+	// none.
+	SnapshotFile string
+	// Baseline is the snapshot SNAPSHOT_BASELINE names, which the run's
+	// own is compared with; nil when none is named.
+	Baseline     *snapshot.Snapshot
+	BaselinePath string
 	// OTLPEndpoint is where the run's spans are exported (OTLP/HTTP);
 	// "" exports none.
 	OTLPEndpoint string
@@ -226,6 +237,14 @@ func Load(in Input) (*Config, *Problems) {
 	}
 	cfg.MetricsFile = checkMetricsFile(in.MetricsFile, p)
 	cfg.PushgatewayURL = checkPushgateway(in.PushgatewayURL, p)
+	cfg.SnapshotFile = checkOutputFile("SNAPSHOT_FILE", in.SnapshotFile, ".json", p)
+	if v := strings.TrimSpace(in.SnapshotBaseline); v != "" {
+		b, err := snapshot.Read(v)
+		if err != nil {
+			p.add("SNAPSHOT_BASELINE %s: %v; name a snapshot file an earlier run wrote with SNAPSHOT_FILE, unchanged", v, err)
+		}
+		cfg.Baseline, cfg.BaselinePath = b, v
+	}
 	if in.Timeout != "" {
 		d, err := time.ParseDuration(strings.TrimSpace(in.Timeout))
 		if err != nil || d <= 0 {

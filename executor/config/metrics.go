@@ -32,6 +32,31 @@ func checkMetricsFile(v string, p *Problems) string {
 	return v
 }
 
+// checkOutputFile checks a file the run writes (named by the variable
+// name): it ends in ext, in an existing directory, and is a regular file
+// if it exists; checked now, since a typo found only when it is written
+// would lose it.
+func checkOutputFile(name, v, ext string, p *Problems) string {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return ""
+	}
+	if !strings.HasSuffix(v, ext) {
+		p.add("%s %q must end in %s", name, v, ext)
+		return ""
+	}
+	dir := filepath.Dir(v)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		p.add("%s %q: its directory %s does not exist; create it or mount a volume there", name, v, dir)
+		return ""
+	}
+	if fi, err := os.Lstat(v); err == nil && !fi.Mode().IsRegular() {
+		p.add("%s %q exists and is not a regular file; name a file the executor may replace", name, v)
+		return ""
+	}
+	return v
+}
+
 // checkPushgateway checks PUSHGATEWAY_URL (serviceURL), and that it is a
 // base URL, to which the client appends the push path.
 func checkPushgateway(v string, p *Problems) string {

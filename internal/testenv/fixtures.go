@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -331,5 +332,51 @@ func (s *Server) Apply(t testing.TB, manifest, role string) {
 	}
 	if _, err := ri.Create(ctx, u, metav1.CreateOptions{}); err != nil {
 		t.Fatalf("fixture create %s %s: %v", gvk.Kind, u.GetName(), err)
+	}
+}
+
+// Workload writes a Deployment or StatefulSet (kind) with one container
+// of image, labelled with labels, and the status the controller-manager
+// would write once ready of its replicas are Ready (no controller-manager
+// runs here: the test plays it). It replaces one of the same name.
+func (s *Server) Workload(t testing.TB, kind, ns, name, image string, labels map[string]string, replicas, ready int32) {
+	t.Helper()
+	kc, _ := s.Clients(t)
+	ctx := context.Background()
+	l := map[string]string{FixtureLabel: "controller-manager"}
+	for k, v := range labels {
+		l[k] = v
+	}
+	sel := &metav1.LabelSelector{MatchLabels: map[string]string{"platc.io/workload": name}}
+	tmpl := corev1.PodTemplateSpec{
+		ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"platc.io/workload": name}},
+		Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "main", Image: image}}},
+	}
+	meta := metav1.ObjectMeta{Name: name, Namespace: ns, Labels: l}
+	switch kind {
+	case "Deployment":
+		c := kc.AppsV1().Deployments(ns)
+		_ = c.Delete(ctx, name, metav1.DeleteOptions{})
+		d, err := c.Create(ctx, &appsv1.Deployment{ObjectMeta: meta, Spec: appsv1.DeploymentSpec{Replicas: &replicas, Selector: sel, Template: tmpl}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("fixture deployment %s/%s: %v", ns, name, err)
+		}
+		d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: replicas, ReadyReplicas: ready, AvailableReplicas: ready}
+		if _, err := c.UpdateStatus(ctx, d, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("fixture deployment status %s/%s: %v", ns, name, err)
+		}
+	case "StatefulSet":
+		c := kc.AppsV1().StatefulSets(ns)
+		_ = c.Delete(ctx, name, metav1.DeleteOptions{})
+		st, err := c.Create(ctx, &appsv1.StatefulSet{ObjectMeta: meta, Spec: appsv1.StatefulSetSpec{Replicas: &replicas, Selector: sel, Template: tmpl, ServiceName: name}}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatalf("fixture statefulset %s/%s: %v", ns, name, err)
+		}
+		st.Status = appsv1.StatefulSetStatus{ObservedGeneration: st.Generation, Replicas: replicas, ReadyReplicas: ready, AvailableReplicas: ready}
+		if _, err := c.UpdateStatus(ctx, st, metav1.UpdateOptions{}); err != nil {
+			t.Fatalf("fixture statefulset status %s/%s: %v", ns, name, err)
+		}
+	default:
+		t.Fatalf("fixture workload: kind %s", kind)
 	}
 }

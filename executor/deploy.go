@@ -41,7 +41,7 @@ func (r *run) deploy(ctx context.Context) int {
 
 // deployApps is deploy without what removed apps add to the outcome.
 func (r *run) deployApps(ctx context.Context) int {
-	perms := append(basePermissions(), r.workflowPermissions()...)
+	perms := append(basePermissions(), r.workflowPermissions(DeployTemplate)...)
 	perms = append(perms, r.appPermissions()...)
 	perms = append(perms, driftPermissions(r.cfg.Program.Platform.ArgoCD.Namespace)...)
 	perms = append(perms, r.redeployPermissions(false)...)

@@ -46,6 +46,10 @@ health`)
 	s.run("deploy", ExitOK)
 	s.settle()
 	s.wantConverged()
+	// RFC 5.1's resource node: api's wait for database's Database ran
+	// in the real DAG, after database and before api. (A resume skips it
+	// once database converged and the Database is Healthy.)
+	s.wantWaitBetween("wait-database-primary", "database", "api")
 	metrics, cache := *s.pl.Program.App("metrics"), *s.pl.Program.App("cache")
 
 	// v2: cache and metrics removed, api's host changed.

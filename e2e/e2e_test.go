@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argo"
 )
 
 // The scenarios need the environment's binaries (.ci/e2e/build.sh) and
@@ -295,6 +296,14 @@ func (s *scenario) asDeployer() string {
 		if slices.ContainsFunc(s.pl.Program.Apps, func(a *ir.App) bool { return a.Teardown.Volumes == ir.VolumesSnapshot }) {
 			cluster = append(cluster, rbacv1.PolicyRule{Verbs: []string{"list"}, APIGroups: []string{"snapshot.storage.k8s.io"}, Resources: []string{"volumesnapshots"}})
 		}
+	}
+	if o, err := argo.Build(s.pl.Program); err != nil {
+		s.t.Fatal(err)
+	} else if len(o.Children[argo.DeployTemplate]) > 0 || len(o.Children[argo.TeardownTemplate]) > 0 {
+		// A split run stops the children its ended parent left running
+		// (Phase 0 asks for it only then).
+		namespaced[p.Workflows.Namespace] = append(namespaced[p.Workflows.Namespace],
+			rbacv1.PolicyRule{Verbs: []string{"patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}})
 	}
 	if ev := s.pl.Program.Events; ev != nil {
 		// The push trigger a teardown stops first and a deploy restores.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -80,29 +81,48 @@ func TestFailureThenResume(t *testing.T) {
 		if err := s.pl.Fix(s.ctx, []string{"database"}); err != nil {
 			t.Fatal(err)
 		}
+		// The resume judges database's Database as validate does, by
+		// reading it. Phase 0 does not ask for that read (the kind's
+		// resource name needs discovery): without it the Database is
+		// "not checked" and its wait runs a pod, as a first run of this
+		// test showed (3 pods). Granted here, as an operator who wants
+		// the skip would: get on that kind (e2e/content.go names CRDs
+		// <kind>s) in its namespace, nothing else.
+		rbac := s.env.Kube.RbacV1()
+		m := metav1.ObjectMeta{Name: "platc-deployer-resources", Namespace: "database"}
+		if _, err := rbac.Roles("database").Create(s.ctx, &rbacv1.Role{ObjectMeta: m,
+			Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{"example.com"}, Resources: []string{"databases"}}}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := rbac.RoleBindings("database").Create(s.ctx, &rbacv1.RoleBinding{ObjectMeta: m,
+			Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: "deployer"}},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: m.Name}}, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
 		mark := s.pl.Timeline.Mark()
-		s.run("deploy", ExitOK, deployer)
+		r := s.run("deploy", ExitOK, deployer)
 		s.settle()
 		// database turned Healthy when its operator recovered, at the
 		// revision it was synced to: it needs no sync either.
 		wantSame(t, "apps synced by the resumed deploy", s.started(s.pl.Timeline.Since(mark)), []string{"api", "web"})
 		// The converged apps ran no pod: the real controller skipped
-		// their tasks. Pods ran for api, web and api's resource wait.
+		// their tasks, and api's wait for database's Database, which
+		// database converged with and which is Healthy by the wait's own
+		// rule (issue 23: it ran a pod, 3 in all, before). Pods ran for
+		// api and web only.
 		wf, _ := s.workflowTree("deploy")
 		phases, pods := workflowNodes(wf)
-		for _, a := range []string{"network", "cache", "metrics", "database"} {
+		for _, a := range []string{"network", "cache", "metrics", "database", "wait-database-primary"} {
 			if phases[a] != "Skipped" {
-				t.Errorf("converged app %s's task is %q, want Skipped", a, phases[a])
+				t.Errorf("converged task %s is %q, want Skipped", a, phases[a])
 			}
 		}
-		if pods != 3 || phases["api"] != "Succeeded" || phases["web"] != "Succeeded" {
-			t.Errorf("the resume ran %d pods, tasks %v; want 3: api, web and wait-database-primary", pods, phases)
+		if pods != 2 || phases["api"] != "Succeeded" || phases["web"] != "Succeeded" {
+			t.Errorf("the resume ran %d pods, tasks %v; want 2: api and web", pods, phases)
 		}
+		wantIn(t, "logs", string(r.Logs), "1 resource wait skipped, without a pod: its resource is Healthy and its app has nothing to do: wait-database-primary")
 		wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, s.pl.Timeline.Events()))
 		s.wantConverged()
-		// RFC 5.1's resource node: api's wait for database's Database ran
-		// in the real DAG, after database and before api.
-		s.wantWaitBetween("wait-database-primary", "database", "api")
 	})
 
 	t.Run("teardown with every volume snapshotted", func(t *testing.T) {

@@ -41,7 +41,7 @@ func (r *run) deploy(ctx context.Context) int {
 
 // deployApps is deploy without what removed apps add to the outcome.
 func (r *run) deployApps(ctx context.Context) int {
-	perms := append(basePermissions(), r.workflowPermissions()...)
+	perms := append(basePermissions(), r.workflowPermissions(DeployTemplate)...)
 	perms = append(perms, r.appPermissions()...)
 	perms = append(perms, driftPermissions(r.cfg.Program.Platform.ArgoCD.Namespace)...)
 	perms = append(perms, r.redeployPermissions(false)...)
@@ -163,7 +163,7 @@ func (r *run) deployApps(ctx context.Context) int {
 	}
 	var params map[string]string
 	if cur == nil {
-		params = r.resumeArguments(apps, status)
+		params = r.resumeArguments(ctx, apps, status)
 	}
 	wf, attached, code := r.launch(ctx, DeployTemplate, params, cur)
 	if code != exitcode.OK || wf == nil {
@@ -246,21 +246,35 @@ func (r *run) pending(ctx context.Context, apps []*ir.App) (status map[string]ap
 
 // resumeArguments are the deploy workflow's arguments that skip, without
 // a pod, the tasks of the apps in scope with nothing to do (skippable:
-// the step's own rule), and a split deploy's children whose apps all
-// have nothing to do (emit/argo, resume.go). Nil when none is skipped.
-func (r *run) resumeArguments(apps []*ir.App, status map[string]appStatus) map[string]string {
+// the step's own rule), the waits for resources whose app has nothing to
+// do and that are Healthy by the wait step's rule (judged as validate
+// judges them), and a split deploy's children whose apps all have
+// nothing to do (emit/argo, resume.go). Nil when none is skipped.
+func (r *run) resumeArguments(ctx context.Context, apps []*ir.App, status map[string]appStatus) map[string]string {
 	p := r.cfg.Program
 	var o *argo.Objects
 	if r.cfg.Scope.Kind == config.ScopePlatform {
 		var err error
-		if o, err = argo.Build(p); err != nil {
+		if o, err = r.objects(); err != nil {
 			// Not fatal: without the arguments every app runs its step,
 			// which finds nothing to do.
 			r.log.Warnf(r.phase, "workflow", "cannot compile the deploy workflow to skip converged apps: %v", err)
 			return nil
 		}
 	}
-	args := argo.ConvergedArguments(p, o, func(a *ir.App) bool { return status[a.Name].skippable() })
+	judge := r.resourceJudge(ctx)
+	var ready []string
+	readyFn := func(res *ir.Resource) bool {
+		// Asked only for a resource whose app has nothing to do.
+		rh := judge(res.App, res, status[res.App.Name])
+		if rh.Health != "Healthy" {
+			r.log.Infof(r.phase, res.App.Name, "resource %s is %s: its wait runs", rh.Resource, orText(rh.Health, "not checked"))
+			return false
+		}
+		ready = append(ready, res.TaskName())
+		return true
+	}
+	args := argo.ConvergedArguments(p, o, func(a *ir.App) bool { return status[a.Name].skippable() }, readyFn)
 	if args != nil {
 		n := 0
 		for _, a := range apps {
@@ -269,6 +283,11 @@ func (r *run) resumeArguments(apps []*ir.App, status map[string]appStatus) map[s
 			}
 		}
 		r.log.Infof(r.phase, "platform", "%d of %d apps have nothing to do: their tasks are skipped, without a pod", n, len(apps))
+		if len(ready) > 0 {
+			r.log.Infof(r.phase, "platform", "%s skipped, without a pod: %s Healthy and %s nothing to do: %s",
+				english.Count(len(ready), "resource wait"), english.Agree(len(ready), "its resource is", "their resources are"),
+				english.Agree(len(ready), "its app has", "their apps have"), english.List(ready))
+		}
 	}
 	return args
 }

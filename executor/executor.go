@@ -9,6 +9,7 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor/cluster"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
@@ -70,6 +71,9 @@ type run struct {
 	// critical are the critical components' workloads as Phase 0 read
 	// them (validate, and the snapshot).
 	critical []snapshot.Workload
+	// built and buildErr cache argo.Build of the program (objects).
+	built    *argo.Objects
+	buildErr error
 }
 
 // Run performs cfg.Action and returns its exit code, after writing the
@@ -302,7 +306,9 @@ func basePermissions() []preflight.Permission {
 	}
 }
 
-func (r *run) workflowPermissions() []preflight.Permission {
+// workflowPermissions are what running the workflow compiled from
+// template needs.
+func (r *run) workflowPermissions(template string) []preflight.Permission {
 	wns := r.cfg.Program.Platform.Workflows.Namespace
 	perms := []preflight.Permission{
 		{Verb: "create", Group: "argoproj.io", Resource: "workflows", Namespace: wns, Why: "to submit the workflow"},
@@ -312,9 +318,25 @@ func (r *run) workflowPermissions() []preflight.Permission {
 	if r.cfg.Scope.Kind != config.ScopePlatform {
 		return perms // a scoped workflow is compiled here, not read from templates
 	}
-	return append(perms,
+	perms = append(perms,
 		preflight.Permission{Verb: "get", Group: "argoproj.io", Resource: "workflowtemplates", Namespace: wns, Why: "to check the generated templates are there"},
 		preflight.Permission{Verb: "get", Group: "argoproj.io", Resource: "clusterworkflowtemplates", Why: "to check the generated step templates are there"})
+	if o, err := r.objects(); err == nil && len(o.Children[template]) > 0 {
+		// Only a split workflow leaves children running when its parent
+		// ends (stopEndedChildren). Without it platc warns with the
+		// command instead.
+		perms = append(perms, preflight.Permission{Verb: "patch", Group: "argoproj.io", Resource: "workflows", Namespace: wns, Optional: true,
+			Why: "to stop, as 'argo stop' does, the child workflows a split " + template + " leaves running when its parent ends"})
+	}
+	return perms
+}
+
+// objects are the emitter's objects for the compiled program, built once.
+func (r *run) objects() (*argo.Objects, error) {
+	if r.built == nil && r.buildErr == nil {
+		r.built, r.buildErr = argo.Build(r.cfg.Program)
+	}
+	return r.built, r.buildErr
 }
 
 func (r *run) appPermissions() []preflight.Permission {

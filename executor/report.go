@@ -103,6 +103,9 @@ type WorkflowInfo struct {
 	Phase     string `json:"phase"`
 	Message   string `json:"message,omitempty"`
 	Attached  bool   `json:"attached,omitempty"` // platc followed a run already in progress
+	// StoppedChildren are the child workflows of a split parent that
+	// still ran when it ended, which platc stopped.
+	StoppedChildren []string `json:"stopped_children,omitempty"`
 }
 
 // PreflightInfo is Phase 0's validation report.

@@ -66,23 +66,10 @@ func managedResources(u *unstructured.Unstructured) []managedResource {
 // makes the worst of its resources'.
 func (r *run) readResources(ctx context.Context, apps []*ir.App, status map[string]appStatus) []ResourceHealth {
 	var out []ResourceHealth
-	var mapper meta.RESTMapper
-	rules := map[string]*ir.HealthRule{}
-	for _, h := range r.cfg.Program.Health {
-		rules[h.Key()] = h
-	}
+	judge := r.resourceJudge(ctx)
 	for _, a := range apps {
 		for _, res := range a.Resources {
-			if mapper == nil {
-				groups, err := restmapper.GetAPIGroupResources(r.client.Kube.Discovery())
-				if err != nil {
-					r.log.Warnf(r.phase, "resources", "cannot read the API server's resource types: %s", r.client.Explain(err))
-					mapper = meta.MultiRESTMapper{}
-				} else {
-					mapper = restmapper.NewDiscoveryRESTMapper(groups)
-				}
-			}
-			rh := r.judgeResource(ctx, mapper, rules, a, res, status[a.Name])
+			rh := judge(a, res, status[a.Name])
 			out = append(out, rh)
 			switch rh.Health {
 			case "Healthy":
@@ -95,6 +82,28 @@ func (r *run) readResources(ctx context.Context, apps []*ir.App, status map[stri
 		}
 	}
 	return out
+}
+
+// resourceJudge judges resource nodes as judgeResource does, reading
+// API discovery once, on first use.
+func (r *run) resourceJudge(ctx context.Context) func(a *ir.App, res *ir.Resource, st appStatus) ResourceHealth {
+	var mapper meta.RESTMapper
+	rules := map[string]*ir.HealthRule{}
+	for _, h := range r.cfg.Program.Health {
+		rules[h.Key()] = h
+	}
+	return func(a *ir.App, res *ir.Resource, st appStatus) ResourceHealth {
+		if mapper == nil {
+			groups, err := restmapper.GetAPIGroupResources(r.client.Kube.Discovery())
+			if err != nil {
+				r.log.Warnf(r.phase, "resources", "cannot read the API server's resource types: %s", r.client.Explain(err))
+				mapper = meta.MultiRESTMapper{}
+			} else {
+				mapper = restmapper.NewDiscoveryRESTMapper(groups)
+			}
+		}
+		return r.judgeResource(ctx, mapper, rules, a, res, st)
+	}
 }
 
 func (r *run) judgeResource(ctx context.Context, mapper meta.RESTMapper, rules map[string]*ir.HealthRule, a *ir.App, res *ir.Resource, st appStatus) ResourceHealth {

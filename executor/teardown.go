@@ -38,7 +38,7 @@ const (
 // configuration; here Phase 0, the current state, the teardown workflow
 // (reverse dependency order, INV-5), then the removal and orphan reports.
 func (r *run) teardown(ctx context.Context) int {
-	perms := append(basePermissions(), r.workflowPermissions()...)
+	perms := append(basePermissions(), r.workflowPermissions(TeardownTemplate)...)
 	perms = append(perms, r.appPermissions()...)
 	perms = append(perms,
 		preflight.Permission{Verb: "list", Resource: "persistentvolumeclaims", Why: "to report volumes kept or left behind"},

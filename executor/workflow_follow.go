@@ -10,6 +10,7 @@ import (
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit/argo"
@@ -28,6 +29,7 @@ type followResult struct {
 	Others   []nodeState // failed steps that are not app tasks
 	TimedOut bool        // platc's own limit ran out before the workflow finished
 	Gone     bool        // the workflow was deleted while platc followed it
+	Stopped  []string    // child workflows platc stopped when their parent ended
 	Err      error
 }
 
@@ -43,7 +45,7 @@ func (r *run) interrupted(wfName string) int {
 // workflow, with its final phase and message, in the report.
 func (r *run) followAndRecord(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, attached bool) followResult {
 	res := r.follow(ctx, wf, apps, r.start.Add(r.timeout(r.ownDeadline())))
-	r.rep.Workflow = &WorkflowInfo{Name: wf.Name, Namespace: wf.Namespace, Attached: attached}
+	r.rep.Workflow = &WorkflowInfo{Name: wf.Name, Namespace: wf.Namespace, Attached: attached, StoppedChildren: res.Stopped}
 	if res.WF != nil {
 		r.rep.Workflow.Phase = string(res.WF.Status.Phase)
 		r.rep.Workflow.Message = r.log.Scrub(res.WF.Status.Message)
@@ -107,8 +109,8 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 				for _, o := range others {
 					r.log.Errorf(r.phase, o.App, "step %s %s: %s", o.Node, strings.ToLower(string(o.Phase)), r.log.Scrub(orText(o.Message, "no message")))
 				}
-				r.warnRunningChildren(ctx, cur)
-				return followResult{WF: cur, Nodes: nodes, Others: others}
+				stopped := r.stopEndedChildren(ctx, cur)
+				return followResult{WF: cur, Nodes: nodes, Others: others, Stopped: stopped}
 			}
 		}
 		if !r.now().Before(deadline) {
@@ -163,7 +165,7 @@ func (r *run) treeNodes(ctx context.Context, wf *wfv1.Workflow, names map[string
 func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names map[string]bool) {
 	if r.childApps == nil {
 		r.childApps = map[string][]string{}
-		o, err := argo.Build(r.cfg.Program)
+		o, err := r.objects()
 		if err != nil {
 			r.log.Warnf(r.phase, "workflow", "building the workflows to read their children: %s", err)
 			return
@@ -197,42 +199,108 @@ func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names 
 	}
 }
 
-// warnRunningChildren warns when wf, a split parent, has ended (stopped,
-// terminated, out of time) while child workflows it created still run:
-// Argo stops neither, as a resource template's Workflow is not one of
-// the parent's pods, and terminate runs no exit handler. They hold no
-// mutex, so they could overlap a new run; the recommendation says how to
-// stop them.
-func (r *run) warnRunningChildren(ctx context.Context, wf *wfv1.Workflow) {
-	if !splitParent(wf) {
-		return
+// stopEndedChildren stops the child workflows wf, a split parent that
+// has ended (stopped, terminated, out of time), leaves running: Argo
+// stops none of them, as a resource template's Workflow is not one of
+// the parent's pods and terminate runs no exit handler, and they hold no
+// mutex, so they would overlap the next run. Each is stopped as 'argo
+// stop' does (spec.shutdown: Stop). Without the right to patch Workflows
+// platc warns with the command instead; the outcome stays the parent's.
+// It returns the children it stopped.
+func (r *run) stopEndedChildren(ctx context.Context, wf *wfv1.Workflow) []string {
+	if !splitParent(wf) || !wf.Status.Phase.Completed() {
+		return nil
 	}
 	cctx, cancel := r.client.Call(ctx)
 	list, err := r.client.Dynamic.Resource(cluster.Workflows).Namespace(wf.Namespace).List(cctx, metav1.ListOptions{LabelSelector: argo.LabelParent + "=" + wf.Name})
 	cancel()
 	if err != nil {
 		r.log.Warnf(r.phase, "workflow", "cannot list the child workflows of %s: %s", wf.Name, r.client.Explain(err))
-		return
+		return nil
 	}
-	var running []string
+	var children []*wfv1.Workflow
 	for i := range list.Items {
-		c, err := fromUnstructured(&list.Items[i])
-		if err == nil && !c.Status.Phase.Completed() {
-			running = append(running, c.Name)
+		if c, err := fromUnstructured(&list.Items[i]); err == nil {
+			children = append(children, c)
 		}
 	}
-	if len(running) == 0 {
-		return
+	stop, stopping := childrenToStop(wf, children)
+	var stopped, left []string
+	denied := false
+	for _, name := range stop {
+		err := r.stopWorkflow(ctx, wf.Namespace, name)
+		switch {
+		case err == nil:
+			stopped = append(stopped, name)
+		case apierrors.IsNotFound(err):
+			// Deleted meanwhile: nothing runs.
+		default:
+			denied = denied || apierrors.IsForbidden(err)
+			r.log.Warnf(r.phase, "workflow", "cannot stop child workflow %s: %s", name, r.client.Explain(err))
+			left = append(left, name)
+		}
 	}
-	slices.Sort(running)
-	verb := "is"
-	if len(running) > 1 {
-		verb = "are"
+	if len(stopped) > 0 {
+		r.log.Infof(r.phase, "workflow", "workflow %s ended %s while its child %s %s %s still running; stopped %s as 'argo stop' does: Argo does not stop the Workflows a parent created",
+			wf.Name, wf.Status.Phase, english.Plural(len(stopped), "workflow"), english.List(stopped), english.Agree(len(stopped), "was", "were"), english.Agree(len(stopped), "it", "them"))
 	}
-	r.log.Warnf(r.phase, "workflow", "workflow %s ended %s, but its child %s %s %s still running: Argo does not stop the Workflows a parent created",
-		wf.Name, wf.Status.Phase, english.Plural(len(running), "workflow"), english.List(running), verb)
-	r.rep.recommend("Stop the children of %s with 'argo stop -n %s -l %s=%s', or let each reach its own deadline; until then they may overlap a new run.",
-		wf.Name, wf.Namespace, argo.LabelParent, wf.Name)
+	if len(stopping) > 0 {
+		r.log.Infof(r.phase, "workflow", "child %s %s of %s already told to stop", english.Plural(len(stopping), "workflow"), english.List(stopping), wf.Name)
+	}
+	if len(left) > 0 {
+		r.log.Warnf(r.phase, "workflow", "workflow %s ended %s, but its child %s %s %s still running", wf.Name, wf.Status.Phase,
+			english.Plural(len(left), "workflow"), english.List(left), english.Agree(len(left), "is", "are"))
+		why := ""
+		if denied {
+			why = fmt.Sprintf(" (platc may not patch workflows in %s; grant it to have platc stop them)", wf.Namespace)
+		}
+		r.rep.recommend("Stop the children of %s with 'argo stop -n %s -l %s=%s'%s, or let each reach its own deadline; until then they may overlap a new run.",
+			wf.Name, wf.Namespace, argo.LabelParent, wf.Name, why)
+	}
+	return stopped
+}
+
+// childrenToStop decides which of children, listed by wf's label, an
+// ended split parent stops: those that still run, are not yet told to
+// stop (stopping lists those), and that wf owns (the ownerReference its
+// resource template sets): a label alone, which anyone who can write a
+// Workflow can set, does not make platc stop a workflow.
+func childrenToStop(wf *wfv1.Workflow, children []*wfv1.Workflow) (stop, stopping []string) {
+	if !wf.Status.Phase.Completed() {
+		return nil, nil // a running parent's children are its run's
+	}
+	for _, c := range children {
+		if c.Labels[argo.LabelParent] != wf.Name || c.Status.Phase.Completed() || !ownedBy(c, wf) {
+			continue
+		}
+		if c.Spec.Shutdown != "" {
+			stopping = append(stopping, c.Name)
+			continue
+		}
+		stop = append(stop, c.Name)
+	}
+	slices.Sort(stop)
+	slices.Sort(stopping)
+	return stop, stopping
+}
+
+func ownedBy(c, wf *wfv1.Workflow) bool {
+	for _, o := range c.OwnerReferences {
+		if o.UID == wf.UID && o.UID != "" && o.Kind == "Workflow" {
+			return true
+		}
+	}
+	return false
+}
+
+// stopWorkflow stops workflow name as 'argo stop' does: the controller
+// stops its running steps and runs its exit handler.
+func (r *run) stopWorkflow(ctx context.Context, ns, name string) error {
+	patch := []byte(`{"spec":{"shutdown":"` + string(wfv1.ShutdownStrategyStop) + `"}}`)
+	cctx, cancel := r.client.Call(ctx)
+	defer cancel()
+	_, err := r.client.Dynamic.Resource(cluster.Workflows).Namespace(ns).Patch(cctx, name, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
 }
 
 // withoutChildren drops the failed tasks of a split parent that ran a

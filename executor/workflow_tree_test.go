@@ -2,16 +2,23 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/dynamic"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/platc/platc/emit/argo"
+	"github.com/platc/platc/executor/cluster"
 	"github.com/platc/platc/executor/config"
 )
 
@@ -203,10 +210,43 @@ func childAppsOf(c *wfv1.WorkflowTemplate) []string {
 	return out
 }
 
-// TestWarnRunningChildren: a split parent that ended (stopped, out of
-// time) while a child it created still runs is reported with the way to
-// stop it; finished children and other parents' are not named.
-func TestWarnRunningChildren(t *testing.T) {
+// TestChildrenToStop is the decision: an ended parent stops the
+// children it owns that still run and are not yet stopping; a running
+// parent stops none, and a workflow that only carries the label (anyone
+// who can write a Workflow can set it) is not touched.
+func TestChildrenToStop(t *testing.T) {
+	parent := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", UID: "p-uid"}, Status: wfv1.WorkflowStatus{Phase: wfv1.WorkflowFailed}}
+	child := func(name string, phase wfv1.WorkflowPhase, owner types.UID, shutdown wfv1.ShutdownStrategy) *wfv1.Workflow {
+		return &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{argo.LabelParent: "deploy-abcde"},
+			OwnerReferences: []metav1.OwnerReference{{Kind: "Workflow", Name: "deploy-abcde", UID: owner}}},
+			Spec: wfv1.WorkflowSpec{Shutdown: shutdown}, Status: wfv1.WorkflowStatus{Phase: phase}}
+	}
+	children := []*wfv1.Workflow{
+		child("c-done", wfv1.WorkflowSucceeded, "p-uid", ""),
+		child("c-running", wfv1.WorkflowRunning, "p-uid", ""),
+		child("c-pending", "", "p-uid", ""),
+		child("c-stopping", wfv1.WorkflowRunning, "p-uid", wfv1.ShutdownStrategyStop),
+		child("c-forged", wfv1.WorkflowRunning, "other-uid", ""),
+	}
+	stop, stopping := childrenToStop(parent, children)
+	if strings.Join(stop, ",") != "c-pending,c-running" || strings.Join(stopping, ",") != "c-stopping" {
+		t.Errorf("stop %v, stopping %v; want [c-pending c-running], [c-stopping]", stop, stopping)
+	}
+	running := parent.DeepCopy()
+	running.Status.Phase = wfv1.WorkflowRunning
+	if stop, stopping := childrenToStop(running, children); stop != nil || stopping != nil {
+		t.Errorf("a running parent stops %v (%v): its children are its run's", stop, stopping)
+	}
+}
+
+// TestStopEndedChildren: a split parent that ended (stopped, out of
+// time) while a child it created still runs has that child stopped as
+// 'argo stop' does, and the report names it; finished children and other
+// parents' are left alone. Without the right to patch, platc warns with
+// the command, and does not fail. The API is client-go's fake dynamic
+// client (simulated: it has no RBAC, so Forbidden is injected); the
+// e2e's TestWorkflowOfWorkflows stops a child on the real controller.
+func TestStopEndedChildren(t *testing.T) {
 	p := compileEnv(t, day1, "staging")
 	p.Platform.Workflows.NodeBudget = 16
 	o, err := argo.Build(p)
@@ -215,27 +255,64 @@ func TestWarnRunningChildren(t *testing.T) {
 	}
 	ns := p.Platform.Workflows.Namespace
 	spec := o.Deploy.Spec
-	parent := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", Namespace: ns},
+	parent := &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: "deploy-abcde", Namespace: ns, UID: "p-uid"},
 		Status: wfv1.WorkflowStatus{Phase: wfv1.WorkflowFailed, StoredWorkflowSpec: &spec}}
 	child := func(name, parentName string, phase wfv1.WorkflowPhase) *unstructured.Unstructured {
-		return workflowObject(t, &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{argo.LabelParent: parentName}},
+		uid := types.UID("p-uid")
+		if parentName != parent.Name {
+			uid = "other-uid"
+		}
+		return workflowObject(t, &wfv1.Workflow{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns, Labels: map[string]string{argo.LabelParent: parentName},
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "argoproj.io/v1alpha1", Kind: "Workflow", Name: parentName, UID: uid}}},
 			Status: wfv1.WorkflowStatus{Phase: phase}})
 	}
-	dc := fakeDynamic(workflowObject(t, parent),
-		child("deploy-abcde-deploy-01-x", "deploy-abcde", wfv1.WorkflowSucceeded),
-		child("deploy-abcde-deploy-02-x", "deploy-abcde", wfv1.WorkflowRunning),
-		child("deploy-zzzzz-deploy-02-y", "deploy-zzzzz", wfv1.WorkflowRunning))
-	r := testRun(t, config.Deploy, dc, func(c *config.Config) { c.Program, c.ScopeApps = p, p.Apps })
-	r.warnRunningChildren(context.Background(), parent)
-	rec := strings.Join(r.rep.Recommend, "\n")
-	if !strings.Contains(rec, "argo stop -n "+ns+" -l "+argo.LabelParent+"=deploy-abcde") {
-		t.Errorf("recommendations %q do not say how to stop the children", rec)
+	objs := func() []runtime.Object {
+		return []runtime.Object{workflowObject(t, parent),
+			child("deploy-abcde-deploy-01-x", "deploy-abcde", wfv1.WorkflowSucceeded),
+			child("deploy-abcde-deploy-02-x", "deploy-abcde", wfv1.WorkflowRunning),
+			child("deploy-zzzzz-deploy-02-y", "deploy-zzzzz", wfv1.WorkflowRunning)}
 	}
-	// Nothing running: nothing said.
+	shutdown := func(dc dynamic.Interface, name string) string {
+		u, err := dc.Resource(cluster.Workflows).Namespace(ns).Get(context.Background(), name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _, _ := unstructured.NestedString(u.Object, "spec", "shutdown")
+		return s
+	}
+	dc := fakeDynamic(objs()...)
+	r := testRun(t, config.Deploy, dc, func(c *config.Config) { c.Program, c.ScopeApps = p, p.Apps })
+	stopped := r.stopEndedChildren(context.Background(), parent)
+	if strings.Join(stopped, ",") != "deploy-abcde-deploy-02-x" {
+		t.Errorf("stopped %v, want the running child deploy-abcde-deploy-02-x", stopped)
+	}
+	for name, want := range map[string]string{"deploy-abcde-deploy-02-x": "Stop", "deploy-abcde-deploy-01-x": "", "deploy-zzzzz-deploy-02-y": ""} {
+		if got := shutdown(dc, name); got != want {
+			t.Errorf("%s: spec.shutdown %q, want %q", name, got, want)
+		}
+	}
+	if len(r.rep.Recommend) != 0 {
+		t.Errorf("children stopped, yet: %v", r.rep.Recommend)
+	}
+
+	// Forbidden: the command, no failure.
+	dc = fakeDynamic(objs()...)
+	dc.PrependReactor("patch", "workflows", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Group: "argoproj.io", Resource: "workflows"}, "deploy-abcde-deploy-02-x", errors.New("RBAC"))
+	})
+	r = testRun(t, config.Deploy, dc, func(c *config.Config) { c.Program, c.ScopeApps = p, p.Apps })
+	if stopped := r.stopEndedChildren(context.Background(), parent); len(stopped) != 0 {
+		t.Errorf("stopped %v without the right to", stopped)
+	}
+	rec := strings.Join(r.rep.Recommend, "\n")
+	if !strings.Contains(rec, "argo stop -n "+ns+" -l "+argo.LabelParent+"=deploy-abcde") || !strings.Contains(rec, "may not patch workflows") {
+		t.Errorf("recommendations %q do not say how to stop the children, or why platc did not", rec)
+	}
+
+	// Nothing running: nothing said or done.
 	r = testRun(t, config.Deploy, fakeDynamic(workflowObject(t, parent), child("deploy-abcde-deploy-01-x", "deploy-abcde", wfv1.WorkflowSucceeded)),
 		func(c *config.Config) { c.Program, c.ScopeApps = p, p.Apps })
-	r.warnRunningChildren(context.Background(), parent)
-	if len(r.rep.Recommend) != 0 {
-		t.Errorf("children all ended, yet: %v", r.rep.Recommend)
+	if stopped := r.stopEndedChildren(context.Background(), parent); len(stopped) != 0 || len(r.rep.Recommend) != 0 {
+		t.Errorf("children all ended, yet stopped %v, recommended %v", stopped, r.rep.Recommend)
 	}
 }

@@ -65,6 +65,15 @@ func TestWithinLimits(t *testing.T) {
 					allObjs = append(allObjs, tm)
 				}
 				param, paramWhere := largestParam(t, append(allObjs, o.ClusterTemplate))
+				// A resume's masks, every app and resource wait skipped:
+				// the longest values the executor passes.
+				mask := 0
+				for name, v := range ConvergedArguments(p, o, func(*ir.App) bool { return true }, func(*ir.Resource) bool { return true }) {
+					mask = max(mask, len(v))
+					if len(v) > param {
+						param, paramWhere = len(v), "the deploy's argument "+name
+					}
+				}
 				if param > MaxParamBytes {
 					t.Errorf("%s: %d bytes, more than a pod's environment variable may hold", paramWhere, param)
 				}
@@ -91,8 +100,8 @@ func TestWithinLimits(t *testing.T) {
 						t.Errorf("%s runs %d times", k, c)
 					}
 				}
-				t.Logf("%d apps: deploy %d children, teardown %d, validate %d; largest object %s, %d bytes; largest parameter %s, %d bytes",
-					n, len(o.Children[DeployTemplate]), len(o.Children[TeardownTemplate]), len(o.Children[ValidateTemplate]), largestName, largest, paramWhere, param)
+				t.Logf("%d apps: deploy %d children, teardown %d, validate %d; largest object %s, %d bytes; largest parameter %s, %d bytes; resume mask %d bytes (%d resource waits)",
+					n, len(o.Children[DeployTemplate]), len(o.Children[TeardownTemplate]), len(o.Children[ValidateTemplate]), largestName, largest, paramWhere, param, mask, len(resourceOrder(p)))
 			})
 		}
 	}

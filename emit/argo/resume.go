@@ -25,8 +25,17 @@ import (
 // converged_children, a key and one character per child, "1" when every
 // app of the child converged: the child Workflow is then not created.
 //
+// A resource wait (RFC 5.1, waitTask) has a character too, after the
+// apps', by resourceOrder: "1" when its app converged and the resource
+// exists and is Healthy by the rule the wait step applies (the executor
+// judges it as validate does). Nothing in the run then changes it, so its
+// pod would only confirm what was read. A resource whose app is synced in
+// this run is waited for: its state before the sync says nothing about
+// after.
+//
 // The key is a digest of what the positions mean (the apps' names in
-// order; each child's name and apps): a mask built for another
+// order, then the waited-for resources'; each child's name and apps): a
+// mask built for another
 // compilation of the platform (a WorkflowTemplate in the cluster that is
 // older or newer than the executor's program) matches no key, and then
 // nothing is skipped. An empty or malformed value skips nothing too, so
@@ -35,9 +44,9 @@ import (
 // ({{=...}}): its value is never spliced into the expression, and only
 // the digits the compiler wrote there are.
 //
-// Size: one byte per app and per child. 10,000 apps are a 10 KB
-// parameter, far within a Workflow's 1 MiB; each task's when is about
-// 100 bytes.
+// Size: one byte per app, per waited-for resource and per child. 10,000
+// apps are a 10 KB parameter, far within MaxParamBytes and a Workflow's
+// 1 MiB; each task's when is about 100 bytes.
 
 // Parameters of the deploy workflow the executor sets on a resume.
 const (
@@ -75,14 +84,39 @@ func digest(parts []string) string {
 	return hex.EncodeToString(h.Sum(nil))[:keyLen]
 }
 
-// appsKey is the key of the converged mask of p's apps.
+// appsKey is the key of the converged mask of p's apps and waited-for
+// resources. Without resources it is what it was before they had
+// positions, so such a platform's masks and templates are unchanged.
 func appsKey(p *ir.Program) string {
 	names := make([]string, 0, len(p.Apps)+1)
 	names = append(names, "apps")
 	for _, a := range p.Apps {
 		names = append(names, a.Name)
 	}
+	if res := resourceOrder(p); len(res) > 0 {
+		names = append(names, "resources")
+		for _, r := range res {
+			names = append(names, r.Ref())
+		}
+	}
 	return digest(names)
+}
+
+// resourceOrder are the resources p's apps wait for, each once, in the
+// order of the apps and then of their ResourceDeps: the mask's positions
+// after the apps'.
+func resourceOrder(p *ir.Program) []*ir.Resource {
+	var out []*ir.Resource
+	seen := map[string]bool{}
+	for _, a := range p.Apps {
+		for _, rd := range a.ResourceDeps {
+			if ref := rd.Resource.Ref(); !seen[ref] {
+				seen[ref] = true
+				out = append(out, rd.Resource)
+			}
+		}
+	}
+	return out
 }
 
 // childrenKey is the key of a split deploy's children mask: each child's
@@ -104,14 +138,32 @@ func skipWhen(param, key string, pos int) string {
 	return fmt.Sprintf(`{{=%s[0:%d] != "%s" || %s[%d:%d] != "1"}}`, v, keyLen, key, v, keyLen+pos, keyLen+pos+1)
 }
 
-// appWhen is the when of app a's task. A resource wait (waitTask) has
-// none: it is read-only and guards the apps that wait for it, and one
-// pod per resource waited for is not a pod per app.
+// appWhen is the when of app a's task.
 func (b *builder) appWhen(a *ir.App) string {
 	if b.key == "" {
 		b.key = appsKey(b.p)
 	}
 	return skipWhen(ParamConverged, b.key, a.Index)
+}
+
+// resourceWhen is the when of the wait task for r: its position follows
+// the apps'. A resource p's apps do not wait for has no position, and
+// its wait always runs.
+func (b *builder) resourceWhen(r *ir.Resource) string {
+	if b.key == "" {
+		b.key = appsKey(b.p)
+	}
+	if b.resPos == nil {
+		b.resPos = map[string]int{}
+		for j, res := range resourceOrder(b.p) {
+			b.resPos[res.Ref()] = len(b.p.Apps) + j
+		}
+	}
+	pos, ok := b.resPos[r.Ref()]
+	if !ok {
+		return ""
+	}
+	return skipWhen(ParamConverged, b.key, pos)
 }
 
 // passOn is the value a child Workflow's manifest gives the parent's
@@ -153,16 +205,26 @@ func childApps(c *wfv1.WorkflowTemplate) []string {
 }
 
 // ConvergedArguments are the deploy workflow's arguments that skip the
-// apps converged says have nothing to do: ParamConverged for p's apps,
-// and, when o's deploy is split, ParamConvergedChildren for the children
-// whose apps all converged (o is nil for a scoped deploy, compiled
-// unsplit). Nil when no app converged.
-func ConvergedArguments(p *ir.Program, o *Objects, converged func(*ir.App) bool) map[string]string {
+// apps converged says have nothing to do and the resource waits ready
+// says need not run (asked only for a resource whose app converged):
+// ParamConverged for p's apps and waited-for resources, and, when o's
+// deploy is split, ParamConvergedChildren for the children whose apps
+// all converged (o is nil for a scoped deploy, compiled unsplit). Nil
+// when nothing is skipped.
+func ConvergedArguments(p *ir.Program, o *Objects, converged func(*ir.App) bool, ready func(*ir.Resource) bool) map[string]string {
 	var mask strings.Builder
 	mask.WriteString(appsKey(p))
 	any := false
 	for _, a := range p.Apps {
 		if converged(a) {
+			mask.WriteByte('1')
+			any = true
+		} else {
+			mask.WriteByte('0')
+		}
+	}
+	for _, r := range resourceOrder(p) {
+		if converged(r.App) && ready(r) {
 			mask.WriteByte('1')
 			any = true
 		} else {

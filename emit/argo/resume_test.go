@@ -87,10 +87,16 @@ func childArguments(t *testing.T, parent *wfv1.WorkflowTemplate, child string, p
 	return args
 }
 
+// noResource and allResources are ready funcs: no resource wait is
+// skipped, or every one whose app converged.
+func noResource(*ir.Resource) bool   { return false }
+func allResources(*ir.Resource) bool { return true }
+
 // TestResumeSkipsConverged follows the masks of a split deploy through
 // Argo's own substitution: exactly the converged apps' tasks are
 // skipped, in the parent's children too, and a child whose apps all
-// converged is not created; resource waits run.
+// converged is not created; a resource wait is skipped exactly when its
+// resource is ready and its app converged.
 func TestResumeSkipsConverged(t *testing.T) {
 	p := resourcesPlatform(t)
 	p.Platform.Workflows.NodeBudget = 20
@@ -108,10 +114,21 @@ func TestResumeSkipsConverged(t *testing.T) {
 		first[name] = true
 	}
 	converged := func(a *ir.App) bool { return first[a.Name] || a.Index%3 == 0 }
-	args := ConvergedArguments(p, o, converged)
-	if len(args[ParamConverged]) != keyLen+len(p.Apps) || len(args[ParamConvergedChildren]) != keyLen+len(children) {
-		t.Fatalf("arguments %v: want a key and one character per app and per child", args)
+	// Ready: every other waited-for resource.
+	waits := map[string]*ir.Resource{}
+	ready := map[*ir.Resource]bool{}
+	for j, r := range resourceOrder(p) {
+		waits[r.TaskName()] = r
+		ready[r] = j%2 == 0
 	}
+	if len(waits) < 2 {
+		t.Fatalf("%d resource waits; the test needs some", len(waits))
+	}
+	args := ConvergedArguments(p, o, converged, func(r *ir.Resource) bool { return ready[r] })
+	if len(args[ParamConverged]) != keyLen+len(p.Apps)+len(waits) || len(args[ParamConvergedChildren]) != keyLen+len(children) {
+		t.Fatalf("arguments %v: want a key and one character per app, per waited-for resource and per child", args)
+	}
+	waitsSkipped, waitsRun := 0, 0
 	skipped, ran := 0, 0
 	for _, task := range o.Deploy.Spec.Templates[1].DAG.Tasks {
 		want := true
@@ -128,11 +145,20 @@ func TestResumeSkipsConverged(t *testing.T) {
 			t.Errorf("child %s gets converged=%q, want the parent's", c.Name, childParams[ParamConverged])
 		}
 		for _, task := range c.Spec.Templates[0].DAG.Tasks {
-			a := p.App(task.Name)
-			want := a == nil || !converged(a) // a resource wait always runs
+			var want bool
+			if r, wait := waits[task.Name]; wait {
+				want = !ready[r] || !converged(r.App)
+			} else {
+				want = !converged(p.App(task.Name))
+			}
 			got := whenRuns(t, task.When, childParams)
 			if got != want {
 				t.Errorf("child %s task %s runs: %t, want %t", c.Name, task.Name, got, want)
+			}
+			if _, wait := waits[task.Name]; wait && got {
+				waitsRun++
+			} else if wait {
+				waitsSkipped++
 			}
 			if got {
 				ran++
@@ -141,8 +167,8 @@ func TestResumeSkipsConverged(t *testing.T) {
 			}
 		}
 	}
-	if skipped == 0 || ran == 0 {
-		t.Errorf("%d tasks skipped, %d run: want some of each", skipped, ran)
+	if skipped == 0 || ran == 0 || waitsSkipped == 0 || waitsRun == 0 {
+		t.Errorf("%d tasks skipped, %d run (resource waits: %d skipped, %d run): want some of each", skipped, ran, waitsSkipped, waitsRun)
 	}
 }
 
@@ -158,8 +184,8 @@ func TestResumeSkipsNothingElse(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := func(*ir.App) bool { return true }
-	args := ConvergedArguments(p, o, all)
-	if ConvergedArguments(p, o, func(*ir.App) bool { return false }) != nil {
+	args := ConvergedArguments(p, o, all, allResources)
+	if ConvergedArguments(p, o, func(*ir.App) bool { return false }, noResource) != nil {
 		t.Error("no app converged, yet there are arguments")
 	}
 	other := synthetic(t, synth.Options{Apps: 43, Stacks: 11})
@@ -167,7 +193,7 @@ func TestResumeSkipsNothingElse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	foreign := ConvergedArguments(other, oo, all)
+	foreign := ConvergedArguments(other, oo, all, allResources)
 	// What a Workflow submitted without arguments has: the template's
 	// declarations.
 	defaults := map[string]string{}
@@ -175,10 +201,21 @@ func TestResumeSkipsNothingElse(t *testing.T) {
 		defaults[prm.Name] = prm.Value.String()
 	}
 	flipped := strings.Repeat("1", len(args[ParamConverged]))
+	// Stale: a mask for the same apps from a compilation in which no app
+	// waited for a resource (its key has no resources), all "1".
+	names := []string{"apps"}
+	for _, a := range p.Apps {
+		names = append(names, a.Name)
+	}
+	stale := digest(names) + strings.Repeat("1", len(args[ParamConverged])-keyLen)
+	if stale[:keyLen] == args[ParamConverged][:keyLen] {
+		t.Fatal("the key does not depend on the resource waits")
+	}
 	for name, params := range map[string]map[string]string{
 		"none":    defaults,
 		"empty":   {ParamConverged: "", ParamConvergedChildren: ""},
 		"foreign": foreign,
+		"stale":   {ParamConverged: stale},
 		"no key":  {ParamConverged: flipped, ParamConvergedChildren: strings.Repeat("1", 40)},
 	} {
 		// A Workflow's arguments override the template's declarations.

@@ -29,6 +29,9 @@ type builder struct {
 	split *splitter
 	// key is appsKey(p), computed on first use (resume.go).
 	key string
+	// resPos are the mask positions of the waited-for resources, by
+	// Ref, computed on first use (resourceWhen).
+	resPos map[string]int
 }
 
 func newBuilder(p *ir.Program) *builder {

@@ -74,7 +74,7 @@ func (b *builder) waitTask(r *ir.Resource) wfv1.DAGTask {
 		value("application", r.App.Application), value("group", r.Group), value("kind", r.Kind),
 		value("name", r.ResourceName), value("namespace", r.Namespace), value("wait", string(r.Wait)),
 		value("timeout", seconds(r.Timeout)), value("deadline", seconds(r.Timeout+callHeadroom)),
-	}}}
+	}}, When: b.resourceWhen(r)}
 	t.Template, t.TemplateRef = b.call(tmplWaitResource)
 	return t
 }

@@ -43,6 +43,9 @@ type Permission struct {
 	Name string
 	// Why is said when the permission is missing.
 	Why string
+	// Optional: without it the action still runs, doing less (it warns
+	// and says what to do by hand), so Phase 0 warns instead of failing.
+	Optional bool
 }
 
 func (p Permission) String() string {
@@ -188,15 +191,28 @@ func CheckCluster(ctx context.Context, c *cluster.Client, opts ClusterOptions) *
 		r.add("authentication", Info, "could not ask who we are (%s); continuing", c.Explain(err))
 	}
 
-	denied := checkPermissions(ctx, c, opts.Permissions, r)
+	var required, optional []Permission
+	for _, p := range opts.Permissions {
+		if p.Optional {
+			optional = append(optional, p)
+		} else {
+			required = append(required, p)
+		}
+	}
+	denied := checkPermissions(ctx, c, required, r)
 	if r.Unreachable {
 		return r
 	}
 	if len(denied) > 0 {
 		r.Denied = denied
 		r.add("permissions", Fail, "%s may not: %s", orUnknown(r.User), strings.Join(denied, "; "))
-	} else if len(opts.Permissions) > 0 {
-		r.add("permissions", Pass, "all %d permissions the action needs are granted", len(opts.Permissions))
+	} else if len(required) > 0 {
+		r.add("permissions", Pass, "all %d permissions the action needs are granted", len(required))
+	}
+	if missing := checkPermissions(ctx, c, optional, r); r.Unreachable {
+		return r
+	} else if len(missing) > 0 {
+		r.add("permissions-optional", Warn, "%s may not: %s; the action runs without it and says what to do by hand", orUnknown(r.User), strings.Join(missing, "; "))
 	}
 
 	n := len(r.Checks)

@@ -66,6 +66,17 @@ type run struct {
 	// childApps caches, for a workflow split into children, each child
 	// WorkflowTemplate's apps, as the emitter builds them (treeNodes).
 	childApps map[string][]string
+	// built: the emitters' objects for cfg.Program, built once (built.go).
+	built *built
+}
+
+// emitted is what the emitters build from the run's program, built on
+// first use and kept for the run.
+func (r *run) emitted() *built {
+	if r.built == nil {
+		r.built = &built{p: r.cfg.Program}
+	}
+	return r.built
 }
 
 // Run performs cfg.Action and returns its exit code, after writing the

@@ -163,7 +163,7 @@ func (r *run) treeNodes(ctx context.Context, wf *wfv1.Workflow, names map[string
 func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names map[string]bool) {
 	if r.childApps == nil {
 		r.childApps = map[string][]string{}
-		o, err := argo.Build(r.cfg.Program)
+		o, err := r.emitted().Objects()
 		if err != nil {
 			r.log.Warnf(r.phase, "workflow", "building the workflows to read their children: %s", err)
 			return

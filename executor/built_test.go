@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/platc/platc/emit/ansible"
 	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor/config"
 )
@@ -30,5 +31,16 @@ func TestEmittedOnce(t *testing.T) {
 	}
 	if !reflect.DeepEqual(o1, want) {
 		t.Error("the run's objects are not argo.Build's for its program")
+	}
+	r1, err := r.emitted().Releases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := r.emitted().Releases()
+	if len(r1) == 0 || &r1[0] != &r2[0] {
+		t.Error("a second read of the run's releases built them again")
+	}
+	if wantRels, _ := ansible.Releases(p); !reflect.DeepEqual(r1, wantRels) {
+		t.Errorf("the run's releases are %v, ansible.Releases gives %v", r1, wantRels)
 	}
 }

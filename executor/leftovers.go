@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/discovery"
 
 	"github.com/platc/platc/compiler/ir"
-	"github.com/platc/platc/emit/ansible"
 	"github.com/platc/platc/executor/preflight"
 )
 
@@ -71,7 +70,7 @@ func (r *run) leftoverPermissions(apps []*ir.App) []preflight.Permission {
 // a name too long to be a label value: nothing can carry it.
 func (r *run) instanceValues(apps []*ir.App, after map[string]appStatus) map[string]string {
 	boot := map[string]bool{}
-	if rels, err := ansible.Releases(r.cfg.Program); err == nil {
+	if rels, err := r.emitted().Releases(); err == nil {
 		for _, rel := range rels {
 			boot[rel.Name] = true
 		}

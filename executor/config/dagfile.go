@@ -109,12 +109,7 @@ func readDagFile(path string, explicit bool) (*DagFile, hcl.Diagnostics, []strin
 	d := &DagFile{Path: path, Sum: hex.EncodeToString(sum[:])[:12]}
 	docs, err := safeyaml.Documents(data)
 	if err != nil {
-		line := 1
-		var ye *safeyaml.Error
-		if errors.As(err, &ye) {
-			line = ye.Line
-		}
-		return nil, hcl.Diagnostics{d.diag(d.at(line, 1), "DAG customization is not valid YAML", err.Error()+".")}, nil
+		return nil, hcl.Diagnostics{d.diag(d.at(safeyaml.Pos(err)), "DAG customization is not valid YAML", err.Error()+".")}, nil
 	}
 	if len(docs) != 1 {
 		return nil, hcl.Diagnostics{d.diag(d.at(1, 1), "DAG customization must be one YAML document", "Write one mapping with any of subset, dependencies, timeouts and retries.")}, nil

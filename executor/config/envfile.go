@@ -140,12 +140,8 @@ func readEnvFile(path string, explicit bool, environment string) (*EnvFile, hcl.
 	// Documents bounds alias expansion before anything is decoded.
 	docs, err := safeyaml.Documents(data)
 	if err != nil {
-		line := 1
-		var ye *safeyaml.Error
-		if errors.As(err, &ye) {
-			line = ye.Line
-		}
-		p.failAt(line, 1, "Environment config is not valid YAML", "%s.", err)
+		line, col := safeyaml.Pos(err)
+		p.failAt(line, col, "Environment config is not valid YAML", "%s.", err)
 		return nil, p.diags, nil
 	}
 	if len(docs) != 1 {

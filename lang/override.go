@@ -66,7 +66,7 @@ func (m *Module) Override(o Override) {
 		if r, ok := o.Ranges[key]; ok && r.Filename != "" {
 			at = r
 		}
-		return &hcl.Attribute{Name: name, Expr: hcl.StaticExpr(v, at), Range: at, NameRange: at}
+		return staticAttr(name, v, at)
 	}
 	// set replaces *dst with a string literal when the override has one.
 	set := func(dst **hcl.Attribute, key, name, v string) {

@@ -478,7 +478,7 @@ func loadPlatform(cfg *Config, gen ir.Generator, p *Problems) {
 		mod.Override(cfg.EnvFile.override(cfg.Environment))
 	}
 	if cfg.DagFile != nil {
-		if dd := applyDagFile(mod, cfg.DagFile); dd.HasErrors() {
+		if dd := mod.Edit(cfg.DagFile.edits()); dd.HasErrors() {
 			p.Diags = append(p.Diags, dd...)
 			return
 		}

@@ -195,8 +195,7 @@ func (r *run) leftovers(ctx context.Context, apps []*ir.App, after map[string]ap
 		}
 	}
 	// What is still there after the grace is left behind.
-	deadline := r.env.Now().Add(leftoverGrace)
-	for len(hits) > 0 {
+	_ = r.poll(sctx, r.now().Add(leftoverGrace), func() (bool, error) {
 		var still []found
 		for _, h := range hits {
 			cctx, ccancel := r.client.Call(sctx)
@@ -207,14 +206,8 @@ func (r *run) leftovers(ctx context.Context, apps []*ir.App, after map[string]ap
 			}
 		}
 		hits = still
-		if len(hits) == 0 || r.env.Now().After(deadline) || sctx.Err() != nil {
-			break
-		}
-		select {
-		case <-sctx.Done():
-		case <-time.After(r.env.PollInterval):
-		}
-	}
+		return len(hits) == 0, nil
+	})
 	slices.SortFunc(hits, func(a, b found) int {
 		return strings.Compare(a.k.kind+"\x00"+a.ns+"\x00"+a.obj, b.k.kind+"\x00"+b.ns+"\x00"+b.obj)
 	})

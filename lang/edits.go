@@ -23,8 +23,7 @@ type Edits struct {
 	What     string
 	Add      []DepEdit
 	Remove   []DepEdit
-	Timeouts []AppTimeouts
-	Retries  []AppRetry
+	Settings []AppSettings
 }
 
 // Named is an app's name as the source of an edit wrote it.
@@ -42,18 +41,13 @@ type DepEdit struct {
 	Where          string
 }
 
-// AppTimeouts are one app's timeouts; an empty value leaves the app's.
-type AppTimeouts struct {
-	App                    Named
-	Sync, Health           string
-	SyncRange, HealthRange hcl.Range
-	Where                  string
-}
-
-// AppRetry is one app's retry settings; a nil Limit or empty Backoff
-// leaves the app's. Limit counts retries, as the language does.
-type AppRetry struct {
+// AppSettings are timeouts and retry settings of one app; an empty
+// value, or a nil Limit, leaves the app's. Limit counts retries, as the
+// language does. A block the app lacks is declared at App's range.
+type AppSettings struct {
 	App                      Named
+	Sync, Health             string
+	SyncRange, HealthRange   hcl.Range
 	Limit                    *int
 	Backoff                  string
 	LimitRange, BackoffRange hcl.Range
@@ -103,34 +97,26 @@ func (m *Module) Edit(e Edits) hcl.Diagnostics {
 		// A fresh slice: the parsed module's stays as written.
 		a.DependsOn = slices.DeleteFunc(slices.Clone(a.DependsOn), own)
 	}
-	for _, t := range e.Timeouts {
-		a := app(t.App, t.Where)
+	for _, s := range e.Settings {
+		a := app(s.App, s.Where)
 		if a == nil {
 			continue
 		}
-		if a.Timeouts == nil {
-			a.Timeouts = &Timeouts{DeclRange: t.App.Range}
+		if s.Sync != "" || s.Health != "" {
+			if a.Timeouts == nil {
+				a.Timeouts = &Timeouts{DeclRange: s.App.Range}
+			}
+			setStr(&a.Timeouts.Sync, "sync", s.Sync, s.SyncRange)
+			setStr(&a.Timeouts.Health, "health", s.Health, s.HealthRange)
 		}
-		if t.Sync != "" {
-			a.Timeouts.Sync = staticAttr("sync", cty.StringVal(t.Sync), t.SyncRange)
-		}
-		if t.Health != "" {
-			a.Timeouts.Health = staticAttr("health", cty.StringVal(t.Health), t.HealthRange)
-		}
-	}
-	for _, r := range e.Retries {
-		a := app(r.App, r.Where)
-		if a == nil {
-			continue
-		}
-		if a.Retry == nil {
-			a.Retry = &Retry{DeclRange: r.App.Range}
-		}
-		if r.Limit != nil {
-			a.Retry.Limit = staticAttr("limit", cty.NumberIntVal(int64(*r.Limit)), r.LimitRange)
-		}
-		if r.Backoff != "" {
-			a.Retry.Backoff = staticAttr("backoff", cty.StringVal(r.Backoff), r.BackoffRange)
+		if s.Limit != nil || s.Backoff != "" {
+			if a.Retry == nil {
+				a.Retry = &Retry{DeclRange: s.App.Range}
+			}
+			if s.Limit != nil {
+				a.Retry.Limit = staticAttr("limit", cty.NumberIntVal(int64(*s.Limit)), s.LimitRange)
+			}
+			setStr(&a.Retry.Backoff, "backoff", s.Backoff, s.BackoffRange)
 		}
 	}
 	return diags
@@ -139,6 +125,13 @@ func (m *Module) Edit(e Edits) hcl.Diagnostics {
 // staticAttr is attribute name set to v, as if written at rng.
 func staticAttr(name string, v cty.Value, rng hcl.Range) *hcl.Attribute {
 	return &hcl.Attribute{Name: name, Expr: hcl.StaticExpr(v, rng), Range: rng, NameRange: rng}
+}
+
+// setStr sets *dst to name = v, written at rng, unless v is empty.
+func setStr(dst **hcl.Attribute, name, v string, rng hcl.Range) {
+	if v != "" {
+		*dst = staticAttr(name, cty.StringVal(v), rng)
+	}
 }
 
 // removeRefusal says why an edge the app does not declare itself cannot

@@ -48,8 +48,10 @@ app "cache" {}
 			{App: n("api", 4), DependsOn: n("net", 4), Range: at(4, 1), Where: "dependencies.remove"},
 			{App: n("apii", 5), DependsOn: n("db", 5), Range: at(5, 1), Where: "dependencies.remove"},
 		},
-		Timeouts: []AppTimeouts{{App: n("api", 6), Sync: "7m", SyncRange: at(6, 9), Where: "timeouts"}},
-		Retries:  []AppRetry{{App: n("db", 7), Limit: &limit, LimitRange: at(7, 9), Where: "retries"}},
+		Settings: []AppSettings{
+			{App: n("api", 6), Sync: "7m", SyncRange: at(6, 9), Where: "timeouts"},
+			{App: n("db", 7), Limit: &limit, LimitRange: at(7, 9), Where: "retries"},
+		},
 	})
 	deps := func(a *App) string {
 		var s []string

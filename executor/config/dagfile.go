@@ -300,17 +300,17 @@ func (d *DagFile) edits() lang.Edits {
 		e.Remove = append(e.Remove, lang.DepEdit{App: named(r.App), DependsOn: named(r.DependsOn), Range: r.Range, Where: "dependencies.remove"})
 	}
 	for _, t := range d.Timeouts {
-		e.Timeouts = append(e.Timeouts, lang.AppTimeouts{App: named(t.App), Sync: t.Sync, Health: t.Health,
+		e.Settings = append(e.Settings, lang.AppSettings{App: named(t.App), Sync: t.Sync, Health: t.Health,
 			SyncRange: t.SyncRange, HealthRange: t.HealthRange, Where: "timeouts"})
 	}
 	for _, r := range d.Retries {
-		rt := lang.AppRetry{App: named(r.App), Backoff: r.Backoff, LimitRange: r.AttemptsRng, BackoffRange: r.BackoffRange, Where: "retries"}
+		s := lang.AppSettings{App: named(r.App), Backoff: r.Backoff, LimitRange: r.AttemptsRng, BackoffRange: r.BackoffRange, Where: "retries"}
 		if r.MaxAttempts > 0 {
 			// Attempts here, as in environment.yaml; the language counts retries.
 			limit := r.MaxAttempts - 1
-			rt.Limit = &limit
+			s.Limit = &limit
 		}
-		e.Retries = append(e.Retries, rt)
+		e.Settings = append(e.Settings, s)
 	}
 	return e
 }

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/internal/safeyaml"
 	"github.com/platc/platc/lang"
@@ -158,7 +159,7 @@ func (p *dagParser) mapping(n *yaml.Node, where string, keys []string, each func
 			p.fail(k, "Duplicate key in the DAG customization", "%s sets %q twice; keep one.", where, k.Value)
 		case keys != nil && !slices.Contains(keys, k.Value):
 			msg := fmt.Sprintf("%s has no setting %q; it takes %s.", where, k.Value, strings.Join(keys, ", "))
-			if s := suggest(k.Value, keys); s != "" {
+			if s := diag.Suggest(k.Value, keys); s != "" {
 				msg += fmt.Sprintf(" Did you mean %q?", s)
 			}
 			p.fail(k, "Unknown key in the DAG customization", "%s", msg)
@@ -335,7 +336,7 @@ func dagApps(p *ir.Program, d *DagFile, action Action) ([]*ir.App, hcl.Diagnosti
 	slices.Sort(appNames)
 	unknown := func(kind string, n DagName, names []string) {
 		msg := fmt.Sprintf("subset.%ss names %s %q, but the platform has no such %s.", kind, kind, n.Name, kind)
-		if s := suggest(n.Name, names); s != "" {
+		if s := diag.Suggest(n.Name, names); s != "" {
 			msg += fmt.Sprintf(" Did you mean %q?", s)
 		}
 		diags = append(diags, d.diag(n.Range, "Unknown "+kind+" in the DAG customization", msg))

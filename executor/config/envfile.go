@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/internal/safeyaml"
 	"github.com/platc/platc/lang"
@@ -200,7 +201,7 @@ func (p *envParser) mapping(n *yaml.Node, where string, keys []string, each func
 			p.fail(k, "Duplicate key in the environment config", "%s sets %q twice; keep one.", where, k.Value)
 		case !containsStr(keys, k.Value):
 			msg := fmt.Sprintf("unknown field %q in %s; RFC 7.4 defines %s.", k.Value, strings.ToLower(where[:1])+where[1:], strings.Join(keys, ", "))
-			if s := suggest(k.Value, keys); s != "" {
+			if s := diag.Suggest(k.Value, keys); s != "" {
 				msg += fmt.Sprintf(" Did you mean %q?", s)
 			}
 			p.fail(k, "Unknown field in the environment config", "%s", msg)

@@ -99,10 +99,11 @@ func (r *run) instanceValues(apps []*ir.App, after map[string]appStatus) map[str
 // leftovers reports, as orphans, the objects of every listable kind that
 // carry the instance label of an app whose Application is gone. Objects
 // with an owner go with it and are not listed (their owner is, when
-// labelled); nor are those in a namespace being deleted (stuckNamespaces
-// reports the namespace). A kind that could not be listed is an orphan
-// entry too: the report cannot call the cluster clean without it.
-func (r *run) leftovers(ctx context.Context, apps []*ir.App, after map[string]appStatus) {
+// labelled); nor are those in a namespace being deleted (terminating, as
+// stuckNamespaces read them; it reports the namespace). A kind that
+// could not be listed is an orphan entry too: the report cannot call the
+// cluster clean without it.
+func (r *run) leftovers(ctx context.Context, apps []*ir.App, after map[string]appStatus, terminating map[string]bool) {
 	values := r.instanceValues(apps, after)
 	if len(values) == 0 {
 		return
@@ -150,8 +151,6 @@ func (r *run) leftovers(ctx context.Context, apps []*ir.App, after map[string]ap
 		}
 		kinds = kinds[:leftoverMaxKinds]
 	}
-	terminating := r.terminatingNamespaces(sctx)
-
 	type found struct {
 		k   listable
 		ns  string
@@ -268,22 +267,4 @@ func (r *run) listableKinds() ([]listable, error) {
 	}
 	slices.SortFunc(out, func(a, b listable) int { return strings.Compare(a.kind, b.kind) })
 	return out, err
-}
-
-// terminatingNamespaces are the namespaces being deleted: what is in
-// them goes with them.
-func (r *run) terminatingNamespaces(ctx context.Context) map[string]bool {
-	out := map[string]bool{}
-	cctx, cancel := r.client.Call(ctx)
-	defer cancel()
-	list, err := r.client.Kube.CoreV1().Namespaces().List(cctx, metav1.ListOptions{})
-	if err != nil {
-		return out
-	}
-	for _, ns := range list.Items {
-		if ns.DeletionTimestamp != nil {
-			out[ns.Name] = true
-		}
-	}
-	return out
 }

@@ -23,12 +23,14 @@ func BenchmarkCompile(b *testing.B) {
 	})
 }
 
-// unknownRefs is a platform of n apps and one more app that depends on n
-// names none of which exists, each one edit away from a real app.
+// unknownRefs is a platform of n apps: n-1 and one more app that depends
+// on n names none of which exists, all but the last one edit away from a
+// real app. n apps, not n+1: compiler.MaxApps is the most platc compiles,
+// and one more adds a "Too many apps" diagnostic.
 func unknownRefs(n int) []byte {
 	var b strings.Builder
 	b.WriteString("platform \"acme\" {\n  git { repo_url = \"https://git.example.com/p.git\" }\n}\n")
-	for i := range n {
+	for i := range n - 1 {
 		fmt.Fprintf(&b, "app \"app-%05d\" {}\n", i)
 	}
 	b.WriteString("app \"root\" {\n  depends_on = [")

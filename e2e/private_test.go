@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/wait"
 )
 
 // Private repositories (issue 24, RFC 3.2.6): the shop's platform
@@ -101,13 +103,13 @@ func TestPrivateRepositories(t *testing.T) {
 		if _, err := ri.Patch(s.ctx, app, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		deadline := time.Now().Add(2 * time.Minute)
+		// Until the refresh reports a ComparisonError; past the limit, the
+		// check below says what was missing.
 		var msg string
-		for time.Now().Before(deadline) && msg == "" {
-			time.Sleep(2 * time.Second)
-			u, err := ri.Get(s.ctx, app, metav1.GetOptions{})
+		err := wait.PollUntilContextTimeout(s.ctx, 2*time.Second, 2*time.Minute, false, func(ctx context.Context) (bool, error) {
+			u, err := ri.Get(ctx, app, metav1.GetOptions{})
 			if err != nil {
-				t.Fatal(err)
+				return false, err
 			}
 			conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
 			for _, c := range conds {
@@ -116,6 +118,10 @@ func TestPrivateRepositories(t *testing.T) {
 					msg, _ = m["message"].(string)
 				}
 			}
+			return msg != "", nil
+		})
+		if err != nil && !wait.Interrupted(err) {
+			t.Fatal(err)
 		}
 		_, after := s.env.src.requests(gitURL)
 		t.Logf("ComparisonError: %s; refused requests %d → %d", msg, before, after)

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -17,6 +18,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/platc/platc/compiler/ir"
 )
@@ -371,31 +373,30 @@ func (s *scenario) wantNamespacesGone() {
 			continue
 		}
 		seen[ns] = true
-		deadline := time.Now().Add(2 * time.Minute)
-		for {
-			_, err := s.env.Kube.CoreV1().Namespaces().Get(s.ctx, ns, metav1.GetOptions{})
+		// Until it is gone or, holding a claim or snapshot, kept on purpose.
+		err := wait.PollUntilContextTimeout(s.ctx, time.Second, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+			_, err := s.env.Kube.CoreV1().Namespaces().Get(ctx, ns, metav1.GetOptions{})
 			if apierrors.IsNotFound(err) {
-				break
+				return true, nil
 			}
 			if err != nil {
-				s.t.Fatal(err)
+				return false, err
 			}
-			pvcs, err := s.env.Kube.CoreV1().PersistentVolumeClaims(ns).List(s.ctx, metav1.ListOptions{})
+			pvcs, err := s.env.Kube.CoreV1().PersistentVolumeClaims(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
-				s.t.Fatal(err)
+				return false, err
 			}
-			snaps, err := s.env.Dynamic.Resource(volumeSnapshotGVR).Namespace(ns).List(s.ctx, metav1.ListOptions{})
+			snaps, err := s.env.Dynamic.Resource(volumeSnapshotGVR).Namespace(ns).List(ctx, metav1.ListOptions{})
 			if err != nil {
-				s.t.Fatal(err)
+				return false, err
 			}
-			if len(pvcs.Items)+len(snaps.Items) > 0 {
-				break // kept on purpose
-			}
-			if time.Now().After(deadline) {
-				s.t.Errorf("namespace %s of app %s is still there, with no claim, after teardown", ns, a.Name)
-				break
-			}
-			time.Sleep(time.Second)
+			return len(pvcs.Items)+len(snaps.Items) > 0, nil
+		})
+		switch {
+		case wait.Interrupted(err):
+			s.t.Errorf("namespace %s of app %s is still there, with no claim, after teardown", ns, a.Name)
+		case err != nil:
+			s.t.Fatal(err)
 		}
 	}
 }

@@ -109,14 +109,16 @@ type driftCheck struct {
 // with what p compiles to: the Helm releases, argocd-cm's health
 // customizations and automation account, argocd-rbac-cm's policy, the
 // AppProjects, the root Application and the token Secret. scope are the
-// apps the action is about: only they make project drift blocking. An
+// apps the action is about: only they make project drift blocking. b is
+// the run's emitted objects for p (the releases are read from it). An
 // object that cannot be read (other than absent) leaves its comparison
 // out, as an error or, for the reads Phase 0 does not ask permission for,
 // in NotRead.
-func bootstrapDrift(ctx context.Context, c *cluster.Client, p *ir.Program, scope []*ir.App) driftCheck {
+func bootstrapDrift(ctx context.Context, c *cluster.Client, b *built, scope []*ir.App) driftCheck {
+	p := b.p
 	ns := p.Platform.ArgoCD.Namespace
 	var res driftCheck
-	res.releases(ctx, c, p)
+	res.releases(ctx, c, b)
 
 	cctx, cancel := c.Call(ctx)
 	cm, err := c.Kube.CoreV1().ConfigMaps(ns).Get(cctx, argocdCM, metav1.GetOptions{})
@@ -247,8 +249,9 @@ func credentialDrift(cr ir.Credential, ns string, exists bool, labels map[string
 // Releases) with the cluster's. Absent releases are drift only when the
 // argo-cd release is there: otherwise this Argo CD is not the
 // bootstrap's, and the releases are not platc's to compare.
-func (res *driftCheck) releases(ctx context.Context, c *cluster.Client, p *ir.Program) {
-	rels, err := ansible.Releases(p)
+func (res *driftCheck) releases(ctx context.Context, c *cluster.Client, b *built) {
+	p := b.p
+	rels, err := b.Releases()
 	if err != nil {
 		res.Errs = append(res.Errs, fmt.Errorf("the bootstrap's Helm releases: %w (this is a platc bug)", err))
 		return
@@ -554,7 +557,7 @@ func rootDrift(p *ir.Program, u *unstructured.Unstructured) []Drift {
 // kind. A comparison that could not be made is a problem of the report,
 // not drift.
 func (r *run) reportBootstrap(ctx context.Context, scope []*ir.App) driftCheck {
-	dc := bootstrapDrift(ctx, r.client, r.cfg.Program, scope)
+	dc := bootstrapDrift(ctx, r.client, r.emitted(), scope)
 	for _, err := range dc.Errs {
 		r.log.Warnf(r.phase, "bootstrap-drift", "%s", err)
 		r.rep.Problems = append(r.rep.Problems, "could not compare what the bootstrap installed: "+err.Error())

@@ -161,7 +161,7 @@ func asUnstructured(t *testing.T, obj any) *unstructured.Unstructured {
 func driftOf(t *testing.T, kc *kubefake.Clientset, dc *dynfake.FakeDynamicClient, p *ir.Program) []Drift {
 	t.Helper()
 	c := &cluster.Client{Kube: kc, Dynamic: dc, CallTimeout: 5 * time.Second}
-	res := bootstrapDrift(context.Background(), c, p, p.Apps)
+	res := bootstrapDrift(context.Background(), c, &built{p: p}, p.Apps)
 	if len(res.Errs) > 0 {
 		t.Fatal(res.Errs)
 	}
@@ -215,7 +215,7 @@ func TestBootstrapDriftDayTwo(t *testing.T) {
 	// Only apps in scope make project drift blocking: a deploy of queue
 	// alone is not refused for db's repository or cache's project.
 	c := &cluster.Client{Kube: kc, Dynamic: dc, CallTimeout: 5 * time.Second}
-	scoped := bootstrapDrift(context.Background(), c, p, []*ir.App{p.App("queue")})
+	scoped := bootstrapDrift(context.Background(), c, &built{p: p}, []*ir.App{p.App("queue")})
 	for _, d := range scoped.Drift {
 		if d.What == DriftProject && d.Blocking {
 			t.Errorf("project drift blocks a deploy of queue alone: %+v", d)

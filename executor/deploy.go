@@ -255,7 +255,7 @@ func (r *run) resumeArguments(ctx context.Context, apps []*ir.App, status map[st
 	var o *argo.Objects
 	if r.cfg.Scope.Kind == config.ScopePlatform {
 		var err error
-		if o, err = r.objects(); err != nil {
+		if o, err = r.emitted().Objects(); err != nil {
 			// Not fatal: without the arguments every app runs its step,
 			// which finds nothing to do.
 			r.log.Warnf(r.phase, "workflow", "cannot compile the deploy workflow to skip converged apps: %v", err)
@@ -554,7 +554,7 @@ func (r *run) build(template string, params map[string]string) (*wfv1.Workflow, 
 // chose (one of 285 years kept deploy waiting without end; issue 21).
 func (r *run) ownDeadline() *int64 {
 	if r.cfg.Scope.Kind == config.ScopePlatform {
-		t, err := generatedTemplate(r.cfg.Program, r.actionTemplate())
+		t, err := r.generatedTemplate(r.actionTemplate())
 		if err != nil {
 			r.log.Warnf(r.phase, "workflow", "cannot compute the workflow's deadline: %v", err)
 			return nil

@@ -7,9 +7,6 @@ import (
 	"fmt"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
-
-	"github.com/platc/platc/compiler/ir"
-	"github.com/platc/platc/emit/argo"
 )
 
 // checkDrift compares the WorkflowTemplate a whole-platform run is about
@@ -22,7 +19,7 @@ import (
 // A workflow split into child workflows is compared with its children
 // too: the parent runs whatever child WorkflowTemplates the cluster holds.
 func (r *run) checkDrift(ctx context.Context, name string) {
-	o, err := argo.Build(r.cfg.Program)
+	o, err := r.emitted().Objects()
 	if err != nil {
 		r.log.Warnf(r.phase, "workflow", "cannot generate WorkflowTemplate %s to compare: %v", name, err)
 		return
@@ -57,9 +54,9 @@ func (r *run) compareTemplate(ctx context.Context, want *wfv1.WorkflowTemplate) 
 }
 
 // generatedTemplate is the WorkflowTemplate platc build writes to
-// workflows/<name>.yaml for p, as the emitter builds it.
-func generatedTemplate(p *ir.Program, name string) (*wfv1.WorkflowTemplate, error) {
-	o, err := argo.Build(p)
+// workflows/<name>.yaml for the run's program, as the emitter builds it.
+func (r *run) generatedTemplate(name string) (*wfv1.WorkflowTemplate, error) {
+	o, err := r.emitted().Objects()
 	if err != nil {
 		return nil, err
 	}

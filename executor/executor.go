@@ -9,7 +9,6 @@ import (
 	"k8s.io/client-go/rest"
 
 	"github.com/platc/platc/compiler/ir"
-	"github.com/platc/platc/emit/argo"
 	"github.com/platc/platc/executor/cluster"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/logging"
@@ -71,9 +70,17 @@ type run struct {
 	// critical are the critical components' workloads as Phase 0 read
 	// them (validate, and the snapshot).
 	critical []snapshot.Workload
-	// built and buildErr cache argo.Build of the program (objects).
-	built    *argo.Objects
-	buildErr error
+	// built: the emitters' objects for cfg.Program, built once (built.go).
+	built *built
+}
+
+// emitted is what the emitters build from the run's program, built on
+// first use and kept for the run.
+func (r *run) emitted() *built {
+	if r.built == nil {
+		r.built = &built{p: r.cfg.Program}
+	}
+	return r.built
 }
 
 // Run performs cfg.Action and returns its exit code, after writing the
@@ -321,7 +328,7 @@ func (r *run) workflowPermissions(template string) []preflight.Permission {
 	perms = append(perms,
 		preflight.Permission{Verb: "get", Group: "argoproj.io", Resource: "workflowtemplates", Namespace: wns, Why: "to check the generated templates are there"},
 		preflight.Permission{Verb: "get", Group: "argoproj.io", Resource: "clusterworkflowtemplates", Why: "to check the generated step templates are there"})
-	if o, err := r.objects(); err == nil && len(o.Children[template]) > 0 {
+	if o, err := r.emitted().Objects(); err == nil && len(o.Children[template]) > 0 {
 		// Only a split workflow leaves children running when its parent
 		// ends (stopEndedChildren). Without it platc warns with the
 		// command instead.
@@ -329,14 +336,6 @@ func (r *run) workflowPermissions(template string) []preflight.Permission {
 			Why: "to stop, as 'argo stop' does, the child workflows a split " + template + " leaves running when its parent ends"})
 	}
 	return perms
-}
-
-// objects are the emitter's objects for the compiled program, built once.
-func (r *run) objects() (*argo.Objects, error) {
-	if r.built == nil && r.buildErr == nil {
-		r.built, r.buildErr = argo.Build(r.cfg.Program)
-	}
-	return r.built, r.buildErr
 }
 
 func (r *run) appPermissions() []preflight.Permission {

@@ -171,7 +171,7 @@ func TestForeignArgoCDRelease(t *testing.T) {
 	objs = append(objs, helmSecret(t, helmRecord("argocd", "argocd", "argo-cd", "7.7.0", 1, rcommon.StatusDeployed,
 		map[string]any{"configs": map[string]any{"cm": map[string]any{"url": "https://argocd.example.com"}}})))
 	_, dc := bootstrapped(t, driftDay0)
-	res := bootstrapDrift(context.Background(), &cluster.Client{Kube: kubefake.NewSimpleClientset(objs...), Dynamic: dc, CallTimeout: 5 * time.Second}, p, p.Apps)
+	res := bootstrapDrift(context.Background(), &cluster.Client{Kube: kubefake.NewSimpleClientset(objs...), Dynamic: dc, CallTimeout: 5 * time.Second}, &built{p: p}, p.Apps)
 	if res.Owned || res.OwnedUnknown {
 		t.Errorf("owned %v, unknown %v: a foreign argo-cd release counted as platc's", res.Owned, res.OwnedUnknown)
 	}
@@ -182,7 +182,7 @@ func TestForeignArgoCDRelease(t *testing.T) {
 	}
 	// platc's own release is recognised by its account.
 	kc2, dc2 := bootstrapped(t, driftDay0)
-	if res := bootstrapDrift(context.Background(), &cluster.Client{Kube: kc2, Dynamic: dc2, CallTimeout: 5 * time.Second}, p, p.Apps); !res.Owned {
+	if res := bootstrapDrift(context.Background(), &cluster.Client{Kube: kc2, Dynamic: dc2, CallTimeout: 5 * time.Second}, &built{p: p}, p.Apps); !res.Owned {
 		t.Error("platc's own argo-cd release not recognised")
 	}
 }

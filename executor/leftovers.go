@@ -17,7 +17,6 @@ import (
 	"k8s.io/client-go/discovery"
 
 	"github.com/platc/platc/compiler/ir"
-	"github.com/platc/platc/emit/ansible"
 	"github.com/platc/platc/executor/preflight"
 )
 
@@ -71,7 +70,7 @@ func (r *run) leftoverPermissions(apps []*ir.App) []preflight.Permission {
 // a name too long to be a label value: nothing can carry it.
 func (r *run) instanceValues(apps []*ir.App, after map[string]appStatus) map[string]string {
 	boot := map[string]bool{}
-	if rels, err := ansible.Releases(r.cfg.Program); err == nil {
+	if rels, err := r.emitted().Releases(); err == nil {
 		for _, rel := range rels {
 			boot[rel.Name] = true
 		}
@@ -100,10 +99,11 @@ func (r *run) instanceValues(apps []*ir.App, after map[string]appStatus) map[str
 // leftovers reports, as orphans, the objects of every listable kind that
 // carry the instance label of an app whose Application is gone. Objects
 // with an owner go with it and are not listed (their owner is, when
-// labelled); nor are those in a namespace being deleted (stuckNamespaces
-// reports the namespace). A kind that could not be listed is an orphan
-// entry too: the report cannot call the cluster clean without it.
-func (r *run) leftovers(ctx context.Context, apps []*ir.App, after map[string]appStatus) {
+// labelled); nor are those in a namespace being deleted (terminating, as
+// stuckNamespaces read them; it reports the namespace). A kind that
+// could not be listed is an orphan entry too: the report cannot call the
+// cluster clean without it.
+func (r *run) leftovers(ctx context.Context, apps []*ir.App, after map[string]appStatus, terminating map[string]bool) {
 	values := r.instanceValues(apps, after)
 	if len(values) == 0 {
 		return
@@ -151,8 +151,6 @@ func (r *run) leftovers(ctx context.Context, apps []*ir.App, after map[string]ap
 		}
 		kinds = kinds[:leftoverMaxKinds]
 	}
-	terminating := r.terminatingNamespaces(sctx)
-
 	type found struct {
 		k   listable
 		ns  string
@@ -196,8 +194,7 @@ func (r *run) leftovers(ctx context.Context, apps []*ir.App, after map[string]ap
 		}
 	}
 	// What is still there after the grace is left behind.
-	deadline := r.env.Now().Add(leftoverGrace)
-	for len(hits) > 0 {
+	_ = r.poll(sctx, r.now().Add(leftoverGrace), func() (bool, error) {
 		var still []found
 		for _, h := range hits {
 			cctx, ccancel := r.client.Call(sctx)
@@ -208,14 +205,8 @@ func (r *run) leftovers(ctx context.Context, apps []*ir.App, after map[string]ap
 			}
 		}
 		hits = still
-		if len(hits) == 0 || r.env.Now().After(deadline) || sctx.Err() != nil {
-			break
-		}
-		select {
-		case <-sctx.Done():
-		case <-time.After(r.env.PollInterval):
-		}
-	}
+		return len(hits) == 0, nil
+	})
 	slices.SortFunc(hits, func(a, b found) int {
 		return strings.Compare(a.k.kind+"\x00"+a.ns+"\x00"+a.obj, b.k.kind+"\x00"+b.ns+"\x00"+b.obj)
 	})
@@ -276,22 +267,4 @@ func (r *run) listableKinds() ([]listable, error) {
 	}
 	slices.SortFunc(out, func(a, b listable) int { return strings.Compare(a.kind, b.kind) })
 	return out, err
-}
-
-// terminatingNamespaces are the namespaces being deleted: what is in
-// them goes with them.
-func (r *run) terminatingNamespaces(ctx context.Context) map[string]bool {
-	out := map[string]bool{}
-	cctx, cancel := r.client.Call(ctx)
-	defer cancel()
-	list, err := r.client.Kube.CoreV1().Namespaces().List(cctx, metav1.ListOptions{})
-	if err != nil {
-		return out
-	}
-	for _, ns := range list.Items {
-		if ns.DeletionTimestamp != nil {
-			out[ns.Name] = true
-		}
-	}
-	return out
 }

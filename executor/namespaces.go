@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -168,8 +169,7 @@ func (r *run) removeNamespaces(ctx context.Context, apps []*ir.App, after map[st
 	if wait <= 0 {
 		wait = defaultNamespaceWait
 	}
-	deadline := r.env.Now().Add(wait)
-	for len(deleted) > 0 {
+	err := r.poll(ctx, r.now().Add(wait), func() (bool, error) {
 		var left []string
 		for _, ns := range deleted {
 			cctx, cancel := r.client.Call(ctx)
@@ -182,14 +182,10 @@ func (r *run) removeNamespaces(ctx context.Context, apps []*ir.App, after map[st
 			left = append(left, ns)
 		}
 		deleted = left
-		if len(deleted) == 0 || r.env.Now().After(deadline) {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(r.env.PollInterval):
-		}
+		return len(deleted) == 0, nil
+	})
+	if err != nil && !errors.Is(err, errDeadline) {
+		return // ctx ended
 	}
 	// Those left are terminating: stuckNamespaces reports them, with the
 	// namespace controller's reason.

@@ -25,7 +25,7 @@ import (
 // order, for the report: the bootstrap's releases as the variables file
 // names them.
 func (r *run) primitivesReleases() ([]string, error) {
-	rels, err := ansible.Releases(r.cfg.Program)
+	rels, err := r.emitted().Releases()
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -169,25 +170,25 @@ func (r *run) stopRedeploy(ctx context.Context) ([]string, error) {
 	if err := r.mergePatch(ctx, ns, argocd.EventsApp, patch); err != nil && !apierrors.IsNotFound(err) {
 		return done, fmt.Errorf("recording the deleted Sensor on Application %s/%s: %s", ns, argocd.EventsApp, r.client.Explain(err))
 	}
-	deadline := r.env.Now().Add(sensorGone)
-	for {
+	var finalizers []string
+	err = r.poll(ctx, r.now().Add(sensorGone), func() (bool, error) {
 		cctx, cancel := r.client.Call(ctx)
 		s, err := sensors.Get(cctx, events.Sensor, metav1.GetOptions{})
 		cancel()
 		if apierrors.IsNotFound(err) {
-			break
+			return true, nil
 		}
 		if err != nil {
-			return done, fmt.Errorf("waiting for Sensor %s/%s to go: %s", ev.Namespace, events.Sensor, r.client.Explain(err))
+			return false, fmt.Errorf("waiting for Sensor %s/%s to go: %s", ev.Namespace, events.Sensor, r.client.Explain(err))
 		}
-		if r.env.Now().After(deadline) {
-			return done, fmt.Errorf("Sensor %s/%s is still there %s after it was deleted, waiting on finalizers %v: its pod may still submit deploys; is the Argo Events controller running?", ev.Namespace, events.Sensor, human(sensorGone), s.GetFinalizers())
-		}
-		select {
-		case <-ctx.Done():
-			return done, ctx.Err()
-		case <-time.After(r.env.PollInterval):
-		}
+		finalizers = s.GetFinalizers()
+		return false, nil
+	})
+	if errors.Is(err, errDeadline) {
+		return done, fmt.Errorf("Sensor %s/%s is still there %s after it was deleted, waiting on finalizers %v: its pod may still submit deploys; is the Argo Events controller running?", ev.Namespace, events.Sensor, human(sensorGone), finalizers)
+	}
+	if err != nil {
+		return done, err
 	}
 	r.log.Infof(r.phase, events.Sensor, "deleted Sensor %s/%s until the next deploy", ev.Namespace, events.Sensor)
 	return append(done, fmt.Sprintf("Sensor %s/%s: deleted until the next deploy", ev.Namespace, events.Sensor)), nil
@@ -376,30 +377,27 @@ func (r *run) waitRecreated(ctx context.Context) {
 			managed = append(managed, a)
 		}
 	}
-	deadline := r.env.Now().Add(rootResync)
-	for {
-		st, err := r.readApps(ctx, managed)
-		var missing []string
-		if err == nil {
-			for _, a := range managed {
-				if !st[a.Name].Exists {
-					missing = append(missing, a.Application)
-				}
+	var missing []string
+	var readErr error
+	err := r.poll(ctx, r.now().Add(rootResync), func() (bool, error) {
+		var st map[string]appStatus
+		st, readErr = r.readApps(ctx, managed)
+		missing = nil
+		if readErr != nil {
+			return false, nil // read again at the next poll
+		}
+		for _, a := range managed {
+			if !st[a.Name].Exists {
+				missing = append(missing, a.Application)
 			}
-			if len(missing) == 0 {
-				r.log.Infof(r.phase, argocd.RootApp, "the root re-created the %d Applications a teardown deleted", len(managed))
-				return
-			}
 		}
-		if r.env.Now().After(deadline) {
-			r.log.Warnf(r.phase, argocd.RootApp, "the root has not re-created every Application %s after its automated sync came back (missing: %s; %v); the deploy goes on", human(rootResync), strings.Join(missing, ", "), err)
-			return
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(r.env.PollInterval):
-		}
+		return len(missing) == 0, nil
+	})
+	switch {
+	case err == nil:
+		r.log.Infof(r.phase, argocd.RootApp, "the root re-created the %d Applications a teardown deleted", len(managed))
+	case errors.Is(err, errDeadline):
+		r.log.Warnf(r.phase, argocd.RootApp, "the root has not re-created every Application %s after its automated sync came back (missing: %s; %v); the deploy goes on", human(rootResync), strings.Join(missing, ", "), readErr)
 	}
 }
 

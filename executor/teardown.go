@@ -93,8 +93,7 @@ func (r *run) teardown(ctx context.Context) int {
 		r.retained(ctx, apps)
 		r.removeNamespaces(ctx, apps, before)
 		r.leftCRDs(ctx, apps, before)
-		r.stuckNamespaces(ctx, apps)
-		r.leftovers(ctx, apps, before)
+		r.leftovers(ctx, apps, before, r.stuckNamespaces(ctx, apps))
 		r.rep.Metrics["removed"] = len(r.rep.Removed)
 		r.rep.Metrics["orphans"] = len(r.rep.Orphans)
 		if len(r.rep.Orphans) > 0 {
@@ -156,8 +155,7 @@ func (r *run) teardown(ctx context.Context) int {
 		r.removeNamespaces(ctx, apps, after)
 	}
 	r.leftCRDs(ctx, apps, after)
-	r.stuckNamespaces(ctx, apps)
-	r.leftovers(ctx, apps, after)
+	r.leftovers(ctx, apps, after, r.stuckNamespaces(ctx, apps))
 	r.rep.Metrics["removed"] = len(r.rep.Removed)
 	r.rep.Metrics["orphans"] = len(r.rep.Orphans)
 	r.rep.Metrics["retained"] = len(r.rep.Retained)
@@ -430,8 +428,10 @@ func (r *run) retained(ctx context.Context, apps []*ir.App) {
 }
 
 // stuckNamespaces reports app namespaces stuck terminating, with the
-// reason the namespace controller gives.
-func (r *run) stuckNamespaces(ctx context.Context, apps []*ir.App) {
+// reason the namespace controller gives, and returns every namespace
+// being deleted, for leftovers: one list serves both (nil when it could
+// not be read).
+func (r *run) stuckNamespaces(ctx context.Context, apps []*ir.App) map[string]bool {
 	want := map[string]bool{}
 	for _, a := range apps {
 		if a.Destination.InCluster() { // another cluster's namespaces are out of reach here
@@ -443,10 +443,15 @@ func (r *run) stuckNamespaces(ctx context.Context, apps []*ir.App) {
 	list, err := r.client.Kube.CoreV1().Namespaces().List(cctx, metav1.ListOptions{})
 	if err != nil {
 		r.log.Warnf(r.phase, "namespaces", "cannot list namespaces: %s", r.client.Explain(err))
-		return
+		return nil
 	}
+	terminating := map[string]bool{}
 	for _, ns := range list.Items {
-		if !want[ns.Name] || ns.DeletionTimestamp == nil {
+		if ns.DeletionTimestamp == nil {
+			continue
+		}
+		terminating[ns.Name] = true
+		if !want[ns.Name] {
 			continue
 		}
 		reason := "stuck terminating"
@@ -457,4 +462,5 @@ func (r *run) stuckNamespaces(ctx context.Context, apps []*ir.App) {
 		}
 		r.rep.Orphans = append(r.rep.Orphans, Orphan{Kind: "Namespace", Name: ns.Name, Reason: reason})
 	}
+	return terminating
 }

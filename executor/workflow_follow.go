@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -69,22 +70,26 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 	// minute at the default interval) usually means no controller runs.
 	pickup, warned := r.now().Add(12*r.env.PollInterval), false
 	var cur = wf
-	for {
+	var res followResult
+	err := r.poll(ctx, deadline, func() (bool, error) {
 		cctx, cancel := r.client.Call(ctx)
 		u, err := r.client.Dynamic.Resource(cluster.Workflows).Namespace(wf.Namespace).Get(cctx, wf.Name, metav1.GetOptions{})
 		cancel()
 		switch {
 		case apierrors.IsNotFound(err):
-			return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), Gone: true}
+			res = followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), Gone: true}
+			return true, nil
 		case err != nil:
 			if r.now().Sub(lastOK) > r.maxOutage() {
-				return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), Err: fmt.Errorf("lost the Kubernetes API for over %s while following workflow %s: %s", r.maxOutage(), wf.Name, r.client.Explain(err))}
+				res = followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), Err: fmt.Errorf("lost the Kubernetes API for over %s while following workflow %s: %s", r.maxOutage(), wf.Name, r.client.Explain(err))}
+				return true, nil
 			}
 			r.log.Warnf(r.phase, "workflow", "reading workflow %s failed, retrying: %s", wf.Name, r.client.Explain(err))
 		default:
 			lastOK = r.now()
 			if cur, err = fromUnstructured(u); err != nil {
-				return followResult{WF: wf, Err: err}
+				res = followResult{WF: wf, Err: err}
+				return true, nil
 			}
 			// The message matters while Pending: it says what the workflow
 			// waits for (the platform's mutex held by another run, say).
@@ -110,17 +115,19 @@ func (r *run) follow(ctx context.Context, wf *wfv1.Workflow, apps []*ir.App, dea
 					r.log.Errorf(r.phase, o.App, "step %s %s: %s", o.Node, strings.ToLower(string(o.Phase)), r.log.Scrub(orText(o.Message, "no message")))
 				}
 				stopped := r.stopEndedChildren(ctx, cur)
-				return followResult{WF: cur, Nodes: nodes, Others: others, Stopped: stopped}
+				res = followResult{WF: cur, Nodes: nodes, Others: others, Stopped: stopped}
+				return true, nil
 			}
 		}
-		if !r.now().Before(deadline) {
-			return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), TimedOut: true}
-		}
-		select {
-		case <-ctx.Done():
-			return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), Err: ctx.Err()}
-		case <-time.After(r.env.PollInterval):
-		}
+		return false, nil
+	})
+	switch {
+	case err == nil:
+		return res
+	case errors.Is(err, errDeadline):
+		return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), TimedOut: true}
+	default: // ctx ended
+		return followResult{WF: cur, Nodes: r.treeNodes(ctx, cur, names), Err: err}
 	}
 }
 
@@ -165,7 +172,7 @@ func (r *run) treeNodes(ctx context.Context, wf *wfv1.Workflow, names map[string
 func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names map[string]bool) {
 	if r.childApps == nil {
 		r.childApps = map[string][]string{}
-		o, err := r.objects()
+		o, err := r.emitted().Objects()
 		if err != nil {
 			r.log.Warnf(r.phase, "workflow", "building the workflows to read their children: %s", err)
 			return

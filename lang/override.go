@@ -30,11 +30,28 @@ type Override struct {
 	RetryLimit                 *int
 	Backoff                    string
 	// Ranges says where in Source each value is written, by the attribute
-	// it replaces ("domain", "git.repo_url", "timeouts.sync",
-	// "retry.limit"...), so that a diagnostic about a value points at its
-	// line. A value without one is placed at the start of Source.
+	// it replaces (the Attr constants), so that a diagnostic about a value
+	// points at its line. A value without one is placed at the start of
+	// Source.
 	Ranges map[string]hcl.Range
 }
+
+// The keys of Override.Ranges: the attribute each value replaces, as the
+// platform's HCL spells it. A source of overrides records its ranges
+// under these names, so the attribute has one name from the file to the
+// diagnostic.
+const (
+	AttrDomain             = "domain"
+	AttrClusterName        = "cluster_name"
+	AttrGitRepoURL         = "git.repo_url"
+	AttrGitRevision        = "git.revision"
+	AttrArgoCDNamespace    = "argocd.namespace"
+	AttrWorkflowsNamespace = "workflows.namespace"
+	AttrSyncTimeout        = "timeouts.sync"
+	AttrHealthTimeout      = "timeouts.health"
+	AttrRetryLimit         = "retry.limit"
+	AttrRetryBackoff       = "retry.backoff"
+)
 
 // Override writes o's values into the module as literal attributes, so
 // that the compiler evaluates every expression (env.domain in a Helm
@@ -49,7 +66,7 @@ func (m *Module) Override(o Override) {
 		if r, ok := o.Ranges[key]; ok && r.Filename != "" {
 			at = r
 		}
-		return &hcl.Attribute{Name: name, Expr: hcl.StaticExpr(v, at), Range: at, NameRange: at}
+		return staticAttr(name, v, at)
 	}
 	// set replaces *dst with a string literal when the override has one.
 	set := func(dst **hcl.Attribute, key, name, v string) {
@@ -65,10 +82,11 @@ func (m *Module) Override(o Override) {
 		if e.Attrs == nil {
 			e.Attrs = hcl.Attributes{}
 		}
-		for name, v := range map[string]string{"domain": o.Domain, "cluster_name": o.ClusterName} {
-			if v != "" {
-				e.Attrs[name] = lit(name, name, cty.StringVal(v))
-			}
+		if o.Domain != "" {
+			e.Attrs["domain"] = lit(AttrDomain, "domain", cty.StringVal(o.Domain))
+		}
+		if o.ClusterName != "" {
+			e.Attrs["cluster_name"] = lit(AttrClusterName, "cluster_name", cty.StringVal(o.ClusterName))
 		}
 	}
 	if pl := m.Platform; pl != nil {
@@ -76,20 +94,20 @@ func (m *Module) Override(o Override) {
 			if pl.Git == nil {
 				pl.Git = &Git{DeclRange: rng}
 			}
-			set(&pl.Git.RepoURL, "git.repo_url", "repo_url", o.GitRepository)
-			set(&pl.Git.Revision, "git.revision", "revision", o.GitRevision)
+			set(&pl.Git.RepoURL, AttrGitRepoURL, "repo_url", o.GitRepository)
+			set(&pl.Git.Revision, AttrGitRevision, "revision", o.GitRevision)
 		}
 		if o.ArgoCDNamespace != "" {
 			if pl.ArgoCD == nil {
 				pl.ArgoCD = &ArgoCD{DeclRange: rng}
 			}
-			set(&pl.ArgoCD.Namespace, "argocd.namespace", "namespace", o.ArgoCDNamespace)
+			set(&pl.ArgoCD.Namespace, AttrArgoCDNamespace, "namespace", o.ArgoCDNamespace)
 		}
 		if o.WorkflowsNamespace != "" {
 			if pl.Workflows == nil {
 				pl.Workflows = &Workflows{DeclRange: rng}
 			}
-			set(&pl.Workflows.Namespace, "workflows.namespace", "namespace", o.WorkflowsNamespace)
+			set(&pl.Workflows.Namespace, AttrWorkflowsNamespace, "namespace", o.WorkflowsNamespace)
 		}
 	}
 
@@ -106,16 +124,16 @@ func (m *Module) Override(o Override) {
 		if d.Timeouts == nil {
 			d.Timeouts = &Timeouts{DeclRange: rng}
 		}
-		set(&d.Timeouts.Sync, "timeouts.sync", "sync", o.SyncTimeout)
-		set(&d.Timeouts.Health, "timeouts.health", "health", o.HealthTimeout)
+		set(&d.Timeouts.Sync, AttrSyncTimeout, "sync", o.SyncTimeout)
+		set(&d.Timeouts.Health, AttrHealthTimeout, "health", o.HealthTimeout)
 	}
 	if retry {
 		if d.Retry == nil {
 			d.Retry = &Retry{DeclRange: rng}
 		}
 		if o.RetryLimit != nil {
-			d.Retry.Limit = lit("retry.limit", "limit", cty.NumberIntVal(int64(*o.RetryLimit)))
+			d.Retry.Limit = lit(AttrRetryLimit, "limit", cty.NumberIntVal(int64(*o.RetryLimit)))
 		}
-		set(&d.Retry.Backoff, "retry.backoff", "backoff", o.Backoff)
+		set(&d.Retry.Backoff, AttrRetryBackoff, "backoff", o.Backoff)
 	}
 }

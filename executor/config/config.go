@@ -493,7 +493,7 @@ func loadPlatform(cfg *Config, gen ir.Generator, p *Problems) {
 	if !slices.Contains(names, cfg.Environment) {
 		msg := fmt.Sprintf("ENVIRONMENT %q names no environment block of the platform in %s; it declares: %s.",
 			cfg.Environment, cfg.PlatformPath, strings.Join(names, ", "))
-		if s := suggest(cfg.Environment, names); s != "" {
+		if s := diag.Suggest(cfg.Environment, names); s != "" {
 			msg += fmt.Sprintf(" Did you mean %q?", s)
 		}
 		p.add("%s", msg)
@@ -503,7 +503,7 @@ func loadPlatform(cfg *Config, gen ir.Generator, p *Problems) {
 		mod.Override(cfg.EnvFile.override(cfg.Environment))
 	}
 	if cfg.DagFile != nil {
-		if dd := applyDagFile(mod, cfg.DagFile); dd.HasErrors() {
+		if dd := mod.Edit(cfg.DagFile.edits()); dd.HasErrors() {
 			p.Diags = append(p.Diags, dd...)
 			return
 		}
@@ -544,18 +544,4 @@ func loadPlatform(cfg *Config, gen ir.Generator, p *Problems) {
 			p.add("TEARDOWN_CONFIRM %q does not match the platform name %q; teardown refused", cfg.TeardownConfirm, prog.Platform.Name)
 		}
 	}
-}
-
-// suggest is diag.Suggest, plus the common case of an abbreviation
-// ("prod" for "production") that edit distance alone misses.
-func suggest(given string, names []string) string {
-	if s := diag.Suggest(given, names); s != "" {
-		return s
-	}
-	for _, n := range names {
-		if len(given) >= 3 && strings.HasPrefix(n, given) {
-			return n
-		}
-	}
-	return ""
 }

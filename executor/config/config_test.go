@@ -110,6 +110,7 @@ retries: {maxAttempts: 4, backoff: 45s}
 
 func TestEnvFileProblems(t *testing.T) {
 	const head = "name: production\ndomain: a\ngitRepository: b\ngitRevision: c\n"
+	const good = "name: production\ndomain: a.example.org\ngitRepository: https://git.example.org/p.git\ngitRevision: c\n"
 	for _, tc := range []struct{ file, at, want string }{
 		{"name: production\n", ":1:1", `The required field "domain" is missing`},
 		{"name: staging\ndomain: a\ngitRepository: b\ngitRevision: c\n", ":1:7", `It describes environment "staging" but ENVIRONMENT is "production"`},
@@ -125,6 +126,10 @@ func TestEnvFileProblems(t *testing.T) {
 		{"name: [\n", ":", "not valid YAML"},
 		// The compiler's verdict on a value points at the file's line.
 		{head, ":3:16", "Invalid Git repository URL"},
+		{good + "argocdNamespace: Bad_NS\n", ":5:18", `"Bad_NS" is not a DNS-1123 label`},
+		{good + "workflowsNamespace: Bad_NS\n", ":5:21", `"Bad_NS" is not a DNS-1123 label`},
+		{good + "timeouts: {sync: 9999h}\n", ":5:18", `"9999h" is outside the range platc accepts here`},
+		{good + "retries: {backoff: 9999h}\n", ":5:20", `"9999h" is outside the range platc accepts here`},
 	} {
 		_, p := Load(setup(t, tc.file))
 		var got []string

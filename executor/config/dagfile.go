@@ -12,10 +12,10 @@ import (
 	"time"
 
 	"github.com/hashicorp/hcl/v2"
-	"github.com/zclconf/go-cty/cty"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/internal/safeyaml"
 	"github.com/platc/platc/lang"
@@ -109,12 +109,7 @@ func readDagFile(path string, explicit bool) (*DagFile, hcl.Diagnostics, []strin
 	d := &DagFile{Path: path, Sum: hex.EncodeToString(sum[:])[:12]}
 	docs, err := safeyaml.Documents(data)
 	if err != nil {
-		line := 1
-		var ye *safeyaml.Error
-		if errors.As(err, &ye) {
-			line = ye.Line
-		}
-		return nil, hcl.Diagnostics{d.diag(d.at(line, 1), "DAG customization is not valid YAML", err.Error()+".")}, nil
+		return nil, hcl.Diagnostics{d.diag(d.at(safeyaml.Pos(err)), "DAG customization is not valid YAML", err.Error()+".")}, nil
 	}
 	if len(docs) != 1 {
 		return nil, hcl.Diagnostics{d.diag(d.at(1, 1), "DAG customization must be one YAML document", "Write one mapping with any of subset, dependencies, timeouts and retries.")}, nil
@@ -164,7 +159,7 @@ func (p *dagParser) mapping(n *yaml.Node, where string, keys []string, each func
 			p.fail(k, "Duplicate key in the DAG customization", "%s sets %q twice; keep one.", where, k.Value)
 		case keys != nil && !slices.Contains(keys, k.Value):
 			msg := fmt.Sprintf("%s has no setting %q; it takes %s.", where, k.Value, strings.Join(keys, ", "))
-			if s := suggest(k.Value, keys); s != "" {
+			if s := diag.Suggest(k.Value, keys); s != "" {
 				msg += fmt.Sprintf(" Did you mean %q?", s)
 			}
 			p.fail(k, "Unknown key in the DAG customization", "%s", msg)
@@ -292,116 +287,33 @@ func (p *dagParser) duration(n *yaml.Node, where string) string {
 	return n.Value
 }
 
-// applyDagFile writes the customization's dependencies, timeouts and
-// retries into the parsed platform, before it is compiled, so that the
-// compiler proves the changed graph acyclic and resolves the settings as
-// it does the HCL's own. What it adds points at the DAG file, so a cycle
-// it closes is reported there.
-func applyDagFile(m *lang.Module, d *DagFile) hcl.Diagnostics {
-	var diags hcl.Diagnostics
-	apps := map[string]*lang.App{}
-	var names []string
-	for _, a := range m.Apps {
-		apps[a.Name] = a
-		names = append(names, a.Name)
+// edits is what the customization changes in the platform's apps, for
+// lang to write into the module before it is compiled (as override is
+// for environment.yaml): the editing is lang's, the meaning of the
+// file's fields (RFC 7.4) is this package's.
+func (d *DagFile) edits() lang.Edits {
+	e := lang.Edits{What: "DAG customization"}
+	named := func(n DagName) lang.Named { return lang.Named{Name: n.Name, Range: n.Range} }
+	for _, a := range d.Add {
+		e.Add = append(e.Add, lang.DepEdit{App: named(a.App), DependsOn: named(a.DependsOn), Range: a.Range, Where: "dependencies.add"})
 	}
-	slices.Sort(names)
-	app := func(n DagName, where string) *lang.App {
-		if a := apps[n.Name]; a != nil {
-			return a
-		}
-		msg := fmt.Sprintf("%s names app %q, but the platform has no such app.", where, n.Name)
-		if s := suggest(n.Name, names); s != "" {
-			msg += fmt.Sprintf(" Did you mean %q?", s)
-		}
-		diags = append(diags, d.diag(n.Range, "Unknown app in the DAG customization", msg))
-		return nil
-	}
-	for _, e := range d.Add {
-		a, dep := app(e.App, "dependencies.add"), app(e.DependsOn, "dependencies.add")
-		if a == nil || dep == nil {
-			continue
-		}
-		a.DependsOn = append(a.DependsOn, lang.Ref{Kind: lang.RefApp, Name: dep.Name, Range: e.DependsOn.Range})
-	}
-	for _, e := range d.Remove {
-		a, dep := app(e.App, "dependencies.remove"), app(e.DependsOn, "dependencies.remove")
-		if a == nil || dep == nil {
-			continue
-		}
-		own := func(r lang.Ref) bool { return r.Kind == lang.RefApp && r.Name == dep.Name }
-		if slices.ContainsFunc(a.DependsOn, own) {
-			// A fresh slice: the module's own stays as parsed.
-			var kept []lang.Ref
-			for _, r := range a.DependsOn {
-				if !own(r) {
-					kept = append(kept, r)
-				}
-			}
-			a.DependsOn = kept
-			continue
-		}
-		diags = append(diags, d.diag(e.Range, "Dependency cannot be removed", removeRefusal(a, dep)))
+	for _, r := range d.Remove {
+		e.Remove = append(e.Remove, lang.DepEdit{App: named(r.App), DependsOn: named(r.DependsOn), Range: r.Range, Where: "dependencies.remove"})
 	}
 	for _, t := range d.Timeouts {
-		a := app(t.App, "timeouts")
-		if a == nil {
-			continue
-		}
-		if a.Timeouts == nil {
-			a.Timeouts = &lang.Timeouts{DeclRange: t.App.Range}
-		}
-		if t.Sync != "" {
-			a.Timeouts.Sync = strAttr("sync", t.Sync, t.SyncRange)
-		}
-		if t.Health != "" {
-			a.Timeouts.Health = strAttr("health", t.Health, t.HealthRange)
-		}
+		e.Settings = append(e.Settings, lang.AppSettings{App: named(t.App), Sync: t.Sync, Health: t.Health,
+			SyncRange: t.SyncRange, HealthRange: t.HealthRange, Where: "timeouts"})
 	}
 	for _, r := range d.Retries {
-		a := app(r.App, "retries")
-		if a == nil {
-			continue
-		}
-		if a.Retry == nil {
-			a.Retry = &lang.Retry{DeclRange: r.App.Range}
-		}
+		s := lang.AppSettings{App: named(r.App), Backoff: r.Backoff, LimitRange: r.AttemptsRng, BackoffRange: r.BackoffRange, Where: "retries"}
 		if r.MaxAttempts > 0 {
 			// Attempts here, as in environment.yaml; the language counts retries.
-			a.Retry.Limit = &hcl.Attribute{Name: "limit", Expr: hcl.StaticExpr(cty.NumberIntVal(int64(r.MaxAttempts-1)), r.AttemptsRng), Range: r.AttemptsRng, NameRange: r.AttemptsRng}
+			limit := r.MaxAttempts - 1
+			s.Limit = &limit
 		}
-		if r.Backoff != "" {
-			a.Retry.Backoff = strAttr("backoff", r.Backoff, r.BackoffRange)
-		}
+		e.Settings = append(e.Settings, s)
 	}
-	return diags
-}
-
-func strAttr(name, v string, rng hcl.Range) *hcl.Attribute {
-	return &hcl.Attribute{Name: name, Expr: hcl.StaticExpr(cty.StringVal(v), rng), Range: rng, NameRange: rng}
-}
-
-// removeRefusal says why an edge the app does not declare itself cannot
-// be removed for a run: it comes from its stack's depends_on (the
-// layering, which holds for every app of it), or it
-// does not exist.
-func removeRefusal(a *lang.App, dep *lang.App) string {
-	if a.Stack != nil {
-		for _, r := range a.Stack.DependsOn {
-			if r.Kind == lang.RefApp && r.Name == dep.Name || r.Kind == lang.RefStack && dep.Stack != nil && dep.Stack.Name == r.Name {
-				return fmt.Sprintf("%s depends on %s through stack %s's depends_on (%s, at %s), which orders every app of the stack; a DAG customization removes only an app's own dependencies. Change the stack's dependency in the platform source instead.",
-					a.Name, dep.Name, a.Stack.Name, r, r.Range)
-			}
-		}
-	}
-	var own []string
-	for _, r := range a.DependsOn {
-		own = append(own, r.String())
-	}
-	if len(own) == 0 {
-		return fmt.Sprintf("%s does not depend on %s: it declares no dependencies of its own.", a.Name, dep.Name)
-	}
-	return fmt.Sprintf("%s does not depend on %s; its own dependencies are %s.", a.Name, dep.Name, strings.Join(own, ", "))
+	return e
 }
 
 // dagApps are the apps a customization's subset chooses, in p's
@@ -424,7 +336,7 @@ func dagApps(p *ir.Program, d *DagFile, action Action) ([]*ir.App, hcl.Diagnosti
 	slices.Sort(appNames)
 	unknown := func(kind string, n DagName, names []string) {
 		msg := fmt.Sprintf("subset.%ss names %s %q, but the platform has no such %s.", kind, kind, n.Name, kind)
-		if s := suggest(n.Name, names); s != "" {
+		if s := diag.Suggest(n.Name, names); s != "" {
 			msg += fmt.Sprintf(" Did you mean %q?", s)
 		}
 		diags = append(diags, d.diag(n.Range, "Unknown "+kind+" in the DAG customization", msg))

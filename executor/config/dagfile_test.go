@@ -158,6 +158,8 @@ func TestDagFileProblems(t *testing.T) {
 			"1:24 Invalid duration in the DAG customization|positive duration",
 		}},
 		{"not YAML", "subset: [\n", []string{"2:1 DAG customization is not valid YAML|"}},
+		// An alias inside its own anchor: refused where the alias is.
+		{"alias loop", "subset: &a {apps: [*a]}\n", []string{"1:20 DAG customization is not valid YAML|*a"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			in := dagSetup(t, Deploy, c.dag)

@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 	"go.yaml.in/yaml/v3"
 
+	"github.com/platc/platc/diag"
 	"github.com/platc/platc/internal/safefile"
 	"github.com/platc/platc/internal/safeyaml"
 	"github.com/platc/platc/lang"
@@ -39,25 +40,23 @@ type EnvFile struct {
 	// workflow the file's timeouts or retries change is labelled and
 	// reported with it.
 	Sum string
-	// Ranges says where each string field is written, by its RFC name,
-	// so that a compiler diagnostic about its value points there.
+	// Ranges says where each value that overrides the platform is
+	// written, by the attribute it replaces (lang's Attr names, which
+	// lang.Override.Ranges uses), so that a compiler diagnostic about
+	// its value points there.
 	Ranges map[string]hcl.Range
 }
 
-// EnvTimeouts is the timeouts section of environment.yaml. The ranges say
-// where each value is written, so that a compiler diagnostic about one
-// points at the file.
+// EnvTimeouts is the timeouts section of environment.yaml.
 type EnvTimeouts struct {
-	Sync, Health           string
-	SyncRange, HealthRange hcl.Range
+	Sync, Health string
 }
 
 // EnvRetries is the retries section of environment.yaml. MaxAttempts
 // counts every attempt, the first included.
 type EnvRetries struct {
-	MaxAttempts                 *int
-	Backoff                     string
-	AttemptsRange, BackoffRange hcl.Range
+	MaxAttempts *int
+	Backoff     string
 }
 
 // override is what the file changes in the platform, for lang to write
@@ -73,21 +72,12 @@ func (ef *EnvFile) override(env string) lang.Override {
 		GitRevision:        ef.GitRevision,
 		ArgoCDNamespace:    ef.ArgoCDNamespace,
 		WorkflowsNamespace: ef.WorkflowsNamespace,
-		Ranges:             map[string]hcl.Range{},
-	}
-	// Each value's diagnostic points at the line of the file that wrote it.
-	for field, attr := range map[string]string{
-		"domain": "domain", "clusterName": "cluster_name",
-		"gitRepository": "git.repo_url", "gitRevision": "git.revision",
-		"argocdNamespace": "argocd.namespace", "workflowsNamespace": "workflows.namespace",
-	} {
-		if r, ok := ef.Ranges[field]; ok {
-			o.Ranges[attr] = r
-		}
+		// Each value's diagnostic points at the line of the file that
+		// wrote it.
+		Ranges: ef.Ranges,
 	}
 	if t := ef.Timeouts; t != nil {
 		o.SyncTimeout, o.HealthTimeout = t.Sync, t.Health
-		o.Ranges["timeouts.sync"], o.Ranges["timeouts.health"] = t.SyncRange, t.HealthRange
 	}
 	if r := ef.Retries; r != nil {
 		if r.MaxAttempts != nil {
@@ -96,7 +86,6 @@ func (ef *EnvFile) override(env string) lang.Override {
 			o.RetryLimit = &limit
 		}
 		o.Backoff = r.Backoff
-		o.Ranges["retry.limit"], o.Ranges["retry.backoff"] = r.AttemptsRange, r.BackoffRange
 	}
 	return o
 }
@@ -152,12 +141,8 @@ func readEnvFile(path string, explicit bool, environment string) (*EnvFile, hcl.
 	// Documents bounds alias expansion before anything is decoded.
 	docs, err := safeyaml.Documents(data)
 	if err != nil {
-		line := 1
-		var ye *safeyaml.Error
-		if errors.As(err, &ye) {
-			line = ye.Line
-		}
-		p.failAt(line, 1, "Environment config is not valid YAML", "%s.", err)
+		line, col := safeyaml.Pos(err)
+		p.failAt(line, col, "Environment config is not valid YAML", "%s.", err)
 		return nil, p.diags, nil
 	}
 	if len(docs) != 1 {
@@ -216,7 +201,7 @@ func (p *envParser) mapping(n *yaml.Node, where string, keys []string, each func
 			p.fail(k, "Duplicate key in the environment config", "%s sets %q twice; keep one.", where, k.Value)
 		case !containsStr(keys, k.Value):
 			msg := fmt.Sprintf("unknown field %q in %s; RFC 7.4 defines %s.", k.Value, strings.ToLower(where[:1])+where[1:], strings.Join(keys, ", "))
-			if s := suggest(k.Value, keys); s != "" {
+			if s := diag.Suggest(k.Value, keys); s != "" {
 				msg += fmt.Sprintf(" Did you mean %q?", s)
 			}
 			p.fail(k, "Unknown field in the environment config", "%s", msg)
@@ -259,6 +244,12 @@ func (p *envParser) root(n *yaml.Node, environment string) {
 		"name": &ef.Name, "domain": &ef.Domain, "gitRepository": &ef.GitRepository, "gitRevision": &ef.GitRevision,
 		"clusterName": &ef.ClusterName, "argocdNamespace": &ef.ArgoCDNamespace, "workflowsNamespace": &ef.WorkflowsNamespace,
 	}
+	// attrs: the platform attribute each string field replaces (RFC 7.4),
+	// the name its range is kept under. name replaces none.
+	attrs := map[string]string{
+		"domain": lang.AttrDomain, "gitRepository": lang.AttrGitRepoURL, "gitRevision": lang.AttrGitRevision,
+		"clusterName": lang.AttrClusterName, "argocdNamespace": lang.AttrArgoCDNamespace, "workflowsNamespace": lang.AttrWorkflowsNamespace,
+	}
 	var nameNode *yaml.Node
 	p.mapping(n, "The environment config", envKeys, func(key string, v *yaml.Node) {
 		switch key {
@@ -266,9 +257,9 @@ func (p *envParser) root(n *yaml.Node, environment string) {
 			t := &EnvTimeouts{}
 			p.mapping(v, "timeouts", []string{"sync", "health"}, func(key string, v *yaml.Node) {
 				if key == "sync" {
-					t.Sync, t.SyncRange = p.duration(v, "timeouts.sync"), p.rng(v)
+					t.Sync, ef.Ranges[lang.AttrSyncTimeout] = p.duration(v, "timeouts.sync"), p.rng(v)
 				} else {
-					t.Health, t.HealthRange = p.duration(v, "timeouts.health"), p.rng(v)
+					t.Health, ef.Ranges[lang.AttrHealthTimeout] = p.duration(v, "timeouts.health"), p.rng(v)
 				}
 			})
 			ef.Timeouts = t
@@ -276,7 +267,7 @@ func (p *envParser) root(n *yaml.Node, environment string) {
 			r := &EnvRetries{}
 			p.mapping(v, "retries", []string{"maxAttempts", "backoff"}, func(key string, v *yaml.Node) {
 				if key == "backoff" {
-					r.Backoff, r.BackoffRange = p.duration(v, "retries.backoff"), p.rng(v)
+					r.Backoff, ef.Ranges[lang.AttrRetryBackoff] = p.duration(v, "retries.backoff"), p.rng(v)
 					return
 				}
 				n, err := strconv.Atoi(v.Value)
@@ -284,12 +275,14 @@ func (p *envParser) root(n *yaml.Node, environment string) {
 					p.fail(v, "Invalid retries in the environment config", "retries.maxAttempts is %s; it counts every attempt, the first included, so it must be a whole number from 1 to 100.", v.Value)
 					return
 				}
-				r.MaxAttempts, r.AttemptsRange = &n, p.rng(v)
+				r.MaxAttempts, ef.Ranges[lang.AttrRetryLimit] = &n, p.rng(v)
 			})
 			ef.Retries = r
 		default:
 			*strs[key] = p.str(v, key)
-			ef.Ranges[key] = p.rng(v)
+			if attr, ok := attrs[key]; ok {
+				ef.Ranges[attr] = p.rng(v)
+			}
 			if key == "name" {
 				nameNode = v
 			}

@@ -113,7 +113,7 @@ func (s Scope) Resolve(p *ir.Program) error {
 
 func unknown(kind, name string, names []string) error {
 	msg := fmt.Sprintf("TARGET_SCOPE names %s %q, but the platform has no such %s.", kind, name, kind)
-	if sug := suggest(name, names); sug != "" {
+	if sug := diag.Suggest(name, names); sug != "" {
 		return fmt.Errorf("%s Did you mean %q?", msg, kind+":"+sug)
 	}
 	if len(names) == 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/hcl/v2"
 
 	"github.com/platc/platc/emit/argo"
+	"github.com/platc/platc/lang"
 )
 
 // compileSpot compiles the workflow of a run that the committed
@@ -87,36 +88,13 @@ func spotRange(cfg *Config) *hcl.Range {
 		return &hcl.Range{Filename: d.Path, Start: hcl.InitialPos, End: hcl.InitialPos}
 	case ScopeEnv:
 		ef := cfg.EnvFile
-		for _, r := range []*hcl.Range{timeoutsRange(ef.Timeouts), retriesRange(ef.Retries)} {
-			if r != nil {
-				return r
+		// The first of the values that make the run compiled on the spot.
+		for _, attr := range []string{lang.AttrSyncTimeout, lang.AttrHealthTimeout, lang.AttrRetryLimit, lang.AttrRetryBackoff} {
+			if r, ok := ef.Ranges[attr]; ok && r.Filename != "" {
+				return &r
 			}
 		}
 		return &hcl.Range{Filename: ef.Path, Start: hcl.InitialPos, End: hcl.InitialPos}
-	}
-	return nil
-}
-
-func timeoutsRange(t *EnvTimeouts) *hcl.Range {
-	if t == nil {
-		return nil
-	}
-	for _, r := range []hcl.Range{t.SyncRange, t.HealthRange} {
-		if r.Filename != "" {
-			return &r
-		}
-	}
-	return nil
-}
-
-func retriesRange(r *EnvRetries) *hcl.Range {
-	if r == nil {
-		return nil
-	}
-	for _, rg := range []hcl.Range{r.AttemptsRange, r.BackoffRange} {
-		if rg.Filename != "" {
-			return &rg
-		}
 	}
 	return nil
 }

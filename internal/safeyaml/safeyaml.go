@@ -51,6 +51,17 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("line %d: %s", e.Line, e.Msg)
 }
 
+// Pos is where err, from Documents or Check, places the problem, for a
+// diagnostic: its line and column, 1 for what it does not know (an error
+// of another kind, a syntax error's column).
+func Pos(err error) (line, column int) {
+	var e *Error
+	if !errors.As(err, &e) {
+		return 1, 1
+	}
+	return max(e.Line, 1), max(e.Column, 1)
+}
+
 // Documents parses every YAML document of b. On an error it returns the
 // documents before it and an *Error.
 func Documents(b []byte) ([]*yaml.Node, error) {

@@ -115,6 +115,26 @@ func TestSyntaxErrorLine(t *testing.T) {
 	}
 }
 
+// TestPos: a diagnostic's position for each kind of error Documents
+// returns, and for one it does not.
+func TestPos(t *testing.T) {
+	_, syntax := Documents([]byte("a: 1\nb: [1, 2\nc: 3\n"))
+	_, bomb := Documents([]byte(Bomb(9)))
+	for _, c := range []struct {
+		err       error
+		line, col int
+	}{
+		{syntax, syntax.(*Error).Line, 1}, // yaml.v3 gives no column
+		{bomb, 10, 24},
+		{fmt.Errorf("reading: %w", bomb), 10, 24},
+		{errors.New("not from safeyaml"), 1, 1},
+	} {
+		if l, col := Pos(c.err); l != c.line || col != c.col || l < 1 {
+			t.Errorf("Pos(%v) = %d:%d, want %d:%d", c.err, l, col, c.line, c.col)
+		}
+	}
+}
+
 // expanded counts the nodes of doc with every alias followed, giving up
 // past limit.
 func expanded(n *yaml.Node, limit int, count *int) bool {

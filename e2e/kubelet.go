@@ -251,8 +251,19 @@ func (k *processKubelet) start(ctx context.Context, pod *corev1.Pod, name string
 		}
 		_, metrics := ports()
 		p.addr = fmt.Sprintf("127.0.0.1:%d", metrics)
+		level := "info"
+		if e.opts.Diagnose {
+			// Which object update requeued which app is logged at
+			// debug; pprof answers when a file says "true".
+			level = "debug"
+			on := filepath.Join(e.opts.Dir, "argocd-profiler.enabled")
+			if err := os.WriteFile(on, []byte("true"), 0o644); err != nil {
+				return nil, err
+			}
+			aenv = append(aenv, "ARGOCD_ENABLE_PROFILER_FILE_PATH="+on)
+		}
 		p.proc, err = e.procs.Start("argocd-application-controller", e.bin("argocd-application-controller"), append(argv,
-			"--repo-server", deps[1], "--redis", deps[0], "--metrics-port", strconv.Itoa(metrics), "--loglevel", "info",
+			"--repo-server", deps[1], "--redis", deps[0], "--metrics-port", strconv.Itoa(metrics), "--loglevel", level,
 		), append(aenv, env...))
 	case "argocd-server":
 		var deps []string
@@ -349,6 +360,9 @@ func (e *Env) startWorkflowController(ctx context.Context, ns string, args, env 
 	kubeconfig, err := e.kubeconfigFile(ns)
 	if err != nil {
 		return "", nil, err
+	}
+	if e.opts.Diagnose {
+		env = append(slices.Clone(env), "ARGO_PPROF=true") // pprof on :6060
 	}
 	p, err := e.procs.Start("workflow-controller", filepath.Join(e.opts.Bin, "workflow-controller"), append(slices.Clone(args), "--kubeconfig", kubeconfig), env)
 	if err != nil {

@@ -203,12 +203,13 @@ func apiTable(rows []apiRow, watch []watchRow, n int) string {
 	return b.String()
 }
 
-// Diagnostic runs (Options.Profile, make e2e-bench PROFILE=dir) add what
+// Diagnostic runs (Options.Diagnose, make e2e-bench DIAGNOSE=1) add what
 // a measurement run cannot afford, so their CPU figures are not
 // comparable with other runs: every request in the audit log at
-// Metadata level (who asked), the application controller's debug log
-// (which object update requeued which app) and pprof endpoints on the
-// Argo processes (kube-apiserver serves /debug/pprof by default).
+// Metadata level (who asked) and the application controller's debug log
+// (which object update requeued which app). Profiles (PROFILE=dir) are
+// cheap and can be taken in any run: kube-apiserver serves /debug/pprof
+// by default, the Argo controllers are started with theirs on.
 
 // fullAuditPolicy keeps execAuditPolicy's pods/exec rule (the step
 // runtime reads it, steps.go) and records every other request once, when

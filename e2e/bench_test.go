@@ -134,16 +134,18 @@ func benchDeploy(b *testing.B, apps, parallelism int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 110*time.Minute)
 	defer cancel()
 	platc := platcBinary(b)
-	// PLATC_BENCH_PROFILE=dir (make e2e-bench PROFILE=dir) makes the run
-	// a diagnostic one (Options.Diagnose): CPU profiles into dir, who
-	// made each request, what requeued each app.
+	// PLATC_BENCH_PROFILE=dir (make e2e-bench PROFILE=dir) takes 30 s
+	// CPU profiles mid-deploy into dir, which costs little;
+	// PLATC_BENCH_DIAGNOSE=1 (DIAGNOSE=1) makes the run a diagnostic one
+	// (Options.Diagnose): who made each request, what requeued each app.
 	profDir := os.Getenv("PLATC_BENCH_PROFILE")
 	if profDir != "" {
 		if err := os.MkdirAll(profDir, 0o755); err != nil {
 			b.Fatal(err)
 		}
 	}
-	env, err := Start(ctx, Options{Bin: bin, Src: filepath.Join(bin, "..", "src"), Dir: filepath.Join(dir, "env"), Platc: platc, Log: b.Logf, Diagnose: profDir != ""})
+	diagnose := os.Getenv("PLATC_BENCH_DIAGNOSE") == "1"
+	env, err := Start(ctx, Options{Bin: bin, Src: filepath.Join(bin, "..", "src"), Dir: filepath.Join(dir, "env"), Platc: platc, Log: b.Logf, Diagnose: diagnose})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -189,7 +191,16 @@ func benchDeploy(b *testing.B, apps, parallelism int) {
 		b.Logf("%s", apiTable(rows, watch, 20))
 		res.APIRequests, res.WatchEvents = rows, watch
 		if profDir != "" {
-			res.diagnose(ctx, b, pl, profDir, since, <-profiled)
+			if err := <-profiled; err != nil {
+				b.Logf("no CPU profiles: %v", err)
+			}
+			files, _ := filepath.Glob(filepath.Join(profDir, "*.pprof"))
+			for _, f := range files {
+				b.Logf("CPU profile %s (30 s from %s into the deploy):\n%s", f, profileAfter, pprofTop(ctx, f, 25))
+			}
+		}
+		if diagnose {
+			res.diagnose(b, pl, since)
 		}
 		if r.ExitCode != 0 {
 			b.Fatalf("deploy exited %d:\n%s\n%s", r.ExitCode, r.Report, r.LastLog(20))
@@ -259,7 +270,7 @@ type benchResult struct {
 	// it sent its watchers, by resource, most bytes first (apiprof.go).
 	APIRequests []apiRow   `json:"api_requests"`
 	WatchEvents []watchRow `json:"watch_events"`
-	// A diagnostic run's (PLATC_BENCH_PROFILE): the requests by client,
+	// A diagnostic run's (PLATC_BENCH_DIAGNOSE): the requests by client,
 	// from the audit log; the object updates that requeued apps, by
 	// kind, and the updates ignoreResourceUpdates dropped, from the
 	// application controller's debug log.
@@ -273,14 +284,7 @@ type benchResult struct {
 const profileAfter = 60 * time.Second
 
 // diagnose adds a diagnostic run's findings to the result and the log.
-func (res *benchResult) diagnose(ctx context.Context, b *testing.B, pl *Platform, dir string, since time.Time, profErr error) {
-	if profErr != nil {
-		b.Logf("no CPU profiles: %v", profErr)
-	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.pprof"))
-	for _, f := range files {
-		b.Logf("CPU profile %s (30 s from %s into the deploy):\n%s", f, profileAfter, pprofTop(ctx, f, 25))
-	}
+func (res *benchResult) diagnose(b *testing.B, pl *Platform, since time.Time) {
 	clients, err := pl.Env.auditClients(since)
 	if err != nil {
 		b.Fatal(err)

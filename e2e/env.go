@@ -41,8 +41,8 @@ type Options struct {
 	// Log receives progress lines; nil discards them.
 	Log func(format string, args ...any)
 	// Diagnose adds what a diagnostic run needs and a measurement run
-	// cannot afford (apiprof.go): every request in the audit log, the
-	// application controller's debug log, the Argo processes' pprof.
+	// cannot afford (apiprof.go): every request in the audit log and the
+	// application controller's debug log.
 	Diagnose bool
 }
 

@@ -254,14 +254,16 @@ func (k *processKubelet) start(ctx context.Context, pod *corev1.Pod, name string
 		level := "info"
 		if e.opts.Diagnose {
 			// Which object update requeued which app is logged at
-			// debug; pprof answers when a file says "true".
+			// debug.
 			level = "debug"
-			on := filepath.Join(e.opts.Dir, "argocd-profiler.enabled")
-			if err := os.WriteFile(on, []byte("true"), 0o644); err != nil {
-				return nil, err
-			}
-			aenv = append(aenv, "ARGOCD_ENABLE_PROFILER_FILE_PATH="+on)
 		}
+		// pprof on the metrics port answers when this file says "true"
+		// (the bench's PROFILE); it costs nothing until asked.
+		on := filepath.Join(e.opts.Dir, "argocd-profiler.enabled")
+		if err := os.WriteFile(on, []byte("true"), 0o644); err != nil {
+			return nil, err
+		}
+		aenv = append(aenv, "ARGOCD_ENABLE_PROFILER_FILE_PATH="+on)
 		p.proc, err = e.procs.Start("argocd-application-controller", e.bin("argocd-application-controller"), append(argv,
 			"--repo-server", deps[1], "--redis", deps[0], "--metrics-port", strconv.Itoa(metrics), "--loglevel", level,
 		), append(aenv, env...))
@@ -361,9 +363,9 @@ func (e *Env) startWorkflowController(ctx context.Context, ns string, args, env 
 	if err != nil {
 		return "", nil, err
 	}
-	if e.opts.Diagnose {
-		env = append(slices.Clone(env), "ARGO_PPROF=true") // pprof on :6060
-	}
+	// pprof on :6060, for the bench's PROFILE; it costs nothing until
+	// asked.
+	env = append(slices.Clone(env), "ARGO_PPROF=true")
 	p, err := e.procs.Start("workflow-controller", filepath.Join(e.opts.Bin, "workflow-controller"), append(slices.Clone(args), "--kubeconfig", kubeconfig), env)
 	if err != nil {
 		return "", nil, err

@@ -104,7 +104,7 @@ e2e-run: build
 # CPU-seconds per app, the workflow layout, the largest object and
 # Workflow sizes, the API server's requests by verb and resource and its
 # watch events by resource). PROFILE=dir takes 30 s CPU profiles of
-# kube-apiserver and the Argo controllers a minute into the deploy, into
+# kube-apiserver and Argo CD's application controller a minute into the deploy, into
 # dir. DIAGNOSE=1 makes it a diagnostic run (requests by client from a
 # full audit log, the object updates that requeued apps from Argo CD's
 # debug log), whose CPU figures are not comparable with a plain run's.

@@ -209,7 +209,7 @@ func apiTable(rows []apiRow, watch []watchRow, n int) string {
 // Metadata level (who asked) and the application controller's debug log
 // (which object update requeued which app). Profiles (PROFILE=dir) are
 // cheap and can be taken in any run: kube-apiserver serves /debug/pprof
-// by default, the Argo controllers are started with theirs on.
+// by default, the application controller is started with its on.
 
 // fullAuditPolicy keeps execAuditPolicy's pods/exec rule (the step
 // runtime reads it, steps.go) and records every other request once, when
@@ -233,10 +233,11 @@ func (pl *Platform) profile(ctx context.Context, dir string, d time.Duration) er
 	pool.AppendCertsFromPEM(e.apiCA)
 	hc := &http.Client{Timeout: d + time.Minute, Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}}
 	targets := map[string]string{"kube-apiserver": e.URL}
-	for _, name := range []string{"argocd-application-controller", "workflow-controller"} {
-		if a := pl.kubelet.addr(name); a != "" {
-			targets[name] = "http://" + a
-		}
+	// Not the workflow controller: ARGO_PPROF registers pprof on Go's
+	// default mux, which its :6060 (the health server) does not serve in
+	// this release (measured: 404).
+	if a := pl.kubelet.addr("argocd-application-controller"); a != "" {
+		targets["argocd-application-controller"] = "http://" + a
 	}
 	var mu sync.Mutex
 	var errs []string

@@ -363,9 +363,6 @@ func (e *Env) startWorkflowController(ctx context.Context, ns string, args, env 
 	if err != nil {
 		return "", nil, err
 	}
-	// pprof on :6060, for the bench's PROFILE; it costs nothing until
-	// asked.
-	env = append(slices.Clone(env), "ARGO_PPROF=true")
 	p, err := e.procs.Start("workflow-controller", filepath.Join(e.opts.Bin, "workflow-controller"), append(slices.Clone(args), "--kubeconfig", kubeconfig), env)
 	if err != nil {
 		return "", nil, err

@@ -102,12 +102,19 @@ e2e-run: build
 # platform.workflows.parallelism P (default 20); BENCH_OUT=file.json also
 # writes the figures as JSON (wall_seconds, critical_path_seconds,
 # CPU-seconds per app, the workflow layout, the largest object and
-# Workflow sizes).
+# Workflow sizes, the API server's requests by verb and resource and its
+# watch events by resource). PROFILE=dir takes 30 s CPU profiles of
+# kube-apiserver and Argo CD's application controller a minute into the deploy, into
+# dir. DIAGNOSE=1 makes it a diagnostic run (requests by client from a
+# full audit log, the object updates that requeued apps from Argo CD's
+# debug log), whose CPU figures are not comparable with a plain run's.
 APPS ?=
+PROFILE ?=
+DIAGNOSE ?=
 PARALLELISM ?=
 BENCH_OUT ?=
 e2e-bench: build
-	PLATC_BENCH_APPS="$(APPS)" PLATC_BENCH_PARALLELISM="$(PARALLELISM)" PLATC_BENCH_OUT="$(abspath $(BENCH_OUT))" PLATC_E2E=1 PLATC_E2E_BIN="$(E2E_BIN)" $(GO) test ./e2e -run '^$$' -bench BenchmarkDeploy -benchtime 1x -timeout 120m -v
+	PLATC_BENCH_APPS="$(APPS)" PLATC_BENCH_PARALLELISM="$(PARALLELISM)" PLATC_BENCH_OUT="$(abspath $(BENCH_OUT))" PLATC_BENCH_PROFILE="$(abspath $(PROFILE))" PLATC_BENCH_DIAGNOSE="$(DIAGNOSE)" PLATC_E2E=1 PLATC_E2E_BIN="$(E2E_BIN)" $(GO) test ./e2e -run '^$$' -bench BenchmarkDeploy -benchtime 1x -timeout 120m -v
 
 clean:
 	rm -rf bin

@@ -134,7 +134,18 @@ func benchDeploy(b *testing.B, apps, parallelism int) {
 	ctx, cancel := context.WithTimeout(context.Background(), 110*time.Minute)
 	defer cancel()
 	platc := platcBinary(b)
-	env, err := Start(ctx, Options{Bin: bin, Src: filepath.Join(bin, "..", "src"), Dir: filepath.Join(dir, "env"), Platc: platc, Log: b.Logf})
+	// PLATC_BENCH_PROFILE=dir (make e2e-bench PROFILE=dir) takes 30 s
+	// CPU profiles mid-deploy into dir, which costs little;
+	// PLATC_BENCH_DIAGNOSE=1 (DIAGNOSE=1) makes the run a diagnostic one
+	// (Options.Diagnose): who made each request, what requeued each app.
+	profDir := os.Getenv("PLATC_BENCH_PROFILE")
+	if profDir != "" {
+		if err := os.MkdirAll(profDir, 0o755); err != nil {
+			b.Fatal(err)
+		}
+	}
+	diagnose := os.Getenv("PLATC_BENCH_DIAGNOSE") == "1"
+	env, err := Start(ctx, Options{Bin: bin, Src: filepath.Join(bin, "..", "src"), Dir: filepath.Join(dir, "env"), Platc: platc, Log: b.Logf, Diagnose: diagnose})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -146,12 +157,51 @@ func benchDeploy(b *testing.B, apps, parallelism int) {
 	res := benchResult{Apps: apps, Parallelism: pl.Program.Platform.Workflows.Parallelism, PeakRSSMiB: map[string]float64{}}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
+		apiBefore, err := env.apiMetrics(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		since := time.Now()
 		before := sampleCPU(b, env)
+		profiled := make(chan error, 1)
+		deployed := make(chan struct{})
+		if profDir != "" {
+			go func() {
+				// Mid-deploy: after the first minute the DAG's steps,
+				// the syncs and the simulated operators all run.
+				select {
+				case <-time.After(profileAfter):
+					profiled <- pl.profile(ctx, profDir, 30*time.Second)
+				case <-deployed:
+					profiled <- fmt.Errorf("the deploy ended within %s, before the profiles", profileAfter)
+				}
+			}()
+		}
 		r, err := pl.Platc(ctx, "deploy")
+		close(deployed)
 		if err != nil {
 			b.Fatal(err)
 		}
 		res.CPUSecondsPerApp = reportCPU(b, before, sampleCPU(b, env), apps)
+		apiAfter, err := env.apiMetrics(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rows, watch := apiDelta(apiBefore, apiAfter)
+		b.Logf("%s", apiTable(rows, watch, 20))
+		res.APIRequests, res.WatchEvents = rows, watch
+		if profDir != "" {
+			if err := <-profiled; err != nil {
+				b.Logf("no CPU profiles: %v", err)
+			}
+			files, _ := filepath.Glob(filepath.Join(profDir, "*.pprof"))
+			for _, f := range files {
+				b.Logf("CPU profile %s (30 s from %s into the deploy):\n%s", f, profileAfter, pprofTop(ctx, f, 25))
+			}
+		}
+		if diagnose {
+			res.diagnose(b, pl, since)
+		}
 		if r.ExitCode != 0 {
 			b.Fatalf("deploy exited %d:\n%s\n%s", r.ExitCode, r.Report, r.LastLog(20))
 		}
@@ -215,6 +265,67 @@ type benchResult struct {
 	LargestWorkflow      string `json:"largest_workflow"`
 	LargestWorkflowBytes int    `json:"largest_workflow_bytes"`
 	MostWorkflowNodes    int    `json:"most_workflow_nodes"`
+	// APIRequests are the requests the API server served during the
+	// deploy, by verb and resource, most first; WatchEvents the events
+	// it sent its watchers, by resource, most bytes first (apiprof.go).
+	APIRequests []apiRow   `json:"api_requests"`
+	WatchEvents []watchRow `json:"watch_events"`
+	// A diagnostic run's (PLATC_BENCH_DIAGNOSE): the requests by client,
+	// from the audit log; the object updates that requeued apps, by
+	// kind, and the updates ignoreResourceUpdates dropped, from the
+	// application controller's debug log.
+	Clients        []clientRow      `json:"clients,omitempty"`
+	RefreshCauses  []refreshCause   `json:"refresh_causes,omitempty"`
+	IgnoredUpdates map[string]int64 `json:"ignored_updates,omitempty"`
+}
+
+// profileAfter is how far into the deploy a diagnostic run takes its
+// 30-second CPU profiles.
+const profileAfter = 60 * time.Second
+
+// diagnose adds a diagnostic run's findings to the result and the log.
+func (res *benchResult) diagnose(b *testing.B, pl *Platform, since time.Time) {
+	clients, err := pl.Env.auditClients(since)
+	if err != nil {
+		b.Fatal(err)
+	}
+	res.Clients = clients
+	var t strings.Builder
+	perClient := map[string]int64{}
+	for _, c := range clients {
+		perClient[c.Client] += c.Count
+	}
+	names := make([]string, 0, len(perClient))
+	for n := range perClient {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool { return perClient[names[i]] > perClient[names[j]] })
+	for _, n := range names {
+		fmt.Fprintf(&t, "  %8d  %s\n", perClient[n], n)
+	}
+	for i, c := range clients {
+		if i == 30 {
+			break
+		}
+		fmt.Fprintf(&t, "  %8d  %-8s %-35s %s\n", c.Count, c.Verb, c.Resource, c.Client)
+	}
+	b.Logf("requests by client (audit log), then by client, verb and resource:\n%s", t.String())
+	if res.RefreshCauses, res.IgnoredUpdates, err = pl.Env.refreshCauses("platc-root", since); err != nil { // emit/internal/gitops.RootApp
+		b.Fatal(err)
+	}
+	t.Reset()
+	for _, c := range res.RefreshCauses {
+		fmt.Fprintf(&t, "  %8d  %-4s level %d  %s\n", c.Requests, c.App, c.Level, c.Kind)
+	}
+	kinds := make([]string, 0, len(res.IgnoredUpdates))
+	for k := range res.IgnoredUpdates {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		fmt.Fprintf(&t, "  ignored %6d  %s\n", res.IgnoredUpdates[k], k)
+	}
+	b.Logf("app refreshes requested by object updates (application controller debug log), during the deploy:\n%s", t.String())
 }
 
 type benchWorkflow struct {

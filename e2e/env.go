@@ -40,6 +40,10 @@ type Options struct {
 	Nodes int
 	// Log receives progress lines; nil discards them.
 	Log func(format string, args ...any)
+	// Diagnose adds what a diagnostic run needs and a measurement run
+	// cannot afford (apiprof.go): every request in the audit log and the
+	// application controller's debug log.
+	Diagnose bool
 }
 
 // Env is a running platform-in-a-box: a real control plane (etcd,
@@ -168,7 +172,11 @@ func (e *Env) startControlPlane(ctx context.Context) error {
 	}
 	dir := e.opts.Dir
 	auditPolicy := filepath.Join(dir, "audit-policy.yaml")
-	if err := os.WriteFile(auditPolicy, []byte(execAuditPolicy), 0o644); err != nil {
+	policy := execAuditPolicy
+	if e.opts.Diagnose {
+		policy = fullAuditPolicy
+	}
+	if err := os.WriteFile(auditPolicy, []byte(policy), 0o644); err != nil {
 		return err
 	}
 	e.cp, err = controlplane.Start(ctx, controlplane.Options{
@@ -196,6 +204,9 @@ func (e *Env) startControlPlane(ctx context.Context) error {
 			// audit log (steps.go).
 			"--audit-policy-file=" + auditPolicy, "--audit-log-path=" + e.auditLog(), "--audit-log-format=json",
 			"--max-requests-inflight=2000", "--max-mutating-requests-inflight=1000",
+			// /debug/pprof, on by default in a real cluster (the
+			// control plane the unit tests share turns it off).
+			"--profiling=true",
 		},
 	})
 	if err != nil {

@@ -251,8 +251,21 @@ func (k *processKubelet) start(ctx context.Context, pod *corev1.Pod, name string
 		}
 		_, metrics := ports()
 		p.addr = fmt.Sprintf("127.0.0.1:%d", metrics)
+		level := "info"
+		if e.opts.Diagnose {
+			// Which object update requeued which app is logged at
+			// debug.
+			level = "debug"
+		}
+		// pprof on the metrics port answers when this file says "true"
+		// (the bench's PROFILE); it costs nothing until asked.
+		on := filepath.Join(e.opts.Dir, "argocd-profiler.enabled")
+		if err := os.WriteFile(on, []byte("true"), 0o644); err != nil {
+			return nil, err
+		}
+		aenv = append(aenv, "ARGOCD_ENABLE_PROFILER_FILE_PATH="+on)
 		p.proc, err = e.procs.Start("argocd-application-controller", e.bin("argocd-application-controller"), append(argv,
-			"--repo-server", deps[1], "--redis", deps[0], "--metrics-port", strconv.Itoa(metrics), "--loglevel", "info",
+			"--repo-server", deps[1], "--redis", deps[0], "--metrics-port", strconv.Itoa(metrics), "--loglevel", level,
 		), append(aenv, env...))
 	case "argocd-server":
 		var deps []string

@@ -20,7 +20,6 @@ import (
 // timeline that cannot catch up fails, naming what it misses.
 func TestTimelineSettle(t *testing.T) {
 	srv := testenv.Require(t)
-	defer testenv.Stop()
 	kc, dc := srv.Clients(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -337,12 +337,12 @@ func settingsDrift(p *ir.Program, part, name string, live map[string]string) []D
 	configs, _ := argocd.ChartValues(p)["configs"].(map[string]any)
 	want, _ := configs[part].(map[string]any)
 	var diffs []string
-	for _, k := range settingKeys(want) {
+	for _, k := range settingKeys(p, want) {
 		w, _ := want[k].(string)
 		have, ok := live[k]
 		switch {
 		case live == nil:
-			return []Drift{{What: DriftRBAC, Object: name, Message: fmt.Sprintf("ConfigMap %s does not exist, so Argo CD has no %s", name, english.List(settingKeys(want)))}}
+			return []Drift{{What: DriftRBAC, Object: name, Message: fmt.Sprintf("ConfigMap %s does not exist, so Argo CD has no %s", name, english.List(settingKeys(p, want)))}}
 		case !ok:
 			diffs = append(diffs, k+" missing")
 		case strings.TrimRight(have, " \n") != strings.TrimRight(w, " \n"):
@@ -358,8 +358,8 @@ func settingsDrift(p *ir.Program, part, name string, live map[string]string) []D
 // settingKeys are the keys of m that settingsDrift checks: not the
 // health customizations (healthDrift's), nor the reconciliation settings,
 // which no step needs to work (the release's values drift reports them).
-func settingKeys(m map[string]any) []string {
-	tuning := argocd.ReconcileSettings()
+func settingKeys(p *ir.Program, m map[string]any) []string {
+	tuning := argocd.ReconcileSettings(p)
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if _, ok := tuning[k]; !ok && !strings.HasPrefix(k, "resource.customizations.") {

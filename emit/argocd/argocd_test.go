@@ -358,7 +358,7 @@ func TestGoldenApplicationsValidate(t *testing.T) {
 func TestReconcileSettings(t *testing.T) {
 	p := emittest.Example(t, "../..")
 	cm := argocd.ChartValues(p)["configs"].(map[string]any)["cm"].(map[string]any)
-	for k, v := range argocd.ReconcileSettings() {
+	for k, v := range argocd.ReconcileSettings(p) {
 		if cm[k] != v {
 			t.Errorf("configs.cm[%q] = %v, want %v", k, cm[k], v)
 		}
@@ -369,22 +369,7 @@ func TestReconcileSettings(t *testing.T) {
 	if d, err := time.ParseDuration(cm["timeout.reconciliation"].(string)); err != nil || d < 120*time.Second {
 		t.Errorf("timeout.reconciliation %v (%v): want at least Argo CD's own 120 s", cm["timeout.reconciliation"], err)
 	}
-	type override struct {
-		JSONPointers      []string `json:"jsonPointers"`
-		JQPathExpressions []string `json:"jqPathExpressions"`
-	}
-	decode := func(key string) override {
-		t.Helper()
-		j, err := yaml.YAMLToJSON([]byte(cm[key].(string)))
-		if err != nil {
-			t.Fatalf("%s: %v", key, err)
-		}
-		var o override
-		if err := strictDecode(j, &o); err != nil {
-			t.Fatalf("%s: %v", key, err)
-		}
-		return o
-	}
+	decode := func(key string) ignoreOverride { return decodeOverride(t, cm, key) }
 	if all := decode("resource.customizations.ignoreResourceUpdates.all"); !slices.Equal(all.JSONPointers, []string{"/status"}) {
 		t.Errorf("ignoreResourceUpdates.all ignores %v, want only /status", all.JSONPointers)
 	}
@@ -415,4 +400,48 @@ func TestReconcileSettings(t *testing.T) {
 	if !reflect.DeepEqual(app, want) {
 		t.Errorf("after the jq paths: %v\nwant %v (refresh and operation gone, spec and other annotations kept)", app, want)
 	}
+	// The one spec field ignored is the automated sync the steps switch
+	// on, under either recipe, and only because the root's own
+	// ignoreDifferences leave it out of its comparison: an update the
+	// root would compare must still requeue it.
+	for _, version := range []string{"v3.0.12", "v3.2.6"} {
+		q := *p
+		q.Platform.ArgoCD.Version = version
+		cm := argocd.ChartValues(&q)["configs"].(map[string]any)["cm"].(map[string]any)
+		pointers := decodeOverride(t, cm, "resource.customizations.ignoreResourceUpdates.argoproj.io_Application").JSONPointers
+		if !slices.Equal(pointers, []string{gitops.IgnorePointer(&q)}) {
+			t.Errorf("Argo CD %s: the Application updates ignore %v, want only %s", version, pointers, gitops.IgnorePointer(&q))
+		}
+		var rootIgnores []string
+		for _, d := range gitops.Root(&q).Spec.IgnoreDifferences {
+			if d.Group == "argoproj.io" && d.Kind == "Application" {
+				rootIgnores = append(rootIgnores, d.JSONPointers...)
+			}
+		}
+		for _, ptr := range pointers {
+			if !slices.Contains(rootIgnores, ptr) {
+				t.Errorf("Argo CD %s: updates of %s are ignored, but the root compares it (its ignoreDifferences: %v)", version, ptr, rootIgnores)
+			}
+		}
+	}
+}
+
+// ignoreOverride is an ignoreResourceUpdates entry as Argo CD reads it
+// (OverrideIgnoreDiff).
+type ignoreOverride struct {
+	JSONPointers      []string `json:"jsonPointers"`
+	JQPathExpressions []string `json:"jqPathExpressions"`
+}
+
+func decodeOverride(t *testing.T, cm map[string]any, key string) ignoreOverride {
+	t.Helper()
+	j, err := yaml.YAMLToJSON([]byte(cm[key].(string)))
+	if err != nil {
+		t.Fatalf("%s: %v", key, err)
+	}
+	var o ignoreOverride
+	if err := strictDecode(j, &o); err != nil {
+		t.Fatalf("%s: %v", key, err)
+	}
+	return o
 }

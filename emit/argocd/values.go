@@ -32,7 +32,7 @@ func (Values) Emit(p *ir.Program) ([]emit.File, error) {
 // configs.params.
 func ChartValues(p *ir.Program) map[string]any {
 	cm := HealthEntries(p)
-	for k, v := range ReconcileSettings() {
+	for k, v := range ReconcileSettings(p) {
 		cm[k] = v
 	}
 	cm["timeout.reconciliation"] = ir.FormatDuration(p.Platform.ArgoCD.ReconciliationTimeout)
@@ -130,8 +130,17 @@ func Policy(p *ir.Program) string {
 // skipResourceUpdate compares the health too), and the periodic
 // reconciliation still compares everything; its period,
 // timeout.reconciliation, is the platform's (ChartValues).
+//
+// Beyond Argo CD's defaults, the Application entry also ignores the
+// automated sync the deploy steps switch on in each child as it
+// converges (gitops.IgnorePointer): the root's ignoreDifferences already
+// leave it out of the root's comparison, so the update cannot change the
+// root's result, yet each one requeued the root, which diffs every child
+// (at 1,000 apps, 5 to 10 s each, once per app). Another app of apps
+// that tracks Applications sees a change of that field alone at its
+// next periodic reconciliation instead.
 // README (Performance) has the measurements.
-func ReconcileSettings() map[string]any {
+func ReconcileSettings(p *ir.Program) map[string]any {
 	return map[string]any{
 		// The default since Argo CD 3.0; 2.x needs it said.
 		"resource.ignoreResourceUpdatesEnabled":             "true",
@@ -143,6 +152,8 @@ func ReconcileSettings() map[string]any {
 			"  - '.metadata.annotations.\"notified.notifications.argoproj.io\"'\n" +
 			"  - '.metadata.annotations.\"argocd.argoproj.io/refresh\"'\n" +
 			"  - '.metadata.annotations.\"argocd.argoproj.io/hydrate\"'\n" +
-			"  - '.operation'\n",
+			"  - '.operation'\n" +
+			"jsonPointers:\n" +
+			"  - " + gitops.IgnorePointer(p) + "\n",
 	}
 }

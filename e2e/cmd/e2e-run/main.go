@@ -53,6 +53,13 @@ func run() int {
 	if *dir == "" {
 		*dir = filepath.Join(*out, "env")
 	}
+	// The environment keeps etcd's data there: a second run on it would
+	// start on the first one's cluster (its pods, its Applications) and
+	// wait for processes that no longer exist.
+	if entries, err := os.ReadDir(*dir); err == nil && len(entries) > 0 {
+		fmt.Fprintf(os.Stderr, "e2e-run: %s holds an earlier run's environment; remove it (rm -rf %s) or choose another -out\n", *dir, *out)
+		return 3
+	}
 	absPlatc, err := filepath.Abs(*platc)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

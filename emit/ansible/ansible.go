@@ -110,6 +110,20 @@ func groupVars(p *ir.Program) (om, error) {
 		{"platc_git_repo_url", pl.Git.RepoURL},
 		{"platc_git_revision", pl.Git.Revision},
 		{"platc_generated_path", path.Join(pl.Git.Path, p.Env.Name)},
+		// How long a role's first contact waits for the API server: a
+		// cluster created a moment ago, or a control plane being
+		// replaced, refuses connections for a while (12 × 5 s).
+		{"platc_api_retries", 12},
+		{"platc_api_delay", 5},
+		// What a role's rescue records as the reason it failed. A module
+		// that crashed says only "MODULE FAILURE"; the last line of its
+		// traceback names the error (Connection refused, a TLS failure).
+		// The module's output is unsafe to Ansible, so never templated.
+		{"platc_failure_message", jinja("{{ ansible_failed_result.msg | default('no message') }}")},
+		{"platc_failure_crash", jinja("{{ (ansible_failed_result.module_stderr | default('') | trim).splitlines() | last | default('') }}")},
+		{"platc_failure_detail", jinja("{{ platc_failure_crash if platc_failure_message is match('MODULE FAILURE') and platc_failure_crash else platc_failure_message }}")},
+		// Bounded, so that one crash cannot fill the report.
+		{"platc_failure_reason", jinja("{{ ansible_failed_task.name | default('unknown task') }}: {{ platc_failure_detail | truncate(500) }}")},
 	}
 	component := func(prefix, namespace, release, repo, name, version string, values kv) {
 		ref, url := chart(repo, name)

@@ -14,8 +14,11 @@ build:
 # Every test, as CI runs it. Plain go test ./... prints "ok" for a
 # package whose integration tests skipped; testsum lists each skipped
 # test with its reason instead (CI sets PLATC_REQUIRE_* so they fail).
+# emit/argo's run of Argo's own validation over every output takes 90 s
+# alone and passed go test's 10-minute default only narrowly on a loaded
+# machine: 30 minutes per package still stops a hang.
 test:
-	$(GO) test -json ./... | $(GO) run ./internal/cmd/testsum
+	$(GO) test -json -timeout 30m ./... | $(GO) run ./internal/cmd/testsum
 
 # Benchmarks of parse, compile, every emitter, write and platc build at
 # 43, 1,000 and 10,000 apps, BENCHCOUNT runs each (6: the fewest for a 95%

@@ -119,7 +119,9 @@ func groupVars(p *ir.Program) (om, error) {
 		// that crashed says only "MODULE FAILURE"; the last line of its
 		// traceback names the error (Connection refused, a TLS failure).
 		// The module's output is unsafe to Ansible, so never templated.
-		{"platc_failure_message", jinja("{{ ansible_failed_result.msg | default('no message') }}")},
+		// A wait (until) that ran out of attempts has no message.
+		{"platc_failure_attempts", jinja("{{ 'gave up after %s attempts' % ansible_failed_result.attempts if ansible_failed_result.attempts is defined else 'no message' }}")},
+		{"platc_failure_message", jinja("{{ ansible_failed_result.msg | default(platc_failure_attempts) }}")},
 		{"platc_failure_crash", jinja("{{ (ansible_failed_result.module_stderr | default('') | trim).splitlines() | last | default('') }}")},
 		{"platc_failure_detail", jinja("{{ platc_failure_crash if platc_failure_message is match('MODULE FAILURE') and platc_failure_crash else platc_failure_message }}")},
 		// Bounded, so that one crash cannot fill the report.
@@ -202,6 +204,12 @@ func groupVars(p *ir.Program) (om, error) {
 		kv{"gitops_handoff_chart_repo_url", url},
 		kv{"gitops_handoff_chart_version", b.ArgoCDAppsChart},
 		kv{"gitops_handoff_root_app", gitops.RootApp},
+		// How long the handoff waits for the root to apply every
+		// Application, in 10 s attempts: Argo CD creates them one
+		// by one, and the root's first sync of 1,000 took 4m21s on the
+		// 2-core box under load (0.26 s each). Ten minutes, plus twice
+		// that rate: a fixed ten minutes failed the bootstrap of 10,000.
+		kv{"gitops_handoff_sync_retries", handoffRetries(len(p.Apps))},
 		kv{"gitops_handoff_orchestration_apps", orchestration},
 		kv{"gitops_handoff_argocd_account", gitops.Account},
 		// Where the workflows read the automation token; the bootstrap
@@ -225,6 +233,10 @@ func groupVars(p *ir.Program) (om, error) {
 	)
 	return vars, nil
 }
+
+// handoffRetries is gitops_handoff_sync_retries for a platform of n
+// apps: 60 attempts of 10 s, and one more for every 20 apps (0.5 s each).
+func handoffRetries(n int) int { return 60 + (n+19)/20 }
 
 // credentialVars lists the Secrets the gitops-handoff role creates from
 // the platform's credentials: for each, its name, namespace, type and

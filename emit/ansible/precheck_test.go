@@ -13,6 +13,11 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/ansible"
+	"github.com/platc/platc/emit/argocd"
+	"github.com/platc/platc/emit/internal/emittest"
+	"github.com/platc/platc/internal/synth/synthtest"
 	"github.com/platc/platc/internal/testenv"
 )
 
@@ -150,7 +155,7 @@ func forward(c net.Conn, upstream string) {
 // traceback, and text from a module (a server's answer, a crash) stays
 // text, never a template. The whole argocd playbook runs against an
 // address that never answers, then the rescue's expression meets a
-// module whose output is Jinja.
+// module whose output is Jinja, and a wait that runs out of attempts.
 func TestFailureReason(t *testing.T) {
 	requireTools(t, "ansible-playbook")
 	dir := writeExample(t)
@@ -208,6 +213,12 @@ func TestFailureReason(t *testing.T) {
 			"rescue": []any{map[string]any{"name": "Report", "ansible.builtin.debug": map[string]any{"msg": "reason={{ platc_failure_reason }}"}}},
 		})
 	}
+	// A wait that runs out of attempts has no message of its own.
+	tasks = append(tasks, map[string]any{
+		"block": []any{map[string]any{"name": "Wait", "ansible.builtin.stat": map[string]any{"path": "/"}, "register": "st",
+			"retries": 2, "delay": 0, "until": false}},
+		"rescue": []any{map[string]any{"name": "Report", "ansible.builtin.debug": map[string]any{"msg": "reason={{ platc_failure_reason }}"}}},
+	})
 	data, err := yaml.Marshal([]any{map[string]any{"name": "Reasons", "hosts": "localhost", "connection": "local", "gather_facts": false, "vars": reasonVars, "tasks": tasks}})
 	if err != nil {
 		t.Fatal(err)
@@ -220,7 +231,7 @@ func TestFailureReason(t *testing.T) {
 		t.Fatalf("ansible-playbook: %v\n%s", err, out)
 	}
 	payload := "{{ lookup('pipe', 'touch " + marker + "') }}"
-	for _, want := range []string{"reason=Fail by crash: ValueError: " + payload, "reason=Fail by msg: " + payload} {
+	for _, want := range []string{"reason=Fail by crash: ValueError: " + payload, "reason=Fail by msg: " + payload, "reason=Wait: gave up after 2 attempts"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("want %q in:\n%s", want, out)
 		}
@@ -236,4 +247,36 @@ func indent(s, prefix string) string {
 		lines[i] = prefix + l
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// The handoff's wait for the root to create every Application grows with
+// the platform: Argo CD creates them one by one (1,000 took 4m21s on the
+// 2-core box), and a fixed ten minutes made the bootstrap of 10,000
+// synthetic apps roll back before the root had created them.
+func TestHandoffWaitGrowsWithTheApps(t *testing.T) {
+	retries := func(p *ir.Program) int {
+		t.Helper()
+		files := emittest.Emit(t, p, argocd.Values{}, ansible.Emitter{})
+		var vars struct {
+			Retries int `json:"gitops_handoff_sync_retries"`
+			Delay   int `json:"gitops_handoff_sync_delay"`
+		}
+		if err := yaml.Unmarshal(files["ansible/inventories/"+p.Env.Name+"/group_vars/all.yml"], &vars); err != nil {
+			t.Fatal(err)
+		}
+		if vars.Delay != 0 {
+			t.Errorf("group_vars set the delay to %d; the role's default (10 s) is what the retries are counted in", vars.Delay)
+		}
+		return vars.Retries
+	}
+	for _, c := range []struct {
+		apps, want int
+	}{{1000, 110}, {10000, 560}} {
+		if got := retries(synthtest.Program(t, synthtest.Options(c.apps))); got != c.want {
+			t.Errorf("%d apps: %d attempts of 10 s, want %d", c.apps, got, c.want)
+		}
+	}
+	if got := retries(emittest.Example(t, "../..")); got != 63 {
+		t.Errorf("the example's 43 apps: %d attempts, want 63", got)
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/workflow/validate"
@@ -174,5 +175,52 @@ func TestScopedTeardownSnapshotChunks(t *testing.T) {
 	t.Logf("2,000 apps: %d snapshot steps, whole list %d bytes, workflow %d bytes, %d nodes", len(snaps), whole, size, nodes)
 	if err := validate.ValidateWorkflow(wftGetter{}, cwftGetter{}, roundTrip(t, wf), nil, validate.ValidateOpts{Lint: true}); err != nil {
 		t.Errorf("Argo refuses the scoped teardown: %v", err)
+	}
+}
+
+// TestPruneSnapshotChunks: the prune workflow, compiled on the spot like
+// a scoped teardown, chunks its snapshot list the same way: 2,000
+// removed apps recorded with the snapshot policy, with the node budget
+// raised, build with several snapshots-NN steps, each within
+// listChunkBytes, and Argo's validation accepts the workflow.
+func TestPruneSnapshotChunks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("big prune")
+	}
+	p := source(t, `
+platform "shop" {
+  git {
+    repo_url = "https://git.example.com/shop.git"
+  }
+}
+app "api" {
+  namespace = "api"
+  source { path = "api" }
+}
+`)
+	removed := make([]Removed, 2000)
+	for i := range removed {
+		name := fmt.Sprintf("removed-app-%04d", i)
+		removed[i] = Removed{App: name, Application: name, Project: "default", Volumes: ir.VolumesSnapshot, Timeout: 15 * time.Minute}
+	}
+	p.Platform.Workflows.NodeBudget = 100_000
+	wf, err := Prune(p, removed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := wf.Spec.Templates[0].Steps[0].Steps
+	if len(first) < 2 {
+		t.Fatalf("first step group %d steps, want snapshot chunks", len(first))
+	}
+	for i, st := range first {
+		if want := fmt.Sprintf("snapshots-%02d", i+1); st.Name != want {
+			t.Errorf("step %d is %s, want %s", i, st.Name, want)
+		}
+		if n := len(st.Arguments.Parameters[0].Value.String()); n > listChunkBytes {
+			t.Errorf("%s lists %d bytes, more than %d", st.Name, n, listChunkBytes)
+		}
+	}
+	if err := validate.ValidateWorkflow(wftGetter{}, cwftGetter{}, roundTrip(t, wf), nil, validate.ValidateOpts{Lint: true}); err != nil {
+		t.Errorf("Argo refuses the prune workflow: %v", err)
 	}
 }

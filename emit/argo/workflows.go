@@ -325,7 +325,7 @@ func (b *builder) snapshotStep(apps []*ir.App) (*wfv1.WorkflowStep, error) {
 }
 
 // snapshotSteps are the snapshot steps of a workflow not split into
-// children (a scoped teardown, an unsplit teardown template), run at
+// children (a scoped teardown, an unsplit teardown template, a prune), run at
 // once as one step group: one step, snapshots, when the list fits
 // listChunkBytes, as appChunks keeps suspend-parents' lists; otherwise
 // one per chunk of at most listChunkBytes, snapshots-01, …, each far

@@ -305,6 +305,18 @@ func (s *scenario) asDeployer() string {
 		namespaced[p.Workflows.Namespace] = append(namespaced[p.Workflows.Namespace],
 			rbacv1.PolicyRule{Verbs: []string{"patch"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"workflows"}})
 	}
+	// The resume's read of each waited-for resource, by name: Phase 0
+	// asks for it in the resource's namespace as an optional permission
+	// (executor/resources.go). Granted cluster-wide by name here, as a
+	// Role cannot be made before Argo CD creates the app's namespace. The
+	// plural is the one e2e/content.go gives the simulated CRDs, <kind>s;
+	// discovery cannot tell it yet, since the CRDs come with the apps.
+	for _, a := range s.pl.Program.Apps {
+		for _, res := range a.Resources {
+			cluster = append(cluster, rbacv1.PolicyRule{Verbs: []string{"get"}, APIGroups: []string{res.Group},
+				Resources: []string{strings.ToLower(res.Kind) + "s"}, ResourceNames: []string{res.ResourceName}})
+		}
+	}
 	if ev := s.pl.Program.Events; ev != nil {
 		// The push trigger a teardown stops first and a deploy restores.
 		namespaced[p.ArgoCD.Namespace] = append(namespaced[p.ArgoCD.Namespace],

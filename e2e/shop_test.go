@@ -14,7 +14,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -84,23 +83,9 @@ func TestFailureThenResume(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The resume judges database's Database as validate does, by
-		// reading it. Phase 0 does not ask for that read (the kind's
-		// resource name needs discovery): without it the Database is
-		// "not checked" and its wait runs a pod, as a first run of this
-		// test showed (3 pods). Granted here, as an operator who wants
-		// the skip would: get on that kind (e2e/content.go names CRDs
-		// <kind>s) in its namespace, nothing else.
-		rbac := s.env.Kube.RbacV1()
-		m := metav1.ObjectMeta{Name: "platc-deployer-resources", Namespace: "database"}
-		if _, err := rbac.Roles("database").Create(s.ctx, &rbacv1.Role{ObjectMeta: m,
-			Rules: []rbacv1.PolicyRule{{Verbs: []string{"get"}, APIGroups: []string{"example.com"}, Resources: []string{"databases"}}}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := rbac.RoleBindings("database").Create(s.ctx, &rbacv1.RoleBinding{ObjectMeta: m,
-			Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: "deployer"}},
-			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: m.Name}}, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		// reading it, with the get Phase 0 asks for as an optional
+		// permission and asDeployer grants by name. Without it the
+		// Database is "not checked" and its wait runs a pod (3 pods).
 		mark := s.pl.Timeline.Mark()
 		r := s.run("deploy", ExitOK, deployer)
 		s.settle()
@@ -123,6 +108,10 @@ func TestFailureThenResume(t *testing.T) {
 			t.Errorf("the resume ran %d pods, tasks %v; want 2: api and web", pods, phases)
 		}
 		wantIn(t, "logs", string(r.Logs), "1 resource wait skipped, without a pod: its resource is Healthy and its app has nothing to do: wait-database-primary")
+		// The read asDeployer grants leaves Phase 0 nothing to warn about.
+		if strings.Contains(string(r.Logs), "get databases.example.com database") {
+			t.Errorf("Phase 0 warns about the read asDeployer grants:\n%s", r.Logs)
+		}
 		wantNone(t, "INV-1: dependency order", CheckDeployOrder(s.pl.Declared, s.pl.Timeline.Events()))
 		s.wantConverged()
 	})

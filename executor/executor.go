@@ -6,6 +6,7 @@ import (
 	"io"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/rest"
 
 	"github.com/platc/platc/compiler/ir"
@@ -72,6 +73,8 @@ type run struct {
 	critical []snapshot.Workload
 	// built: the emitters' objects for cfg.Program, built once (built.go).
 	built *built
+	// mapper is API discovery's kinds, read once (restMapper).
+	mapper meta.RESTMapper
 }
 
 // emitted is what the emitters build from the run's program, built on
@@ -229,6 +232,7 @@ func (r *run) phase0(ctx context.Context, tools bool, opts preflight.ClusterOpti
 		r.rep.Summary = err.Error()
 		return nil, exitcode.Invalid
 	}
+	opts.Discovered = r.resourcePermissions
 	cr := preflight.CheckCluster(ctx, r.client, opts)
 	r.connectivity(ctx, cr)
 	r.credentials(cr)

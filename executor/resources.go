@@ -14,6 +14,8 @@ import (
 	"k8s.io/client-go/restmapper"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/executor/config"
+	"github.com/platc/platc/executor/preflight"
 	"github.com/platc/platc/health/luavm"
 )
 
@@ -84,26 +86,83 @@ func (r *run) readResources(ctx context.Context, apps []*ir.App, status map[stri
 	return out
 }
 
-// resourceJudge judges resource nodes as judgeResource does, reading
-// API discovery once, on first use.
+// resourceJudge judges resource nodes as judgeResource does.
 func (r *run) resourceJudge(ctx context.Context) func(a *ir.App, res *ir.Resource, st appStatus) ResourceHealth {
-	var mapper meta.RESTMapper
 	rules := map[string]*ir.HealthRule{}
 	for _, h := range r.cfg.Program.Health {
 		rules[h.Key()] = h
 	}
 	return func(a *ir.App, res *ir.Resource, st appStatus) ResourceHealth {
-		if mapper == nil {
-			groups, err := restmapper.GetAPIGroupResources(r.client.Kube.Discovery())
-			if err != nil {
-				r.log.Warnf(r.phase, "resources", "cannot read the API server's resource types: %s", r.client.Explain(err))
-				mapper = meta.MultiRESTMapper{}
-			} else {
-				mapper = restmapper.NewDiscoveryRESTMapper(groups)
-			}
-		}
-		return r.judgeResource(ctx, mapper, rules, a, res, st)
+		return r.judgeResource(ctx, r.restMapper(), rules, a, res, st)
 	}
+}
+
+// restMapper maps kinds to resources from API discovery, read once per
+// run on first use: by Phase 0 (resourcePermissions) and the judging
+// after it alike. Unreadable discovery maps nothing, so every resource
+// is judged Missing and its wait runs, as without the skip.
+func (r *run) restMapper() meta.RESTMapper {
+	if r.mapper == nil {
+		groups, err := restmapper.GetAPIGroupResources(r.client.Kube.Discovery())
+		if err != nil {
+			r.log.Warnf(r.phase, "resources", "cannot read the API server's resource types: %s", r.client.Explain(err))
+			r.mapper = meta.MultiRESTMapper{}
+		} else {
+			r.mapper = restmapper.NewDiscoveryRESTMapper(groups)
+		}
+	}
+	return r.mapper
+}
+
+// resourcePermissions are the gets that judging the resource nodes of
+// the apps in scope needs (judgeResource), one per resource, by name:
+// deploy judges them to skip the waits of a resume, validate to report
+// them. Optional: without one the resource is "not checked" and, for
+// deploy, its wait runs a pod as it would without the skip. The plural
+// resource name comes from discovery (restMapper); a kind the API server
+// does not serve yet (its CRD comes with an app) is not asked for, since
+// such a resource is judged Missing without a read. An app deploying to
+// another cluster is not read (judgeResource), so not asked for either.
+func (r *run) resourcePermissions() []preflight.Permission {
+	if r.cfg.Action != config.Deploy && r.cfg.Action != config.Validate {
+		return nil
+	}
+	var out []preflight.Permission
+	for _, a := range r.cfg.ScopeApps {
+		if !a.Destination.InCluster() {
+			continue
+		}
+		for _, res := range a.Resources {
+			mapping, err := r.restMapper().RESTMapping(schema.GroupKind{Group: res.Group, Kind: res.Kind})
+			if err != nil {
+				continue
+			}
+			ns := ""
+			if mapping.Scope.Name() == meta.RESTScopeNameNamespace {
+				// Argo CD puts a namespaced object without one in the
+				// app's namespace; an object a chart puts elsewhere is
+				// read there, and a denied read leaves it unchecked.
+				ns = res.Namespace
+				if ns == "" {
+					ns = a.Namespace
+				}
+			}
+			p := preflight.Permission{Verb: "get", Group: res.Group, Resource: mapping.Resource.Resource, Namespace: ns, Name: res.ResourceName, Optional: true}
+			rule := fmt.Sprintf("apiGroups [%q], resources [%s], resourceNames [%s], verbs [get]", res.Group, p.Resource, res.ResourceName)
+			if ns == "" {
+				rule = "a ClusterRole rule " + rule
+			} else {
+				rule = fmt.Sprintf("a Role rule in namespace %s: %s", ns, rule)
+			}
+			if r.cfg.Action == config.Deploy {
+				p.Why = fmt.Sprintf("to skip the wait %s of a resume when %s is already Healthy; without it the wait runs its pod; %s lets platc skip it", res.TaskName(), res.Ref(), rule)
+			} else {
+				p.Why = fmt.Sprintf("to judge %s; without it validate reports it not checked; %s lets platc read it", res.Ref(), rule)
+			}
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func (r *run) judgeResource(ctx context.Context, mapper meta.RESTMapper, rules map[string]*ir.HealthRule, a *ir.App, res *ir.Resource, st appStatus) ResourceHealth {

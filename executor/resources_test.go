@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/platc/platc/executor/config"
@@ -109,4 +110,100 @@ health "argoproj.io/WorkflowTemplate" {
 	r = f.run(t, config.Validate, testenv.AdminToken, nil)
 	expect(t, r, exitcode.OK, "healthy")
 	contains(t, "report", r.out, `"health":"Healthy","judged_by":"the user health rule, as Argo CD runs it","message":"state is ready"`, `"stacks":[{"stack":"data","health":"Healthy","apps":{"Healthy":5}}]`)
+}
+
+// TestResumeResourcePermission: a resume skips the wait for a resource
+// only after reading it (judgeResource), so Phase 0 asks for get on each
+// waited-for resource, by name, with the plural API discovery gives
+// (cronworkflows for argoproj.io/CronWorkflow, a CRD), as an optional
+// permission. On the real API server: the least-privileged deployer
+// without it gets a warning naming each get and the Role rule that would
+// allow it, and the waits run (not skipped); granted exactly those
+// rules, Phase 0 is quiet about them and both waits are skipped.
+func TestResumeResourcePermission(t *testing.T) {
+	f := newFixture(t, "resperm")
+	hclPath := filepath.Join(f.dir, "platform.hcl")
+	src, err := os.ReadFile(hclPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, api := "    source { path = \"apps/db\" }\n", "depends_on = [stack.data]"
+	if !strings.Contains(string(src), db) || !strings.Contains(string(src), api) {
+		t.Fatal("fixture changed: no db source or api dependency")
+	}
+	edited := strings.Replace(string(src), db, db+`    resource "config" {
+      kind = "ConfigMap"
+      name = "db-config"
+    }
+    resource "backup" {
+      kind = "argoproj.io/CronWorkflow"
+      name = "db-backup"
+    }
+`, 1)
+	edited = strings.Replace(edited, api, "depends_on = [stack.data, app.db.resource.config, app.db.resource.backup]", 1)
+	if err := os.WriteFile(hclPath, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.primitives(t)
+	f.healthy(t)
+	grantDeployer(t, f.s)
+	ns := "data-" + f.name
+	f.s.Namespace(t, ns)
+	kc, dc := f.s.Clients(t)
+	ctx := context.Background()
+	u, err := dc.Resource(testenv.ApplicationGVR).Namespace(f.argocd).Get(ctx, "db", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Object["status"].(map[string]any)["resources"] = []any{
+		map[string]any{"group": "", "version": "v1", "kind": "ConfigMap", "namespace": ns, "name": "db-config", "status": "Synced"},
+		map[string]any{"group": "argoproj.io", "version": "v1alpha1", "kind": "CronWorkflow", "namespace": ns, "name": "db-backup", "status": "Synced"},
+	}
+	if _, err := dc.Resource(testenv.ApplicationGVR).Namespace(f.argocd).Update(ctx, u, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	f.s.Apply(t, "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: db-config, namespace: "+ns+"}\n", "argocd-application-controller")
+	f.s.Apply(t, "apiVersion: argoproj.io/v1alpha1\nkind: CronWorkflow\nmetadata: {name: db-backup, namespace: "+ns+"}\nspec: {schedules: ['0 1 * * *'], workflowSpec: {entrypoint: main, templates: [{name: main, suspend: {}}]}}\n", "argocd-application-controller")
+	// api has work (a new revision not yet compared); db has none.
+	f.s.Retarget(t, f.argocd, "api", "v2")
+
+	r := f.run(t, config.Deploy, testenv.DeployerToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, exitcode.OK, "dry-run")
+	contains(t, "logs", r.logs,
+		`"component":"permissions-optional"`,
+		"get configmaps db-config in namespace "+ns+" (to skip the wait wait-db-config of a resume when app.db.resource.config is already Healthy; without it the wait runs its pod; a Role rule in namespace "+ns+`: apiGroups [\"\"], resources [configmaps], resourceNames [db-config], verbs [get] lets platc skip it)`,
+		"get cronworkflows.argoproj.io db-backup in namespace "+ns+" (to skip the wait wait-db-backup",
+		`resources [cronworkflows], resourceNames [db-backup]`,
+		"resource app.db.resource.config is not checked: its wait runs",
+		"resource app.db.resource.backup is not checked: its wait runs")
+	if strings.Contains(r.logs, "resource wait skipped") || strings.Contains(r.logs, "resource waits skipped") {
+		t.Error("a wait was skipped without reading its resource")
+	}
+
+	// The rules the warning names, and nothing wider.
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "platc-resources", Namespace: ns}, Rules: []rbacv1.PolicyRule{
+		{Verbs: []string{"get"}, APIGroups: []string{""}, Resources: []string{"configmaps"}, ResourceNames: []string{"db-config"}},
+		{Verbs: []string{"get"}, APIGroups: []string{"argoproj.io"}, Resources: []string{"cronworkflows"}, ResourceNames: []string{"db-backup"}},
+	}}
+	if _, err := kc.RbacV1().Roles(ns).Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kc.RbacV1().RoleBindings(ns).Create(ctx, &rbacv1.RoleBinding{ObjectMeta: role.ObjectMeta,
+		Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: "deployer"}},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: role.Name}}, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	r = f.run(t, config.Deploy, testenv.DeployerToken, func(in *config.Input) { in.DryRun = "true" })
+	expect(t, r, exitcode.OK, "dry-run")
+	if strings.Contains(r.logs, "permissions-optional") {
+		t.Errorf("Phase 0 still warns with the rules granted:\n%s", r.logs)
+	}
+	contains(t, "logs", r.logs, "2 resource waits skipped, without a pod: their resources are Healthy and their apps have nothing to do: wait-db-backup and wait-db-config")
+
+	// validate asks for the same reads, to report the resources.
+	r = f.run(t, config.Validate, testenv.DeployerToken, nil)
+	if strings.Contains(r.logs, "permissions-optional") {
+		t.Errorf("validate's Phase 0 warns with the rules granted:\n%s", r.logs)
+	}
+	contains(t, "report", r.out, `"resource":"app.db.resource.backup","kind":"argoproj.io/CronWorkflow","object":"`+ns+`/db-backup","wait":"healthy","health":"Healthy"`)
 }

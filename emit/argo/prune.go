@@ -128,13 +128,14 @@ func Prune(p *ir.Program, removed []Removed) (*wfv1.Workflow, error) {
 	inline := []wfv1.Template{b.deleteAndWait(), b.inspectVolumes(), b.deleteApplication()}
 	main := wfv1.Template{Name: tmplMain}
 	total := deadlineMargin
-	snap, err := b.snapshotStep(apps)
+	snaps, err := b.snapshotSteps(apps)
 	if err != nil {
 		return nil, err
 	}
-	if snap != nil {
-		// Every snapshot first, as in teardown.
-		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{*snap}})
+	if len(snaps) > 0 {
+		// Every snapshot first, as in teardown, the list in chunks as
+		// a scoped teardown's.
+		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: snaps})
 		inline = append(inline, b.snapshotVolumes(), b.findClaims(len(apps)), b.snapshotVolume(), b.snapshotVolumeOfClass())
 		total = satmath.Add(total, b.snapshotBudget(apps))
 	}

@@ -1,6 +1,7 @@
 package argo
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -239,10 +240,11 @@ func (b *builder) teardownSpec(g *plan.Graph, gr plan.Grouping, pre []wfv1.Templ
 			main.Steps = append(main.Steps, b.split.snapshotChildren(b, snapChildren))
 			deadline = satmath.Add(deadline, b.snapshotBudget(g.Apps))
 		}
-	} else if snap, err := b.snapshotStep(g.Apps); err != nil {
+	} else if snaps, err := b.snapshotSteps(g.Apps); err != nil {
 		return wfv1.WorkflowSpec{}, err
-	} else if snap != nil {
-		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{*snap}})
+	} else if len(snaps) > 0 {
+		// The chunks run at once, so the budget is one step's.
+		main.Steps = append(main.Steps, wfv1.ParallelSteps{Steps: snaps})
 		deadline = satmath.Add(deadline, b.snapshotBudget(g.Apps))
 	}
 	main.Steps = append(main.Steps, steps(tmplApps)...)
@@ -286,32 +288,84 @@ func (b *builder) snapshotting(apps []*ir.App) bool {
 	return gitops.SnapshotRBAC(b.p) || slices.ContainsFunc(apps, func(a *ir.App) bool { return a.Teardown.Volumes == ir.VolumesSnapshot })
 }
 
+// snapshotEntry is one app of a snapshot step's list, as find-claims
+// reads it.
+type snapshotEntry struct {
+	Application string `json:"application"`
+	Project     string `json:"project"`
+	Volumes     string `json:"volumes"`
+	Timeout     string `json:"timeout"`
+	Class       string `json:"class,omitempty"` // the VolumeSnapshotClass; none: the default
+}
+
+// snapshotEntries are apps' entries as JSON, sorted by Application.
+func snapshotEntries(apps []*ir.App) [][]byte {
+	list := make([]snapshotEntry, 0, len(apps))
+	for _, a := range apps {
+		list = append(list, snapshotEntry{a.Application, a.Project, string(a.Teardown.Volumes), seconds(a.Teardown.Timeout), a.Teardown.SnapshotClass})
+	}
+	slices.SortFunc(list, func(x, y snapshotEntry) int { return strings.Compare(x.Application, y.Application) })
+	out := make([][]byte, len(list))
+	for i, e := range list {
+		out[i], _ = json.Marshal(e) // strings only: always marshals
+	}
+	return out
+}
+
 // snapshotStep is the step, before the first deletion, that takes every
 // snapshot the volume policy asks for (snapshotVolumes), or nil when no
-// app of the run can ask for one.
+// app of the run can ask for one. A split teardown runs one per snapshot
+// child, each of at most snapshotChunk apps.
 func (b *builder) snapshotStep(apps []*ir.App) (*wfv1.WorkflowStep, error) {
 	if !b.snapshotting(apps) {
 		return nil, nil
 	}
-	type entry struct {
-		Application string `json:"application"`
-		Project     string `json:"project"`
-		Volumes     string `json:"volumes"`
-		Timeout     string `json:"timeout"`
-		Class       string `json:"class,omitempty"` // the VolumeSnapshotClass; none: the default
-	}
-	list := make([]entry, 0, len(apps))
-	for _, a := range apps {
-		list = append(list, entry{a.Application, a.Project, string(a.Teardown.Volumes), seconds(a.Teardown.Timeout), a.Teardown.SnapshotClass})
-	}
-	slices.SortFunc(list, func(x, y entry) int { return strings.Compare(x.Application, y.Application) })
-	j, err := json.Marshal(list)
-	if err != nil {
-		return nil, err
-	}
-	st := wfv1.WorkflowStep{Name: "snapshots", Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("apps", string(j))}}}
-	st.Template, st.TemplateRef = b.call(tmplSnapshots)
+	st := b.snapshotCall("snapshots", "["+string(bytes.Join(snapshotEntries(apps), []byte(",")))+"]")
 	return &st, nil
+}
+
+// snapshotSteps are the snapshot steps of a workflow not split into
+// children (a scoped teardown, an unsplit teardown template, a prune), run at
+// once as one step group: one step, snapshots, when the list fits
+// listChunkBytes, as appChunks keeps suspend-parents' lists; otherwise
+// one per chunk of at most listChunkBytes, snapshots-01, …, each far
+// within what a pod's environment variable may hold (find-claims reads
+// its list from one). A failed chunk fails the group before anything is
+// deleted, as the one step did.
+func (b *builder) snapshotSteps(apps []*ir.App) ([]wfv1.WorkflowStep, error) {
+	if !b.snapshotting(apps) {
+		return nil, nil
+	}
+	var chunks []string
+	var cur []byte
+	for _, e := range snapshotEntries(apps) {
+		if len(cur) > 0 && len(cur)+1+len(e)+1 > listChunkBytes {
+			chunks = append(chunks, string(append(cur, ']')))
+			cur = nil
+		}
+		if len(cur) == 0 {
+			cur = append(cur, '[')
+		} else {
+			cur = append(cur, ',')
+		}
+		cur = append(cur, e...)
+	}
+	chunks = append(chunks, string(append(cur, ']')))
+	names := []string{"snapshots"}
+	if len(chunks) > 1 {
+		names = groupNames("snapshots", len(chunks))
+	}
+	out := make([]wfv1.WorkflowStep, len(chunks))
+	for i, c := range chunks {
+		out[i] = b.snapshotCall(names[i], c)
+	}
+	return out, nil
+}
+
+func (b *builder) snapshotCall(name, list string) wfv1.WorkflowStep {
+	st := wfv1.WorkflowStep{Name: name, Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("apps", list)}}}
+	st.Template, st.TemplateRef = b.call(tmplSnapshots)
+	return st
 }
 
 // snapshotBudget bounds the snapshot step: find-claims with its

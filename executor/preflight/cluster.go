@@ -99,6 +99,11 @@ type ClusterOptions struct {
 	// Permissions the action needs; each is asked with a
 	// SelfSubjectAccessReview.
 	Permissions []Permission
+	// Discovered, when set, returns more permissions, which name
+	// resources only API discovery can (a custom kind's plural). It is
+	// called once the credentials are proven, so an unreachable server
+	// is reported as such rather than as a failed discovery.
+	Discovered func() []Permission
 	// Templates are WorkflowTemplates the action needs in the workflows
 	// namespace, and ClusterTemplates the ClusterWorkflowTemplates.
 	Templates, ClusterTemplates []string
@@ -191,8 +196,12 @@ func CheckCluster(ctx context.Context, c *cluster.Client, opts ClusterOptions) *
 		r.add("authentication", Info, "could not ask who we are (%s); continuing", c.Explain(err))
 	}
 
+	perms := opts.Permissions
+	if opts.Discovered != nil {
+		perms = append(slices.Clip(perms), opts.Discovered()...)
+	}
 	var required, optional []Permission
-	for _, p := range opts.Permissions {
+	for _, p := range perms {
 		if p.Optional {
 			optional = append(optional, p)
 		} else {

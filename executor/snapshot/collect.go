@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -254,29 +253,17 @@ func application(u *unstructured.Unstructured, app string) Application {
 // its namespace. Read only (list, in those namespaces).
 func Components(ctx context.Context, c *cluster.Client, expect []Expect) []Workload {
 	type key struct{ ns, release string }
-	deps := map[key][]appsv1.Deployment{}
-	sts := map[key][]appsv1.StatefulSet{}
+	listed := map[key][]workload{}
 	errs := map[key]error{}
 	out := make([]Workload, 0, len(expect))
 	for _, e := range expect {
 		k := key{e.Namespace, e.Release}
-		if _, done := deps[k]; !done && errs[k] == nil {
-			sel := metav1.ListOptions{LabelSelector: instanceLabel + "=" + e.Release}
-			cctx, cancel := c.Call(ctx)
-			dl, err := c.Kube.AppsV1().Deployments(e.Namespace).List(cctx, sel)
-			cancel()
-			if err == nil {
-				deps[k] = dl.Items
-				cctx, cancel = c.Call(ctx)
-				var sl *appsv1.StatefulSetList
-				sl, err = c.Kube.AppsV1().StatefulSets(e.Namespace).List(cctx, sel)
-				cancel()
-				if err == nil {
-					sts[k] = sl.Items
-				}
-			}
+		if _, done := listed[k]; !done && errs[k] == nil {
+			ws, err := workloads(ctx, c, e.Namespace, e.Release)
 			if err != nil {
 				errs[k] = err
+			} else {
+				listed[k] = ws
 			}
 		}
 		w := Workload{Component: e.Title, Namespace: e.Namespace}
@@ -285,35 +272,16 @@ func Components(ctx context.Context, c *cluster.Client, expect []Expect) []Workl
 			out = append(out, w)
 			continue
 		}
-		match := func(m metav1.ObjectMeta) bool {
-			return m.Labels[componentLabel] == e.Component || m.Name == e.Release+"-"+e.Component
-		}
-		found := false
-		// Sorted by name, so the same one is chosen every time.
-		ds := slices.Clone(deps[k])
-		slices.SortFunc(ds, func(a, b appsv1.Deployment) int { return strings.Compare(a.Name, b.Name) })
-		for _, d := range ds {
-			if match(d.ObjectMeta) {
-				w.Kind, w.Name = "Deployment", d.Name
-				w.Replicas, w.Ready, w.Version = replicas(d.Spec.Replicas), d.Status.ReadyReplicas, imageTag(d.Spec.Template.Spec.Containers)
-				found = true
-				break
-			}
-		}
-		if !found {
-			ss := slices.Clone(sts[k])
-			slices.SortFunc(ss, func(a, b appsv1.StatefulSet) int { return strings.Compare(a.Name, b.Name) })
-			for _, s := range ss {
-				if match(s.ObjectMeta) {
-					w.Kind, w.Name = "StatefulSet", s.Name
-					w.Replicas, w.Ready, w.Version = replicas(s.Spec.Replicas), s.Status.ReadyReplicas, imageTag(s.Spec.Template.Spec.Containers)
-					found = true
-					break
-				}
-			}
+		i := slices.IndexFunc(listed[k], func(o workload) bool {
+			return o.meta.Labels[componentLabel] == e.Component || o.meta.Name == e.Release+"-"+e.Component
+		})
+		if i >= 0 {
+			o := listed[k][i]
+			w.Kind, w.Name = o.kind, o.meta.Name
+			w.Replicas, w.Ready, w.Version = replicas(o.replicas), o.ready, imageTag(o.containers)
 		}
 		switch {
-		case !found:
+		case i < 0:
 			w.Status = Missing
 			w.Message = fmt.Sprintf("no Deployment or StatefulSet of release %s with %s=%s or named %s-%s", e.Release, componentLabel, e.Component, e.Release, e.Component)
 		case w.Replicas == 0:
@@ -326,6 +294,45 @@ func Components(ctx context.Context, c *cluster.Client, expect []Expect) []Workl
 		out = append(out, w)
 	}
 	return out
+}
+
+// workload is what Components judges of a Deployment or a StatefulSet.
+type workload struct {
+	kind       string
+	meta       metav1.ObjectMeta
+	replicas   *int32
+	ready      int32
+	containers []corev1.Container
+}
+
+// workloads lists the Deployments, then the StatefulSets, of release in
+// ns, each kind sorted by name: a component matched by both kinds, or by
+// two of one kind, is the same one every time, a Deployment first.
+func workloads(ctx context.Context, c *cluster.Client, ns, release string) ([]workload, error) {
+	sel := metav1.ListOptions{LabelSelector: instanceLabel + "=" + release}
+	cctx, cancel := c.Call(ctx)
+	dl, err := c.Kube.AppsV1().Deployments(ns).List(cctx, sel)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel = c.Call(ctx)
+	sl, err := c.Kube.AppsV1().StatefulSets(ns).List(cctx, sel)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	var ds, ss []workload
+	for _, d := range dl.Items {
+		ds = append(ds, workload{"Deployment", d.ObjectMeta, d.Spec.Replicas, d.Status.ReadyReplicas, d.Spec.Template.Spec.Containers})
+	}
+	for _, s := range sl.Items {
+		ss = append(ss, workload{"StatefulSet", s.ObjectMeta, s.Spec.Replicas, s.Status.ReadyReplicas, s.Spec.Template.Spec.Containers})
+	}
+	byName := func(a, b workload) int { return strings.Compare(a.meta.Name, b.meta.Name) }
+	slices.SortFunc(ds, byName)
+	slices.SortFunc(ss, byName)
+	return append(ds, ss...), nil
 }
 
 func replicas(p *int32) int32 {

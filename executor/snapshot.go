@@ -94,21 +94,13 @@ func (r *run) snapshotPermissions() []preflight.Permission {
 	}, r.componentPermissions()...)
 }
 
-// knownCRDs are the CRDs each bootstrap release's chart installs from its
-// crds/ directory, which Helm does not annotate with the release: the
-// lists the generated teardown playbook deletes with TEARDOWN_CRDS
-// (emit/ansible's primitives-teardown role; TestKnownCRDsAsTeardown
-// holds them equal), and Sealed Secrets' (its role's test).
+// knownCRDs maps the CRDs each bootstrap release's chart installs from
+// its crds/ directory, which Helm does not annotate with the release, to
+// the release: the bootstrap's own account of them (Release.CRDs).
 func knownCRDs(rels []ansible.Release) map[string]string {
-	byRole := map[string][]string{
-		"argocd":         {"applications.argoproj.io", "appprojects.argoproj.io", "applicationsets.argoproj.io"},
-		"argo-workflows": {"workflows.argoproj.io", "workflowtemplates.argoproj.io", "clusterworkflowtemplates.argoproj.io", "cronworkflows.argoproj.io", "workflowtaskresults.argoproj.io", "workflowtasksets.argoproj.io", "workflowartifactgctasks.argoproj.io", "workfloweventbindings.argoproj.io"},
-		"argo-events":    {"eventbus.argoproj.io", "eventsources.argoproj.io", "sensors.argoproj.io"},
-		"sealed-secrets": {"sealedsecrets.bitnami.com"},
-	}
 	out := map[string]string{}
 	for _, rel := range rels {
-		for _, c := range byRole[rel.Role] {
+		for _, c := range rel.CRDs {
 			out[c] = rel.Name
 		}
 	}

@@ -8,6 +8,9 @@ import (
 	"reflect"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/platc/platc/emit/ansible"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/preflight"
@@ -138,6 +141,13 @@ func (r *run) takeSnapshot(ctx context.Context, cr *preflight.ClusterReport) {
 		}
 		o.KnownCRDs = knownCRDs(rels)
 	}
+	// What the run read already, it does not read again: Phase 0's
+	// nodes, and the Applications, which the first judgement of the apps
+	// may take (readAppsOnce).
+	o.Nodes = snapshot.Listed[corev1.Node]{Items: cr.Nodes, Err: cr.NodesErr}
+	items, err := r.listApplications(ctx)
+	o.ApplicationObjects = snapshot.Listed[unstructured.Unstructured]{Items: items, Err: err}
+	r.listedApps = &o.ApplicationObjects
 	s := snapshot.Collect(ctx, r.client, cr.Inventory.ServerVersion, o)
 	// Redacted and escaped as the report is: a taint or a message may
 	// carry anything.

@@ -47,14 +47,34 @@ type Options struct {
 	// (Components) and hands them in, so validate and the snapshot judge
 	// from one read.
 	Components []Workload
+	// Nodes and ApplicationObjects are the run's own lists (Phase 0's
+	// Ready check; the Applications in ArgoCDNamespace, which the run
+	// judges the apps by), handed in so that nothing is listed twice.
+	Nodes              Listed[corev1.Node]
+	ApplicationObjects Listed[unstructured.Unstructured]
+}
+
+// Listed is one list the run made: its items, or why it failed.
+type Listed[T any] struct {
+	Items []T
+	Err   error
+}
+
+// first are the first max of l's items, and whether more were left out.
+func (l Listed[T]) first(max int) ([]T, bool) {
+	if len(l.Items) > max {
+		return l.Items[:max], true
+	}
+	return l.Items, false
 }
 
 // pageSize is the page size of every list: a large cluster is read in
 // pages, not one response.
 const pageSize = 500
 
-// Collect reads the cluster's state. A part that cannot be read is named
-// in Unread, and the rest is still read.
+// Collect reads the cluster's state: the namespaces and CRDs itself, the
+// rest from what the run already read (Options). A part that cannot be
+// read is named in Unread, and the rest is still read.
 func Collect(ctx context.Context, c *cluster.Client, version string, o Options) *Snapshot {
 	s := &Snapshot{Format: Format, TakenAt: o.Now.UTC().Truncate(time.Second), Action: o.Action, Platform: o.Platform,
 		Environment: o.Environment, Server: c.Host, KubernetesVersion: version,
@@ -71,22 +91,16 @@ func Collect(ctx context.Context, c *cluster.Client, version string, o Options) 
 		}
 	}
 
-	more, err := pages(ctx, c, MaxNodes, func(ctx context.Context, opts metav1.ListOptions) (string, int, error) {
-		l, err := c.Kube.CoreV1().Nodes().List(ctx, opts)
-		if err != nil {
-			return "", 0, err
-		}
-		for i := range l.Items {
-			s.Nodes = append(s.Nodes, node(&l.Items[i]))
-		}
-		return l.Continue, len(l.Items), nil
-	})
-	if err != nil {
-		unread("nodes", err)
+	nodes, more := o.Nodes.first(MaxNodes)
+	for i := range nodes {
+		s.Nodes = append(s.Nodes, node(&nodes[i]))
+	}
+	if o.Nodes.Err != nil {
+		unread("nodes", o.Nodes.Err)
 	}
 	truncated("nodes", len(s.Nodes), more)
 
-	more, err = pages(ctx, c, MaxNamespaces, func(ctx context.Context, opts metav1.ListOptions) (string, int, error) {
+	more, err := pages(ctx, c, MaxNamespaces, func(ctx context.Context, opts metav1.ListOptions) (string, int, error) {
 		l, err := c.Kube.CoreV1().Namespaces().List(ctx, opts)
 		if err != nil {
 			return "", 0, err
@@ -116,19 +130,13 @@ func Collect(ctx context.Context, c *cluster.Client, version string, o Options) 
 	}
 	truncated("CRDs", len(s.CRDs), more)
 
-	more, err = pages(ctx, c, MaxApplications, func(ctx context.Context, opts metav1.ListOptions) (string, int, error) {
-		l, err := c.Dynamic.Resource(cluster.Applications).Namespace(o.ArgoCDNamespace).List(ctx, opts)
-		if err != nil {
-			return "", 0, err
+	apps, more := o.ApplicationObjects.first(MaxApplications)
+	for i := range apps {
+		if app, ok := o.Applications[apps[i].GetName()]; ok {
+			s.Applications = append(s.Applications, application(&apps[i], app))
 		}
-		for i := range l.Items {
-			if app, ok := o.Applications[l.Items[i].GetName()]; ok {
-				s.Applications = append(s.Applications, application(&l.Items[i], app))
-			}
-		}
-		return l.GetContinue(), len(l.Items), nil
-	})
-	if err != nil && !noKind(err) {
+	}
+	if err := o.ApplicationObjects.Err; err != nil && !noKind(err) {
 		unread("Applications in namespace "+o.ArgoCDNamespace, err)
 	}
 	truncated("Applications", len(s.Applications), more)

@@ -13,10 +13,23 @@ import (
 
 	"sigs.k8s.io/yaml"
 
-	"github.com/platc/platc/compiler"
 	"github.com/platc/platc/emit/ansible"
-	"github.com/platc/platc/lang"
 )
+
+// moduleSources are the environment's binaries (PLATC_E2E_BIN, helm among
+// them) and the components' module sources (PLATC_E2E_SRC, by default
+// beside them); the test is skipped without them.
+func moduleSources(t *testing.T) (bin, src string) {
+	bin = os.Getenv("PLATC_E2E_BIN")
+	if bin == "" {
+		t.Skip("needs PLATC_E2E_BIN (the environment's helm) and the module sources beside it")
+	}
+	src = os.Getenv("PLATC_E2E_SRC")
+	if src == "" {
+		src = filepath.Join(bin, "..", "src")
+	}
+	return bin, src
+}
 
 // The stand-in charts, rendered by the real Helm CLI with the values the
 // example's generated bootstrap gives them, write what Argo CD and the
@@ -25,14 +38,7 @@ import (
 // values are the same objects in the chart's form). Needs the
 // environment's helm and module sources, not an environment.
 func TestStandInCharts(t *testing.T) {
-	bin := os.Getenv("PLATC_E2E_BIN")
-	if bin == "" {
-		t.Skip("needs PLATC_E2E_BIN (the environment's helm) and the module sources beside it")
-	}
-	src := os.Getenv("PLATC_E2E_SRC")
-	if src == "" {
-		src = filepath.Join(bin, "..", "src")
-	}
+	bin, src := moduleSources(t)
 	gen := generatedExample(t)
 	groupVars := gen[ansible.Dir+"/inventories/"+string(gen["env"])+"/group_vars/all.yml"]
 	charts, err := standInCharts(groupVars, src)
@@ -201,28 +207,13 @@ func TestStandInCharts(t *testing.T) {
 // Secrets' stand-in CRD is simulated (no module source here), so its
 // check only proves the names agree with what the stand-in ships.
 func TestChartCRDsAsBootstrapSays(t *testing.T) {
-	bin := os.Getenv("PLATC_E2E_BIN")
-	if bin == "" {
-		t.Skip("needs PLATC_E2E_BIN and the module sources beside it")
-	}
-	src := os.Getenv("PLATC_E2E_SRC")
-	if src == "" {
-		src = filepath.Join(bin, "..", "src")
-	}
+	_, src := moduleSources(t)
 	gen := generatedExample(t)
 	charts, err := standInCharts(gen[ansible.Dir+"/inventories/"+string(gen["env"])+"/group_vars/all.yml"], src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, diags := lang.Parse("../examples")
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	p, diags := compiler.Compile(m, compiler.Options{})
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	rels, err := ansible.Releases(p)
+	rels, err := ansible.Releases(exampleProgram(t))
 	if err != nil {
 		t.Fatal(err)
 	}

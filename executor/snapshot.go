@@ -45,7 +45,7 @@ func (r *run) snapshotWanted() bool { return r.cfg.SnapshotFile != "" || r.cfg.B
 // controller when the platform has an events block. Their releases and
 // namespaces are the generated bootstrap's.
 func (r *run) criticalComponents() []snapshot.Expect {
-	rels, err := ansible.Releases(r.cfg.Program)
+	rels, err := r.emitted().Releases()
 	if err != nil {
 		return nil
 	}
@@ -135,7 +135,7 @@ func (r *run) takeSnapshot(ctx context.Context, cr *preflight.ClusterReport) {
 		o.Applications[a.Application] = a.Name
 	}
 	o.Instances = r.instanceValues(p.Apps, nil)
-	if rels, err := ansible.Releases(p); err == nil {
+	if rels, err := r.emitted().Releases(); err == nil {
 		for _, rel := range rels {
 			o.Releases = append(o.Releases, rel.Name)
 		}

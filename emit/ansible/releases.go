@@ -130,8 +130,8 @@ var chartCRDs = sync.OnceValues(func() (map[string][]string, error) {
 	const sealed = "files/roles/sealed-secrets/tasks/main.yml"
 	var blocks []struct {
 		Block []struct {
-			Name string   `yaml:"name"`
-			Loop []string `yaml:"loop"`
+			Name string    `yaml:"name"`
+			Loop yaml.Node `yaml:"loop"` // another task's may be an expression
 		} `yaml:"block"`
 	}
 	if err := readYAML(sealed, &blocks); err != nil {
@@ -140,7 +140,11 @@ var chartCRDs = sync.OnceValues(func() (map[string][]string, error) {
 	for _, b := range blocks {
 		for _, task := range b.Block {
 			if task.Name == "Test | Read the CRDs the chart installs" {
-				out["sealed-secrets"] = task.Loop
+				var crds []string
+				if err := task.Loop.Decode(&crds); err != nil {
+					return nil, fmt.Errorf("emit/ansible: %s: the CRDs its chart installs: %w", sealed, err)
+				}
+				out["sealed-secrets"] = crds
 			}
 		}
 	}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -140,42 +142,66 @@ func metricLabels(m *dto.Metric) map[string]string {
 // by verb and resource, most first, and watch events by kind, most
 // bytes first.
 func apiDelta(before, after apiSample) ([]apiRow, []watchRow) {
-	var rows []apiRow
-	for k, a := range after.requests {
+	return delta(before.requests, after.requests), delta(before.watch, after.watch)
+}
+
+// deltaRow is a row of a sample's table: what remains of it after an
+// earlier sample's row is taken away, whether anything was served in
+// between, and its order in the table.
+type deltaRow[R any] interface {
+	minus(R) R
+	served() bool
+	compare(R) int
+}
+
+// delta is after's rows less before's, those that served anything, in
+// the rows' order.
+func delta[K comparable, R deltaRow[R]](before, after map[K]*R) []R {
+	var out []R
+	for k, a := range after {
 		r := *a
-		if b := before.requests[k]; b != nil {
-			r.Count -= b.Count
-			r.Seconds -= b.Seconds
-			r.ResponseBytes -= b.ResponseBytes
+		if b := before[k]; b != nil {
+			r = r.minus(*b)
 		}
-		if r.Count > 0 {
-			rows = append(rows, r)
+		if r.served() {
+			out = append(out, r)
 		}
 	}
-	sort.Slice(rows, func(i, j int) bool {
-		if rows[i].Count != rows[j].Count {
-			return rows[i].Count > rows[j].Count
-		}
-		return rows[i].Verb+rows[i].Resource < rows[j].Verb+rows[j].Resource
-	})
-	var watch []watchRow
-	for k, a := range after.watch {
-		w := *a
-		if b := before.watch[k]; b != nil {
-			w.Events -= b.Events
-			w.Bytes -= b.Bytes
-		}
-		if w.Events > 0 {
-			watch = append(watch, w)
-		}
+	slices.SortFunc(out, R.compare)
+	return out
+}
+
+func (r apiRow) minus(b apiRow) apiRow {
+	r.Count -= b.Count
+	r.Seconds -= b.Seconds
+	r.ResponseBytes -= b.ResponseBytes
+	return r
+}
+
+func (r apiRow) served() bool { return r.Count > 0 }
+
+// compare: most requests first, then by verb and resource.
+func (r apiRow) compare(o apiRow) int {
+	if c := cmp.Compare(o.Count, r.Count); c != 0 {
+		return c
 	}
-	sort.Slice(watch, func(i, j int) bool {
-		if watch[i].Bytes != watch[j].Bytes {
-			return watch[i].Bytes > watch[j].Bytes
-		}
-		return watch[i].Resource < watch[j].Resource
-	})
-	return rows, watch
+	return strings.Compare(r.Verb+r.Resource, o.Verb+o.Resource)
+}
+
+func (w watchRow) minus(b watchRow) watchRow {
+	w.Events -= b.Events
+	w.Bytes -= b.Bytes
+	return w
+}
+
+func (w watchRow) served() bool { return w.Events > 0 }
+
+// compare: most bytes first, then by resource.
+func (w watchRow) compare(o watchRow) int {
+	if c := cmp.Compare(o.Bytes, w.Bytes); c != 0 {
+		return c
+	}
+	return strings.Compare(w.Resource, o.Resource)
 }
 
 // apiTable renders the first n rows of each.

@@ -167,3 +167,43 @@ func TestAuditClientsAndRefreshCauses(t *testing.T) {
 		t.Errorf("refreshCauses = %v, %v; want %v, map[ReplicaSet:1]", causes, ignored, wantCauses)
 	}
 }
+
+// TestAPIDelta: what served nothing between the samples is left out, the
+// rest is after less before, requests most first (ties by verb and
+// resource) and watch events most bytes first (ties by resource).
+func TestAPIDelta(t *testing.T) {
+	before := apiSample{
+		requests: map[apiKey]*apiRow{
+			{"GET", "pods"}:  {Verb: "GET", Resource: "pods", Count: 5, Seconds: 1, ResponseBytes: 100},
+			{"LIST", "pods"}: {Verb: "LIST", Resource: "pods", Count: 2},
+		},
+		watch: map[string]*watchRow{"pods": {Resource: "pods", Events: 3, Bytes: 30}},
+	}
+	after := apiSample{
+		requests: map[apiKey]*apiRow{
+			{"GET", "pods"}:        {Verb: "GET", Resource: "pods", Count: 8, Seconds: 1.5, ResponseBytes: 400},
+			{"LIST", "pods"}:       {Verb: "LIST", Resource: "pods", Count: 2},
+			{"POST", "configmaps"}: {Verb: "POST", Resource: "configmaps", Count: 3},
+			{"PATCH", "secrets"}:   {Verb: "PATCH", Resource: "secrets", Count: 4},
+		},
+		watch: map[string]*watchRow{
+			"pods":       {Resource: "pods", Events: 5, Bytes: 50},
+			"configmaps": {Resource: "configmaps", Events: 1, Bytes: 20},
+			"secrets":    {Resource: "secrets", Events: 2, Bytes: 20},
+			"nodes":      {Resource: "nodes"},
+		},
+	}
+	rows, watch := apiDelta(before, after)
+	want := []apiRow{
+		{Verb: "PATCH", Resource: "secrets", Count: 4},
+		{Verb: "GET", Resource: "pods", Count: 3, Seconds: 0.5, ResponseBytes: 300},
+		{Verb: "POST", Resource: "configmaps", Count: 3},
+	}
+	if fmt.Sprint(rows) != fmt.Sprint(want) {
+		t.Errorf("requests %+v, want %+v", rows, want)
+	}
+	wantWatch := []watchRow{{Resource: "configmaps", Events: 1, Bytes: 20}, {Resource: "pods", Events: 2, Bytes: 20}, {Resource: "secrets", Events: 2, Bytes: 20}}
+	if fmt.Sprint(watch) != fmt.Sprint(wantWatch) {
+		t.Errorf("watch events %+v, want %+v", watch, wantWatch)
+	}
+}

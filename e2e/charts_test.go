@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,6 +16,21 @@ import (
 	"github.com/platc/platc/emit/ansible"
 )
 
+// moduleSources are the environment's binaries (PLATC_E2E_BIN, helm among
+// them) and the components' module sources (PLATC_E2E_SRC, by default
+// beside them); the test is skipped without them.
+func moduleSources(t *testing.T) (bin, src string) {
+	bin = os.Getenv("PLATC_E2E_BIN")
+	if bin == "" {
+		t.Skip("needs PLATC_E2E_BIN (the environment's helm) and the module sources beside it")
+	}
+	src = os.Getenv("PLATC_E2E_SRC")
+	if src == "" {
+		src = filepath.Join(bin, "..", "src")
+	}
+	return bin, src
+}
+
 // The stand-in charts, rendered by the real Helm CLI with the values the
 // example's generated bootstrap gives them, write what Argo CD and the
 // workflow controller must read, and argocd-apps renders exactly the
@@ -22,14 +38,7 @@ import (
 // values are the same objects in the chart's form). Needs the
 // environment's helm and module sources, not an environment.
 func TestStandInCharts(t *testing.T) {
-	bin := os.Getenv("PLATC_E2E_BIN")
-	if bin == "" {
-		t.Skip("needs PLATC_E2E_BIN (the environment's helm) and the module sources beside it")
-	}
-	src := os.Getenv("PLATC_E2E_SRC")
-	if src == "" {
-		src = filepath.Join(bin, "..", "src")
-	}
+	bin, src := moduleSources(t)
 	gen := generatedExample(t)
 	groupVars := gen[ansible.Dir+"/inventories/"+string(gen["env"])+"/group_vars/all.yml"]
 	charts, err := standInCharts(groupVars, src)
@@ -188,4 +197,56 @@ func TestStandInCharts(t *testing.T) {
 			t.Errorf("argocd-apps renders %d objects, argocd/ has %d", len(objs), n)
 		}
 	})
+}
+
+// TestChartCRDsAsBootstrapSays: the CRDs the generated bootstrap says each
+// chart installs (ansible.Release.CRDs: what the teardown deletes and the
+// snapshot attributes to the release) are exactly those in the chart's
+// crds/ directory, which for Argo CD, Argo Workflows and Argo Events are
+// the upstream CRD manifests of the components' module sources. Sealed
+// Secrets' stand-in CRD is simulated (no module source here), so its
+// check only proves the names agree with what the stand-in ships.
+func TestChartCRDsAsBootstrapSays(t *testing.T) {
+	_, src := moduleSources(t)
+	gen := generatedExample(t)
+	charts, err := standInCharts(gen[ansible.Dir+"/inventories/"+string(gen["env"])+"/group_vars/all.yml"], src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rels, err := ansible.Releases(exampleProgram(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	said := map[string][]string{}
+	for _, r := range rels {
+		said[strings.ReplaceAll(r.Role, "-", "_")] = slices.Sorted(slices.Values(r.CRDs))
+	}
+	for _, c := range charts {
+		files, err := c.chartFiles()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shipped []string
+		for name, b := range files {
+			if !strings.HasPrefix(name, "crds/") || !strings.HasSuffix(name, ".yaml") {
+				continue
+			}
+			var crd struct {
+				Kind     string `json:"kind"`
+				Metadata struct {
+					Name string `json:"name"`
+				} `json:"metadata"`
+			}
+			if err := yaml.Unmarshal(b, &crd); err != nil {
+				t.Fatalf("%s %s: %v", c.name, name, err)
+			}
+			if crd.Kind == "CustomResourceDefinition" {
+				shipped = append(shipped, crd.Metadata.Name)
+			}
+		}
+		slices.Sort(shipped)
+		if !slices.Equal(shipped, said[c.prefix]) {
+			t.Errorf("chart %s ships the CRDs %v; the bootstrap says %v", c.name, shipped, said[c.prefix])
+		}
+	}
 }

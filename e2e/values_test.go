@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/platc/platc/compiler"
+	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit"
 	"github.com/platc/platc/emit/all"
 	"github.com/platc/platc/emit/ansible"
@@ -78,14 +79,7 @@ func TestWorkflowsValues(t *testing.T) {
 // environment, by path, as platc build writes it.
 func generatedExample(t *testing.T) map[string][]byte {
 	t.Helper()
-	m, diags := lang.Parse("../examples")
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
-	p, diags := compiler.Compile(m, compiler.Options{})
-	if diags.HasErrors() {
-		t.Fatal(diags.Error())
-	}
+	p := exampleProgram(t)
 	files, err := all.Emit(p)
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +89,20 @@ func generatedExample(t *testing.T) map[string][]byte {
 		out[f.Path] = f.Data
 	}
 	return out
+}
+
+// exampleProgram is the example compiled for its first environment.
+func exampleProgram(t *testing.T) *ir.Program {
+	t.Helper()
+	m, diags := lang.Parse("../examples")
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	p, diags := compiler.Compile(m, compiler.Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Error())
+	}
+	return p
 }
 
 // The harness stores the token where the generated group_vars tell the

@@ -132,18 +132,47 @@ func (s appStatus) verdict() (string, string) {
 // readApps reads the Applications of apps with one List call in the Argo
 // CD namespace. A missing CRD reads as "no Applications".
 func (r *run) readApps(ctx context.Context, apps []*ir.App) (map[string]appStatus, error) {
-	ns := r.cfg.Program.Platform.ArgoCD.Namespace
+	list, err := r.listApplications(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading Argo CD Applications in namespace %s: %s", r.cfg.Program.Platform.ArgoCD.Namespace, r.client.Explain(err))
+	}
+	return appStatuses(list, apps), nil
+}
+
+// readAppsOnce is readApps, answered from the list Phase 0 made for the
+// snapshot when the run has changed nothing since (unchanged): the
+// Applications are then as they were listed moments before, as good as
+// a list now, and the deploy's resume decision does not list every
+// Application again. Otherwise, or when that list failed, it lists.
+func (r *run) readAppsOnce(ctx context.Context, apps []*ir.App, unchanged bool) (map[string]appStatus, error) {
+	if l := r.listedApps; l != nil && l.Err == nil && unchanged {
+		r.listedApps = nil
+		return appStatuses(l.Items, apps), nil
+	}
+	return r.readApps(ctx, apps)
+}
+
+// listApplications lists the Applications in the Argo CD namespace, the
+// one read of them that readApps and the snapshot share. A missing CRD
+// reads as none.
+func (r *run) listApplications(ctx context.Context) ([]unstructured.Unstructured, error) {
 	cctx, cancel := r.client.Call(ctx)
 	defer cancel()
-	list, err := r.client.Dynamic.Resource(cluster.Applications).Namespace(ns).List(cctx, metav1.ListOptions{})
-	if err != nil && !isNoKind(err) {
-		return nil, fmt.Errorf("reading Argo CD Applications in namespace %s: %s", ns, r.client.Explain(err))
+	list, err := r.client.Dynamic.Resource(cluster.Applications).Namespace(r.cfg.Program.Platform.ArgoCD.Namespace).List(cctx, metav1.ListOptions{})
+	switch {
+	case isNoKind(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
 	}
+	return list.Items, nil
+}
+
+// appStatuses are the statuses of apps by the Applications listed.
+func appStatuses(list []unstructured.Unstructured, apps []*ir.App) map[string]appStatus {
 	byName := map[string]*unstructured.Unstructured{}
-	if list != nil {
-		for i := range list.Items {
-			byName[list.Items[i].GetName()] = &list.Items[i]
-		}
+	for i := range list {
+		byName[list[i].GetName()] = &list[i]
 	}
 	out := make(map[string]appStatus, len(apps))
 	for _, a := range apps {
@@ -169,7 +198,7 @@ func (r *run) readApps(ctx context.Context, apps []*ir.App) (map[string]appStatu
 		s.Managed = managedResources(u)
 		out[a.Name] = s
 	}
-	return out, nil
+	return out
 }
 
 func firstSyncAutomated(u *unstructured.Unstructured) bool {

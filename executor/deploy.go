@@ -58,6 +58,10 @@ func (r *run) deployApps(ctx context.Context) int {
 
 	r.phase = "state"
 	bootstrapped := !cr.ArgoCD.Installed || !cr.Workflows.Installed
+	// changed: this run wrote to the cluster since Phase 0 (a bootstrap,
+	// a redeploy restored, a prune), so what Phase 0 read of the
+	// Applications no longer stands for them.
+	changed := bootstrapped
 	if bootstrapped {
 		if code := r.bootstrap(ctx, cr); code != exitcode.OK {
 			return code
@@ -97,6 +101,7 @@ func (r *run) deployApps(ctx context.Context) int {
 				return r.refuseDrift(blocking)
 			}
 		default:
+			changed = true
 			after, code, done := r.reconcileBootstrap(ctx, apps, dc)
 			if done {
 				return code
@@ -117,6 +122,7 @@ func (r *run) deployApps(ctx context.Context) int {
 	// with the first deploy after it.
 	restored, err := r.restoreRedeploy(ctx)
 	r.rep.Restored = restored
+	changed = changed || len(restored) > 0
 	if err != nil {
 		r.rep.Summary = err.Error()
 		return exitcode.Failure
@@ -142,6 +148,7 @@ func (r *run) deployApps(ctx context.Context) int {
 			r.log.Warnf(r.phase, "prune", "PRUNE=true deletes removed apps only in a deploy of the whole platform, not of scope %s", r.cfg.Scope)
 		default:
 			r.phase = "prune"
+			changed = true
 			if code := r.prune(ctx, removed); code != exitcode.OK {
 				return code
 			}
@@ -152,7 +159,7 @@ func (r *run) deployApps(ctx context.Context) int {
 	status := map[string]appStatus{}
 	if cur == nil {
 		var done bool
-		if status, pending, done, code = r.pending(ctx, apps); done {
+		if status, pending, done, code = r.pending(ctx, apps, !changed); done {
 			return code
 		}
 	}
@@ -215,8 +222,10 @@ func (r *run) refuseDrift(blocking []Drift) int {
 // Healthy. done means the deploy ends here with code: the state could
 // not be read, or (RFC 7.3) every app has converged, and a deploy of a
 // deployed, healthy platform creates nothing, not even a Workflow.
-func (r *run) pending(ctx context.Context, apps []*ir.App) (status map[string]appStatus, pending []string, done bool, code int) {
-	status, err := r.readApps(ctx, apps)
+// Unchanged says the run wrote nothing since Phase 0, whose list of the
+// Applications then serves (readAppsOnce).
+func (r *run) pending(ctx context.Context, apps []*ir.App, unchanged bool) (status map[string]appStatus, pending []string, done bool, code int) {
+	status, err := r.readAppsOnce(ctx, apps, unchanged)
 	if err != nil {
 		r.rep.Summary = err.Error()
 		return nil, nil, true, exitcode.Failure

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/rest"
 
 	"github.com/platc/platc/compiler/ir"
@@ -71,6 +72,9 @@ type run struct {
 	// critical are the critical components' workloads as Phase 0 read
 	// them (validate, and the snapshot).
 	critical []snapshot.Workload
+	// listedApps is the list of Applications Phase 0 made for the
+	// snapshot, until the first readAppsOnce takes it.
+	listedApps *snapshot.Listed[unstructured.Unstructured]
 	// built: the emitters' objects for cfg.Program, built once (built.go).
 	built *built
 	// mapper is API discovery's kinds, read once (restMapper).

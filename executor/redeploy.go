@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/platc/platc/compiler/ir"
@@ -111,7 +112,7 @@ func (r *run) stopRedeploy(ctx context.Context) ([]string, error) {
 	ns := r.cfg.Program.Platform.ArgoCD.Namespace
 	var done []string
 	for _, name := range r.ownApps() {
-		app, err := r.getApplication(ctx, ns, name)
+		app, err := r.getObject(ctx, cluster.Applications, "Application", ns, name)
 		if err != nil {
 			return done, err
 		}
@@ -202,7 +203,7 @@ func (r *run) restoreRedeploy(ctx context.Context) ([]string, error) {
 	ns := r.cfg.Program.Platform.ArgoCD.Namespace
 	var done []string
 	for _, name := range r.ownApps() {
-		app, err := r.getApplication(ctx, ns, name)
+		app, err := r.getObject(ctx, cluster.Applications, "Application", ns, name)
 		if err != nil {
 			return done, err
 		}
@@ -261,33 +262,6 @@ func (r *run) deploySchedule() string {
 	return ""
 }
 
-// cronWorkflow reads the deploy CronWorkflow: nil, and no error, when it
-// does not exist (yet: Argo CD syncs it).
-func (r *run) cronWorkflow(ctx context.Context, name string) (*unstructured.Unstructured, error) {
-	ns := r.cfg.Program.Platform.Workflows.Namespace
-	cctx, cancel := r.client.Call(ctx)
-	defer cancel()
-	cw, err := r.client.Dynamic.Resource(cluster.CronWorkflows).Namespace(ns).Get(cctx, name, metav1.GetOptions{})
-	switch {
-	case apierrors.IsNotFound(err):
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("reading CronWorkflow %s/%s: %s", ns, name, r.client.Explain(err))
-	}
-	return cw, nil
-}
-
-func (r *run) patchCronWorkflow(ctx context.Context, name string, patch map[string]any) error {
-	b, err := json.Marshal(patch)
-	if err != nil {
-		return err
-	}
-	cctx, cancel := r.client.Call(ctx)
-	defer cancel()
-	_, err = r.client.Dynamic.Resource(cluster.CronWorkflows).Namespace(r.cfg.Program.Platform.Workflows.Namespace).Patch(cctx, name, types.MergePatchType, b, metav1.PatchOptions{})
-	return err
-}
-
 // suspendSchedule is teardown's half for the deploy schedule: suspend
 // it, recording that the teardown did. One already suspended by the HCL
 // or by hand is left as it is, and not recorded.
@@ -297,7 +271,7 @@ func (r *run) suspendSchedule(ctx context.Context, done []string) ([]string, err
 		return done, nil
 	}
 	ns := r.cfg.Program.Platform.Workflows.Namespace
-	cw, err := r.cronWorkflow(ctx, name)
+	cw, err := r.getObject(ctx, cluster.CronWorkflows, "CronWorkflow", ns, name)
 	if err != nil || cw == nil {
 		if cw == nil && err == nil {
 			r.log.Infof(r.phase, name, "CronWorkflow %s/%s does not exist; no scheduled deploy to stop", ns, name)
@@ -327,7 +301,7 @@ func (r *run) resumeSchedule(ctx context.Context, done []string) ([]string, erro
 		return done, nil
 	}
 	ns := r.cfg.Program.Platform.Workflows.Namespace
-	cw, err := r.cronWorkflow(ctx, name)
+	cw, err := r.getObject(ctx, cluster.CronWorkflows, "CronWorkflow", ns, name)
 	if err != nil || cw == nil || cw.GetAnnotations()[AnnotationSuspended] == "" {
 		return done, err
 	}
@@ -346,19 +320,20 @@ func (r *run) resumeSchedule(ctx context.Context, done []string) ([]string, erro
 	return append(done, fmt.Sprintf("CronWorkflow %s/%s: resumed", ns, name)), nil
 }
 
-// getApplication reads one of platc's own Applications for stopRedeploy
-// and restoreRedeploy: nil, and no error, when it does not exist.
-func (r *run) getApplication(ctx context.Context, ns, name string) (*unstructured.Unstructured, error) {
+// getObject reads one object of gvr (kind names it in the error) for
+// stopRedeploy, restoreRedeploy and the deploy schedule: nil, and no
+// error, when it does not exist.
+func (r *run) getObject(ctx context.Context, gvr schema.GroupVersionResource, kind, ns, name string) (*unstructured.Unstructured, error) {
 	cctx, cancel := r.client.Call(ctx)
 	defer cancel()
-	app, err := r.client.Dynamic.Resource(cluster.Applications).Namespace(ns).Get(cctx, name, metav1.GetOptions{})
+	obj, err := r.client.Dynamic.Resource(gvr).Namespace(ns).Get(cctx, name, metav1.GetOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
 		return nil, nil
 	case err != nil:
-		return nil, fmt.Errorf("reading Application %s/%s: %s", ns, name, r.client.Explain(err))
+		return nil, fmt.Errorf("reading %s %s/%s: %s", kind, ns, name, r.client.Explain(err))
 	}
-	return app, nil
+	return obj, nil
 }
 
 // rootResync bounds the wait for the root, its automated sync back, to
@@ -401,6 +376,9 @@ func (r *run) waitRecreated(ctx context.Context) {
 	}
 }
 
+// mergePatch and patchCronWorkflow are the teardown's writes, each
+// naming its resource where it writes, which TestExecutorWritesOnlyWorkflows
+// reads: one helper taking any resource would hide what is written.
 func (r *run) mergePatch(ctx context.Context, ns, name string, patch map[string]any) error {
 	b, err := json.Marshal(patch)
 	if err != nil {
@@ -409,6 +387,17 @@ func (r *run) mergePatch(ctx context.Context, ns, name string, patch map[string]
 	cctx, cancel := r.client.Call(ctx)
 	defer cancel()
 	_, err = r.client.Dynamic.Resource(cluster.Applications).Namespace(ns).Patch(cctx, name, types.MergePatchType, b, metav1.PatchOptions{})
+	return err
+}
+
+func (r *run) patchCronWorkflow(ctx context.Context, name string, patch map[string]any) error {
+	b, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	cctx, cancel := r.client.Call(ctx)
+	defer cancel()
+	_, err = r.client.Dynamic.Resource(cluster.CronWorkflows).Namespace(r.cfg.Program.Platform.Workflows.Namespace).Patch(cctx, name, types.MergePatchType, b, metav1.PatchOptions{})
 	return err
 }
 

@@ -8,6 +8,9 @@ import (
 	"reflect"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+
 	"github.com/platc/platc/emit/ansible"
 	"github.com/platc/platc/executor/config"
 	"github.com/platc/platc/executor/preflight"
@@ -42,7 +45,7 @@ func (r *run) snapshotWanted() bool { return r.cfg.SnapshotFile != "" || r.cfg.B
 // controller when the platform has an events block. Their releases and
 // namespaces are the generated bootstrap's.
 func (r *run) criticalComponents() []snapshot.Expect {
-	rels, err := ansible.Releases(r.cfg.Program)
+	rels, err := r.emitted().Releases()
 	if err != nil {
 		return nil
 	}
@@ -94,21 +97,13 @@ func (r *run) snapshotPermissions() []preflight.Permission {
 	}, r.componentPermissions()...)
 }
 
-// knownCRDs are the CRDs each bootstrap release's chart installs from its
-// crds/ directory, which Helm does not annotate with the release: the
-// lists the generated teardown playbook deletes with TEARDOWN_CRDS
-// (emit/ansible's primitives-teardown role; TestKnownCRDsAsTeardown
-// holds them equal), and Sealed Secrets' (its role's test).
+// knownCRDs maps the CRDs each bootstrap release's chart installs from
+// its crds/ directory, which Helm does not annotate with the release, to
+// the release: the bootstrap's own account of them (Release.CRDs).
 func knownCRDs(rels []ansible.Release) map[string]string {
-	byRole := map[string][]string{
-		"argocd":         {"applications.argoproj.io", "appprojects.argoproj.io", "applicationsets.argoproj.io"},
-		"argo-workflows": {"workflows.argoproj.io", "workflowtemplates.argoproj.io", "clusterworkflowtemplates.argoproj.io", "cronworkflows.argoproj.io", "workflowtaskresults.argoproj.io", "workflowtasksets.argoproj.io", "workflowartifactgctasks.argoproj.io", "workfloweventbindings.argoproj.io"},
-		"argo-events":    {"eventbus.argoproj.io", "eventsources.argoproj.io", "sensors.argoproj.io"},
-		"sealed-secrets": {"sealedsecrets.bitnami.com"},
-	}
 	out := map[string]string{}
 	for _, rel := range rels {
-		for _, c := range byRole[rel.Role] {
+		for _, c := range rel.CRDs {
 			out[c] = rel.Name
 		}
 	}
@@ -140,12 +135,19 @@ func (r *run) takeSnapshot(ctx context.Context, cr *preflight.ClusterReport) {
 		o.Applications[a.Application] = a.Name
 	}
 	o.Instances = r.instanceValues(p.Apps, nil)
-	if rels, err := ansible.Releases(p); err == nil {
+	if rels, err := r.emitted().Releases(); err == nil {
 		for _, rel := range rels {
 			o.Releases = append(o.Releases, rel.Name)
 		}
 		o.KnownCRDs = knownCRDs(rels)
 	}
+	// What the run read already, it does not read again: Phase 0's
+	// nodes, and the Applications, which the first judgement of the apps
+	// may take (readAppsOnce).
+	o.Nodes = snapshot.Listed[corev1.Node]{Items: cr.Nodes, Err: cr.NodesErr}
+	items, err := r.listApplications(ctx)
+	o.ApplicationObjects = snapshot.Listed[unstructured.Unstructured]{Items: items, Err: err}
+	r.listedApps = &o.ApplicationObjects
 	s := snapshot.Collect(ctx, r.client, cr.Inventory.ServerVersion, o)
 	// Redacted and escaped as the report is: a taint or a message may
 	// carry anything.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -243,4 +245,68 @@ func TestValidateCriticalComponents(t *testing.T) {
 	r = f.run(t, config.Validate, testenv.AdminToken, nil)
 	expect(t, r, exitcode.Partial, "degraded")
 	contains(t, "summary", fmt.Sprint(r.report["summary"]), "1 critical component not ready: argocd-application-controller (missing)")
+}
+
+// TestSnapshotReadsOnce: the snapshot lists neither the nodes nor the
+// Applications again: it takes Phase 0's nodes, and validate and a
+// deploy with nothing to do judge the apps by the Applications it
+// listed. Counted by a real kube-apiserver's apiserver_request_total, a
+// run with SNAPSHOT_FILE makes as many LISTs of each as one without.
+func TestSnapshotReadsOnce(t *testing.T) {
+	f := newFixture(t, "once")
+	f.primitives(t)
+	f.healthy(t)
+	kc, _ := f.s.Clients(t)
+	lists := func(resource string) int {
+		t.Helper()
+		b, err := kc.CoreV1().RESTClient().Get().AbsPath("/metrics").DoRaw(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := p.TextToMetricFamilies(bytes.NewReader(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, m := range fams["apiserver_request_total"].GetMetric() {
+			l := map[string]string{}
+			for _, p := range m.GetLabel() {
+				l[p.GetName()] = p.GetValue()
+			}
+			if l["verb"] == "LIST" && l["resource"] == resource {
+				n += int(m.GetCounter().GetValue())
+			}
+		}
+		return n
+	}
+	for _, action := range []config.Action{config.Validate, config.Deploy} {
+		count := func(file string) (nodes, apps int) {
+			t.Helper()
+			n0, a0 := lists("nodes"), lists("applications")
+			r := f.run(t, action, testenv.AdminToken, func(in *config.Input) { in.SnapshotFile = file })
+			if r.code != exitcode.OK {
+				t.Fatalf("%s: exit %d\n%s", action, r.code, r.logs)
+			}
+			return lists("nodes") - n0, lists("applications") - a0
+		}
+		nodes, apps := count("")
+		file := filepath.Join(t.TempDir(), "s.json")
+		snapNodes, snapApps := count(file)
+		if snapNodes != nodes || snapApps != apps {
+			t.Errorf("%s lists the nodes %d times and the Applications %d times without a snapshot, %d and %d with one", action, nodes, apps, snapNodes, snapApps)
+		}
+		b, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := snapshot.Decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Nodes) < 4 || len(s.Applications) != 3 {
+			t.Errorf("%s: the snapshot holds %d nodes and %d Applications", action, len(s.Nodes), len(s.Applications))
+		}
+		t.Logf("%s: %d LISTs of nodes, %d of Applications, with or without a snapshot", action, nodes, apps)
+	}
 }

@@ -66,7 +66,9 @@ func (r *run) validateApps(ctx context.Context) int {
 	if !cr.ArgoCD.Installed {
 		r.log.Errorf(r.phase, "argocd", "Argo CD is not installed (%s missing); no app can be healthy", english.List(cr.ArgoCD.Missing))
 	}
-	status, err := r.readApps(ctx, apps)
+	// Validate writes nothing: Phase 0's list of the Applications, made
+	// for the snapshot, serves.
+	status, err := r.readAppsOnce(ctx, apps, true)
 	if err != nil {
 		r.rep.Summary = err.Error()
 		return exitcode.Failure

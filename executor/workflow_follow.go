@@ -167,8 +167,9 @@ func (r *run) treeNodes(ctx context.Context, wf *wfv1.Workflow, names map[string
 // it waits for failed, so its Workflow was never created) as Omitted,
 // like an app task of a single workflow whose dependency failed, and
 // those of a child it skipped (a resume found all its apps converged) as
-// Skipped: without it they would show as not started. Which apps a child holds is read
-// from the emitter's objects for the compiled program.
+// Skipped: without it they would show as not started. Which apps a
+// child holds is the emitter's answer (argo.ChildApps) for the compiled
+// program.
 func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names map[string]bool) {
 	if r.childApps == nil {
 		r.childApps = map[string][]string{}
@@ -179,11 +180,10 @@ func (r *run) omitChildren(wf *wfv1.Workflow, nodes map[string]nodeState, names 
 		}
 		for _, children := range o.Children {
 			for _, c := range children {
-				if strings.Contains(c.Name, argo.SnapshotChildInfix) || c.Spec.Templates[0].DAG == nil {
-					continue // snapshots, no app: a failure is the parent's step
-				}
-				for _, task := range c.Spec.Templates[0].DAG.Tasks {
-					r.childApps[c.Name] = append(r.childApps[c.Name], task.Name)
+				// A snapshot child holds no app: its failure is the
+				// parent's step.
+				if apps := argo.ChildApps(c); len(apps) > 0 {
+					r.childApps[c.Name] = apps
 				}
 			}
 		}

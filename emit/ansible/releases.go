@@ -3,6 +3,10 @@ package ansible
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"sync"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/emit/internal/gitops"
@@ -24,6 +28,21 @@ type Release struct {
 	// ValuesFile is the values file the role passes, relative to
 	// generated/<env>/ (argocd/values.yaml for argo-cd).
 	ValuesFile string
+	// CRDs are the CRDs the chart installs from its crds/ directory,
+	// which Helm neither annotates with the release nor deletes (see
+	// chartCRDs).
+	CRDs []string
+}
+
+// roles are the bootstrap's roles that install a release, in site.yml's
+// order, with the prefix of their variables and the variable of their
+// values ("" for Argo CD's, which is a file).
+var roles = []struct{ role, prefix, values string }{
+	{"argocd", "argocd", ""},
+	{"argo-workflows", "argo_workflows", "argo_workflows_values"},
+	{"argo-events", "argo_events", "argo_events_values"},
+	{"sealed-secrets", "sealed_secrets", "sealed_secrets_values"},
+	{"gitops-handoff", "gitops_handoff", "gitops_handoff_values"},
 }
 
 // TeardownOrder is the roles whose releases the teardown playbook
@@ -50,16 +69,14 @@ func Releases(p *ir.Program) ([]Release, error) {
 		return nil
 	}
 	str := func(k string) string { s, _ := get(k).(string); return s }
+	crds, err := chartCRDs()
+	if err != nil {
+		return nil, err
+	}
 	var out []Release
-	for _, r := range []struct{ role, prefix, values string }{
-		{"argocd", "argocd", ""},
-		{"argo-workflows", "argo_workflows", "argo_workflows_values"},
-		{"argo-events", "argo_events", "argo_events_values"},
-		{"sealed-secrets", "sealed_secrets", "sealed_secrets_values"},
-		{"gitops-handoff", "gitops_handoff", "gitops_handoff_values"},
-	} {
+	for _, r := range roles {
 		rel := Release{Role: r.role, Name: str(r.prefix + "_release_name"), Chart: str(r.prefix + "_chart"), Version: str(r.prefix + "_chart_version"),
-			Namespace: str(r.prefix + "_namespace")}
+			Namespace: str(r.prefix + "_namespace"), CRDs: crds[r.role]}
 		if r.role == "gitops-handoff" {
 			// The root release lives beside Argo CD (the role installs it
 			// in argocd_namespace).
@@ -78,6 +95,74 @@ func Releases(p *ir.Program) ([]Release, error) {
 		out = append(out, rel)
 	}
 	return out, nil
+}
+
+// chartCRDs are, by role, the CRDs each bootstrap chart installs from its
+// crds/ directory, read from the one place the generated bootstrap names
+// them: the list the teardown role deletes for a release with
+// TEARDOWN_CRDS, and for Sealed Secrets, which the teardown leaves, the
+// list its own role requires after the install. Whoever else needs them
+// (the executor's snapshot, telling the bootstrap's CRDs from the
+// cluster's) reads Release.CRDs rather than keeping a copy.
+var chartCRDs = sync.OnceValues(func() (map[string][]string, error) {
+	out := map[string][]string{}
+	const teardown = "files/roles/primitives-teardown/tasks/main.yml"
+	var tasks []struct {
+		Loop []struct {
+			Release string   `yaml:"release"`
+			CRDs    []string `yaml:"crds"`
+		} `yaml:"loop"`
+	}
+	if err := readYAML(teardown, &tasks); err != nil {
+		return nil, err
+	}
+	for _, task := range tasks {
+		for _, item := range task.Loop {
+			i := slices.IndexFunc(roles, func(r struct{ role, prefix, values string }) bool {
+				return item.Release == "{{ "+r.prefix+"_release_name }}"
+			})
+			if i < 0 {
+				return nil, fmt.Errorf("emit/ansible: %s removes release %q, which no role installs", teardown, item.Release)
+			}
+			out[roles[i].role] = item.CRDs
+		}
+	}
+	const sealed = "files/roles/sealed-secrets/tasks/main.yml"
+	var blocks []struct {
+		Block []struct {
+			Name string    `yaml:"name"`
+			Loop yaml.Node `yaml:"loop"` // another task's may be an expression
+		} `yaml:"block"`
+	}
+	if err := readYAML(sealed, &blocks); err != nil {
+		return nil, err
+	}
+	for _, b := range blocks {
+		for _, task := range b.Block {
+			if task.Name == "Test | Read the CRDs the chart installs" {
+				var crds []string
+				if err := task.Loop.Decode(&crds); err != nil {
+					return nil, fmt.Errorf("emit/ansible: %s: the CRDs its chart installs: %w", sealed, err)
+				}
+				out["sealed-secrets"] = crds
+			}
+		}
+	}
+	if len(out["sealed-secrets"]) == 0 {
+		return nil, fmt.Errorf("emit/ansible: %s no longer reads the CRDs its chart installs", sealed)
+	}
+	return out, nil
+})
+
+func readYAML(name string, v any) error {
+	b, err := tree.ReadFile(name)
+	if err == nil {
+		err = yaml.Unmarshal(b, v)
+	}
+	if err != nil {
+		return fmt.Errorf("emit/ansible: the embedded %s: %w", name, err)
+	}
+	return nil
 }
 
 // plainJSON turns the ordered maps of the variables into what Helm

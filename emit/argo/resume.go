@@ -188,9 +188,14 @@ func convergedParams(split bool) []wfv1.Parameter {
 	return ps
 }
 
-// childApps are the apps of a child WorkflowTemplate, in task order: its
-// tasks without resource waits and snapshot steps.
-func childApps(c *wfv1.WorkflowTemplate) []string {
+// ChildApps are the apps of a child WorkflowTemplate, in task order: its
+// tasks without resource waits and snapshot steps (none for a snapshot
+// child). The emitter decides what a child holds, so the executor asks
+// here rather than reading the tasks itself.
+func ChildApps(c *wfv1.WorkflowTemplate) []string {
+	if len(c.Spec.Templates) == 0 || c.Spec.Templates[0].DAG == nil {
+		return nil
+	}
 	var apps []string
 	for _, task := range c.Spec.Templates[0].DAG.Tasks {
 		if r := task.TemplateRef; r != nil && (r.Template == tmplWaitResource || r.Template == tmplSnapshots) {
@@ -245,7 +250,7 @@ func ConvergedArguments(p *ir.Program, o *Objects, converged func(*ir.App) bool,
 	names := make([]string, len(children))
 	apps := make([][]string, len(children))
 	for k, c := range children {
-		names[k], apps[k] = c.Name, childApps(c)
+		names[k], apps[k] = c.Name, ChildApps(c)
 	}
 	var cm strings.Builder
 	cm.WriteString(childrenKey(names, apps))

@@ -110,7 +110,7 @@ func TestResumeSkipsConverged(t *testing.T) {
 	}
 	// Converged: every app of the first child, and every third app.
 	first := map[string]bool{}
-	for _, name := range childApps(children[0]) {
+	for _, name := range ChildApps(children[0]) {
 		first[name] = true
 	}
 	converged := func(a *ir.App) bool { return first[a.Name] || a.Index%3 == 0 }

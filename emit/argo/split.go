@@ -294,7 +294,7 @@ func (o *Objects) Layouts() (out []Layout, largestKind, largestName string, larg
 		}
 		for _, c := range o.Children[t.Name] {
 			cl := ChildLayout{Name: c.Name, Nodes: o.Nodes[c.Name], Waits: waits[c.Name], Snapshots: strings.Contains(c.Name, SnapshotChildInfix)}
-			cl.Apps = childApps(c)
+			cl.Apps = ChildApps(c)
 			l.Children = append(l.Children, cl)
 		}
 		out = append(out, l)

@@ -135,6 +135,11 @@ type ClusterReport struct {
 	// Unreachable is set when the API server could not be reached or
 	// refused the credentials; the other checks did not run.
 	Unreachable bool `json:"unreachable,omitempty"`
+	// Nodes are the nodes the Ready check listed, or NodesErr why they
+	// could not be: the snapshot takes this read rather than listing
+	// them again.
+	Nodes    []corev1.Node `json:"-"`
+	NodesErr error         `json:"-"`
 }
 
 // Blocking returns the checks that failed.
@@ -307,9 +312,11 @@ func checkNodes(ctx context.Context, c *cluster.Client, r *ClusterReport) {
 	nodes, err := c.Kube.CoreV1().Nodes().List(cctx, metav1.ListOptions{})
 	cancel()
 	if err != nil {
+		r.NodesErr = err
 		r.add("nodes-ready", Fail, "cannot list nodes: %s", c.Explain(err))
 		return
 	}
+	r.Nodes = nodes.Items
 	inv := &r.Inventory
 	cpu, mem, disk := resource.Quantity{}, resource.Quantity{}, resource.Quantity{}
 	var notReady []string

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -48,14 +47,34 @@ type Options struct {
 	// (Components) and hands them in, so validate and the snapshot judge
 	// from one read.
 	Components []Workload
+	// Nodes and ApplicationObjects are the run's own lists (Phase 0's
+	// Ready check; the Applications in ArgoCDNamespace, which the run
+	// judges the apps by), handed in so that nothing is listed twice.
+	Nodes              Listed[corev1.Node]
+	ApplicationObjects Listed[unstructured.Unstructured]
+}
+
+// Listed is one list the run made: its items, or why it failed.
+type Listed[T any] struct {
+	Items []T
+	Err   error
+}
+
+// first are the first max of l's items, and whether more were left out.
+func (l Listed[T]) first(max int) ([]T, bool) {
+	if len(l.Items) > max {
+		return l.Items[:max], true
+	}
+	return l.Items, false
 }
 
 // pageSize is the page size of every list: a large cluster is read in
 // pages, not one response.
 const pageSize = 500
 
-// Collect reads the cluster's state. A part that cannot be read is named
-// in Unread, and the rest is still read.
+// Collect reads the cluster's state: the namespaces and CRDs itself, the
+// rest from what the run already read (Options). A part that cannot be
+// read is named in Unread, and the rest is still read.
 func Collect(ctx context.Context, c *cluster.Client, version string, o Options) *Snapshot {
 	s := &Snapshot{Format: Format, TakenAt: o.Now.UTC().Truncate(time.Second), Action: o.Action, Platform: o.Platform,
 		Environment: o.Environment, Server: c.Host, KubernetesVersion: version,
@@ -72,22 +91,16 @@ func Collect(ctx context.Context, c *cluster.Client, version string, o Options) 
 		}
 	}
 
-	more, err := pages(ctx, c, MaxNodes, func(ctx context.Context, opts metav1.ListOptions) (string, int, error) {
-		l, err := c.Kube.CoreV1().Nodes().List(ctx, opts)
-		if err != nil {
-			return "", 0, err
-		}
-		for i := range l.Items {
-			s.Nodes = append(s.Nodes, node(&l.Items[i]))
-		}
-		return l.Continue, len(l.Items), nil
-	})
-	if err != nil {
-		unread("nodes", err)
+	nodes, more := o.Nodes.first(MaxNodes)
+	for i := range nodes {
+		s.Nodes = append(s.Nodes, node(&nodes[i]))
+	}
+	if o.Nodes.Err != nil {
+		unread("nodes", o.Nodes.Err)
 	}
 	truncated("nodes", len(s.Nodes), more)
 
-	more, err = pages(ctx, c, MaxNamespaces, func(ctx context.Context, opts metav1.ListOptions) (string, int, error) {
+	more, err := pages(ctx, c, MaxNamespaces, func(ctx context.Context, opts metav1.ListOptions) (string, int, error) {
 		l, err := c.Kube.CoreV1().Namespaces().List(ctx, opts)
 		if err != nil {
 			return "", 0, err
@@ -117,19 +130,13 @@ func Collect(ctx context.Context, c *cluster.Client, version string, o Options) 
 	}
 	truncated("CRDs", len(s.CRDs), more)
 
-	more, err = pages(ctx, c, MaxApplications, func(ctx context.Context, opts metav1.ListOptions) (string, int, error) {
-		l, err := c.Dynamic.Resource(cluster.Applications).Namespace(o.ArgoCDNamespace).List(ctx, opts)
-		if err != nil {
-			return "", 0, err
+	apps, more := o.ApplicationObjects.first(MaxApplications)
+	for i := range apps {
+		if app, ok := o.Applications[apps[i].GetName()]; ok {
+			s.Applications = append(s.Applications, application(&apps[i], app))
 		}
-		for i := range l.Items {
-			if app, ok := o.Applications[l.Items[i].GetName()]; ok {
-				s.Applications = append(s.Applications, application(&l.Items[i], app))
-			}
-		}
-		return l.GetContinue(), len(l.Items), nil
-	})
-	if err != nil && !noKind(err) {
+	}
+	if err := o.ApplicationObjects.Err; err != nil && !noKind(err) {
 		unread("Applications in namespace "+o.ArgoCDNamespace, err)
 	}
 	truncated("Applications", len(s.Applications), more)
@@ -254,29 +261,17 @@ func application(u *unstructured.Unstructured, app string) Application {
 // its namespace. Read only (list, in those namespaces).
 func Components(ctx context.Context, c *cluster.Client, expect []Expect) []Workload {
 	type key struct{ ns, release string }
-	deps := map[key][]appsv1.Deployment{}
-	sts := map[key][]appsv1.StatefulSet{}
+	listed := map[key][]workload{}
 	errs := map[key]error{}
 	out := make([]Workload, 0, len(expect))
 	for _, e := range expect {
 		k := key{e.Namespace, e.Release}
-		if _, done := deps[k]; !done && errs[k] == nil {
-			sel := metav1.ListOptions{LabelSelector: instanceLabel + "=" + e.Release}
-			cctx, cancel := c.Call(ctx)
-			dl, err := c.Kube.AppsV1().Deployments(e.Namespace).List(cctx, sel)
-			cancel()
-			if err == nil {
-				deps[k] = dl.Items
-				cctx, cancel = c.Call(ctx)
-				var sl *appsv1.StatefulSetList
-				sl, err = c.Kube.AppsV1().StatefulSets(e.Namespace).List(cctx, sel)
-				cancel()
-				if err == nil {
-					sts[k] = sl.Items
-				}
-			}
+		if _, done := listed[k]; !done && errs[k] == nil {
+			ws, err := workloads(ctx, c, e.Namespace, e.Release)
 			if err != nil {
 				errs[k] = err
+			} else {
+				listed[k] = ws
 			}
 		}
 		w := Workload{Component: e.Title, Namespace: e.Namespace}
@@ -285,35 +280,16 @@ func Components(ctx context.Context, c *cluster.Client, expect []Expect) []Workl
 			out = append(out, w)
 			continue
 		}
-		match := func(m metav1.ObjectMeta) bool {
-			return m.Labels[componentLabel] == e.Component || m.Name == e.Release+"-"+e.Component
-		}
-		found := false
-		// Sorted by name, so the same one is chosen every time.
-		ds := slices.Clone(deps[k])
-		slices.SortFunc(ds, func(a, b appsv1.Deployment) int { return strings.Compare(a.Name, b.Name) })
-		for _, d := range ds {
-			if match(d.ObjectMeta) {
-				w.Kind, w.Name = "Deployment", d.Name
-				w.Replicas, w.Ready, w.Version = replicas(d.Spec.Replicas), d.Status.ReadyReplicas, imageTag(d.Spec.Template.Spec.Containers)
-				found = true
-				break
-			}
-		}
-		if !found {
-			ss := slices.Clone(sts[k])
-			slices.SortFunc(ss, func(a, b appsv1.StatefulSet) int { return strings.Compare(a.Name, b.Name) })
-			for _, s := range ss {
-				if match(s.ObjectMeta) {
-					w.Kind, w.Name = "StatefulSet", s.Name
-					w.Replicas, w.Ready, w.Version = replicas(s.Spec.Replicas), s.Status.ReadyReplicas, imageTag(s.Spec.Template.Spec.Containers)
-					found = true
-					break
-				}
-			}
+		i := slices.IndexFunc(listed[k], func(o workload) bool {
+			return o.meta.Labels[componentLabel] == e.Component || o.meta.Name == e.Release+"-"+e.Component
+		})
+		if i >= 0 {
+			o := listed[k][i]
+			w.Kind, w.Name = o.kind, o.meta.Name
+			w.Replicas, w.Ready, w.Version = replicas(o.replicas), o.ready, imageTag(o.containers)
 		}
 		switch {
-		case !found:
+		case i < 0:
 			w.Status = Missing
 			w.Message = fmt.Sprintf("no Deployment or StatefulSet of release %s with %s=%s or named %s-%s", e.Release, componentLabel, e.Component, e.Release, e.Component)
 		case w.Replicas == 0:
@@ -326,6 +302,45 @@ func Components(ctx context.Context, c *cluster.Client, expect []Expect) []Workl
 		out = append(out, w)
 	}
 	return out
+}
+
+// workload is what Components judges of a Deployment or a StatefulSet.
+type workload struct {
+	kind       string
+	meta       metav1.ObjectMeta
+	replicas   *int32
+	ready      int32
+	containers []corev1.Container
+}
+
+// workloads lists the Deployments, then the StatefulSets, of release in
+// ns, each kind sorted by name: a component matched by both kinds, or by
+// two of one kind, is the same one every time, a Deployment first.
+func workloads(ctx context.Context, c *cluster.Client, ns, release string) ([]workload, error) {
+	sel := metav1.ListOptions{LabelSelector: instanceLabel + "=" + release}
+	cctx, cancel := c.Call(ctx)
+	dl, err := c.Kube.AppsV1().Deployments(ns).List(cctx, sel)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	cctx, cancel = c.Call(ctx)
+	sl, err := c.Kube.AppsV1().StatefulSets(ns).List(cctx, sel)
+	cancel()
+	if err != nil {
+		return nil, err
+	}
+	var ds, ss []workload
+	for _, d := range dl.Items {
+		ds = append(ds, workload{"Deployment", d.ObjectMeta, d.Spec.Replicas, d.Status.ReadyReplicas, d.Spec.Template.Spec.Containers})
+	}
+	for _, s := range sl.Items {
+		ss = append(ss, workload{"StatefulSet", s.ObjectMeta, s.Spec.Replicas, s.Status.ReadyReplicas, s.Spec.Template.Spec.Containers})
+	}
+	byName := func(a, b workload) int { return strings.Compare(a.meta.Name, b.meta.Name) }
+	slices.SortFunc(ds, byName)
+	slices.SortFunc(ss, byName)
+	return append(ds, ss...), nil
 }
 
 func replicas(p *int32) int32 {

@@ -193,7 +193,8 @@ func TestRecipe(t *testing.T) {
 			if got := root.Spec.IgnoreDifferences[0].JSONPointers[0]; got != tc.pointer {
 				t.Errorf("root ignores %s, want %s", got, tc.pointer)
 			}
-			if !slices.Equal(root.Spec.SyncPolicy.SyncOptions, []string{"RespectIgnoreDifferences=true"}) {
+			// Validate=false: see gitops.Root; the root's objects are platc's.
+			if !slices.Equal(root.Spec.SyncPolicy.SyncOptions, []string{"RespectIgnoreDifferences=true", "Validate=false"}) {
 				t.Errorf("root sync options %v", root.Spec.SyncPolicy.SyncOptions)
 			}
 			asked := 0

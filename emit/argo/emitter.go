@@ -238,7 +238,7 @@ func (b *builder) splitWorkflow(nc nodeCounter, name string, counts taskCounts, 
 	var parent *wfv1.WorkflowTemplate
 	var children []*wfv1.WorkflowTemplate
 	for {
-		s := &splitter{name: name, paramNames: params}
+		s := &splitter{name: name, paramNames: params, tasks: counts.tasks}
 		sb := *b
 		sb.split = s
 		next, err := build(&sb, lim)

@@ -42,6 +42,9 @@ type splitter struct {
 	children   []*wfv1.WorkflowTemplate
 	// childrenKey is the key of converged_children (resume.go).
 	childrenKey string
+	// tasks are the apps' tasks as Build counted them (taskCounts), laid
+	// out instead of built again.
+	tasks []wfv1.DAGTask
 }
 
 // layout is the templates of the parent's apps DAG (called name in the
@@ -56,6 +59,10 @@ func (s *splitter) layout(b *builder, name string, g *plan.Graph, gr plan.Groupi
 			groupOf[i] = k
 		}
 	}
+	counted := task
+	if s.tasks != nil {
+		counted = func(a *ir.App) wfv1.DAGTask { return s.tasks[a.Index] }
+	}
 	names := groupNames(s.name, len(gr.Members))
 	top := wfv1.Template{Name: name, DAG: &wfv1.DAGTemplate{FailFast: continueAfterFailure()}}
 	for k, members := range gr.Members {
@@ -68,7 +75,7 @@ func (s *splitter) layout(b *builder, name string, g *plan.Graph, gr plan.Groupi
 			Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("template", names[k])}},
 			When:      s.childWhen(g, names, gr.Members, k),
 		})
-		s.addChild(b, names[k], spec, appTasks(g, members, groupOf, k, task, wait))
+		s.addChild(b, names[k], spec, appTasks(g, members, groupOf, k, counted, wait))
 	}
 	run, err := s.childTemplate(b)
 	if err != nil {
@@ -189,6 +196,10 @@ type taskCounts struct {
 	worstApp         string
 	apps             int
 	waitNodes, waits int
+	// tasks are the apps' tasks, by ir.App.Index: the same in the split
+	// build, none of whose settings a task reads (task names are set
+	// where tasks are laid out), which takes them from here.
+	tasks []wfv1.DAGTask
 }
 
 // taskNodes counts the tasks of g's apps (task) and of the resources they
@@ -196,12 +207,18 @@ type taskCounts struct {
 // workflow's nodes and splitLimits' measure.
 func taskNodes(nc nodeCounter, g *plan.Graph, task func(*ir.App) wfv1.DAGTask, wait func(*ir.Resource) wfv1.DAGTask) (taskCounts, error) {
 	var c taskCounts
+	top := 0
+	for _, a := range g.Apps {
+		top = max(top, a.Index+1)
+	}
+	c.tasks = make([]wfv1.DAGTask, top)
 	for _, a := range g.Apps {
 		t := task(a)
 		n, err := nc.call(nil, t.Template, t.TemplateRef, t.Arguments, nil)
 		if err != nil {
 			return taskCounts{}, err
 		}
+		c.tasks[a.Index] = t
 		c.apps += n
 		if n > c.worst {
 			c.worst, c.worstApp = n, a.Name

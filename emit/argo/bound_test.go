@@ -1,6 +1,7 @@
 package argo
 
 import (
+	"encoding/json"
 	"os"
 	"testing"
 
@@ -70,5 +71,38 @@ func TestTaskNodesLowerBound(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// objectBytes counts what json.Marshal would return, for every object
+// Build returns, HTML-escaped characters included.
+func TestObjectBytesIsMarshalLength(t *testing.T) {
+	src, err := os.ReadFile("../../e2e/testdata/shop/platform.hcl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := source(t, string(src))
+	// A split build, so children are measured too.
+	p.Platform.Workflows.NodeBudget = 40
+	o, err := Build(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := append(o.all(), map[string]string{"html": "<&>"})
+	for _, obj := range objs {
+		data, err := json.Marshal(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := objectBytes(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kind, name := kindName(obj); got != len(data) {
+			t.Errorf("%s %s: objectBytes %d, json.Marshal %d bytes", kind, name, got, len(data))
+		}
+	}
+	if len(o.Children) == 0 {
+		t.Error("the shop at a budget of 40 did not split; this test wants children")
 	}
 }

@@ -180,7 +180,7 @@ func build(p *ir.Program) (*Objects, error) {
 			}
 			continue
 		}
-		*w.dst = t
+		*w.dst, o.Nodes[w.name] = t, n
 	}
 	if err := checkNamespace(p.Platform.Workflows.Namespace); err != nil {
 		return nil, fmt.Errorf("workflows: %w (the compiler should have rejected it; this is a platc bug)", err)
@@ -195,6 +195,9 @@ func build(p *ir.Program) (*Objects, error) {
 		}
 	}
 	for _, t := range o.templates() {
+		if _, ok := o.Nodes[t.Name]; ok {
+			continue // built whole, counted above and within the budget
+		}
 		n, err := nc.workflow(&t.Spec)
 		if err != nil {
 			return nil, fmt.Errorf("workflows: %s: %w", t.Name, err)

@@ -258,9 +258,20 @@ func paramError(kind, name, where, param string, size int) error {
 // stores (before the annotations and status that MaxObjectBytes leaves
 // room for).
 func objectBytes(o any) (int, error) {
-	data, err := json.Marshal(o)
-	if err != nil {
+	// Encoded into a counter, not marshalled: Marshal copies out every
+	// object's JSON, up to a MiB each, only for its length. The Encoder
+	// escapes HTML as Marshal does and adds a newline.
+	var n byteCounter
+	if err := json.NewEncoder(&n).Encode(o); err != nil {
 		return 0, err
 	}
-	return len(data), nil
+	return int(n) - 1, nil
+}
+
+// byteCounter is an io.Writer that counts what is written to it.
+type byteCounter int
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
 }

@@ -172,6 +172,9 @@ type grouper struct {
 	// the top DAG, one task per group, also bounds.
 	tasks, groups int
 	lim           Limits
+	// s is what every candidate's estimate reuses: a search estimates
+	// dozens of candidates, each over every app, and keeps one.
+	s *scratch
 }
 
 // Group picks, among the candidate layouts of g that respect lim, the one
@@ -180,21 +183,35 @@ type grouper struct {
 // deterministic.
 func Group(g *Graph, lim Limits) (Grouping, error) {
 	n := len(g.Apps)
-	flat, _ := layout(g, [][]int{identity(n)}, "flat")
-	flat.Ungrouped = flat.Makespan
+	s := newScratch(g)
 	if n <= lim.Tasks {
+		flat, _ := s.layout([][]int{identity(n)}, "flat")
+		flat.Ungrouped = flat.Makespan
 		return flat.withApps(g), nil
 	}
-	gp := grouper{g: g, tasks: lim.Tasks, groups: lim.top(), lim: lim}
+	gp := grouper{g: g, tasks: lim.Tasks, groups: lim.top(), lim: lim, s: s}
 	if err := gp.fits(); err != nil {
 		return Grouping{}, err
 	}
+	// The flat DAG, which the orchestrator cannot run, only gives
+	// Ungrouped.
+	ungrouped, _ := s.estimate([][]int{identity(n)})
 	best, found := gp.best()
 	if !found {
 		return Grouping{}, fmt.Errorf("no grouping of %d apps fits the limits of %s (this is a platc bug)", n, lim.Engine)
 	}
-	best.Ungrouped = flat.Ungrouped
+	best.Ungrouped = ungrouped
 	return best.withApps(g), nil
+}
+
+// Fit is nil when n apps can be laid out within lim, and otherwise the
+// error Group and Slices return for them, without searching a layout:
+// emit/argo asks it before it skips a layout it knows it will not use.
+func (lim Limits) Fit(n int) error {
+	if n <= lim.Tasks {
+		return nil
+	}
+	return grouper{g: &Graph{Apps: make([]*ir.App, n)}, tasks: lim.Tasks, groups: lim.top(), lim: lim}.fits()
 }
 
 // Slices lays out a graph without edges (g from Independent): flat when
@@ -233,19 +250,22 @@ func (gp grouper) fits() error {
 	return nil
 }
 
-// best tries every candidate layout and keeps the fastest.
+// best tries every candidate layout and keeps the fastest. Candidates
+// are estimated in gp.s; only one that beats the best so far is copied
+// out of it.
 func (gp grouper) best() (Grouping, bool) {
 	var best Grouping
 	found := false
-	consider := func(c Grouping, ok bool) {
-		if ok && (!found || c.Makespan < best.Makespan) {
-			best, found = c, true
+	consider := func(groups [][]int, strategy string) {
+		span, ok := gp.s.estimate(groups)
+		if ok && (!found || span < best.Makespan) {
+			best, found = gp.s.result(strategy, span), true
 		}
 	}
-	consider(gp.stackGroups())
-	for _, c := range gp.sliceCandidates() {
-		consider(c, true)
+	if groups, ok := gp.stackGroups(); ok {
+		consider(groups, "stacks")
 	}
+	gp.sliceCandidates(consider)
 	// Slices hold whole waves only while waves are small; once a wave has
 	// more apps than a group, bands keep groups within waves (see
 	// bandGroups), which costs at most what the RFC's wave-by-wave model
@@ -256,7 +276,7 @@ func (gp grouper) best() (Grouping, bool) {
 		level []int
 	}{{"wave-bands", depth}, {"level-bands", slackLevels(gp.g, depth)}} {
 		if groups, ok := gp.bandGroups(l.level); ok {
-			consider(layout(gp.g, groups, l.name))
+			consider(groups, l.name)
 		}
 	}
 	return best, found
@@ -264,8 +284,9 @@ func (gp grouper) best() (Grouping, bool) {
 
 // sliceCandidates cuts the apps, in each of four topological orders, into
 // slices: k even slices for k from the fewest that fit, doubling, up to
-// the limit, and the cuts that cost least.
-func (gp grouper) sliceCandidates() []Grouping {
+// the limit, and the cuts that cost least. It hands each to consider, in
+// that order.
+func (gp grouper) sliceCandidates(consider func(groups [][]int, strategy string)) {
 	g, kmin, limit := gp.g, gp.fewest(), gp.groups
 	start, latest, wave := schedule(g)
 	orders := []struct {
@@ -277,30 +298,31 @@ func (gp grouper) sliceCandidates() []Grouping {
 		{"latest-start-slices", latest},
 		{"wave-slices", wave},
 	}
-	var out []Grouping
-	add := func(c Grouping, ok bool) {
-		if ok {
-			out = append(out, c)
-		}
-	}
+	// consider copies what it keeps, so one order and one list of cuts
+	// serve every candidate.
+	order := make([]int, len(g.Apps))
+	var groups [][]int
 	for _, o := range orders {
-		order := identity(len(g.Apps))
+		for i := range order {
+			order[i] = i
+		}
 		if o.key != nil {
 			// Sorting by start time (or wave), then position, keeps a
 			// topological order: an app never starts before a dependency.
 			slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(o.key[a], o.key[b]) })
 		}
 		for k := kmin; k <= limit; k *= 2 {
-			add(layout(g, cut(order, k), o.name))
+			groups = cutInto(groups[:0], order, k)
+			consider(groups, o.name)
 		}
 		if kmin < limit && !isPowerMultiple(limit, kmin) {
-			add(layout(g, cut(order, limit), o.name))
+			groups = cutInto(groups[:0], order, limit)
+			consider(groups, o.name)
 		}
 		if cuts, ok := gp.bestCuts(order); ok {
-			add(layout(g, cuts, o.name+"-cut"))
+			consider(cuts, o.name+"-cut")
 		}
 	}
-	return out
 }
 
 func isPowerMultiple(limit, k int) bool {
@@ -314,9 +336,11 @@ func isPowerMultiple(limit, k int) bool {
 
 // cut cuts order into k contiguous groups whose sizes differ by at most
 // one.
-func cut(order []int, k int) [][]int {
+func cut(order []int, k int) [][]int { return cutInto(make([][]int, 0, k), order, k) }
+
+// cutInto is cut appending to out.
+func cutInto(out [][]int, order []int, k int) [][]int {
 	n := len(order)
-	out := make([][]int, 0, k)
 	for i, at := 0, 0; i < k; i++ {
 		size := n / k
 		if i < n%k {
@@ -382,7 +406,7 @@ func (gp grouper) bestCuts(order []int) ([][]int, bool) {
 // group), splitting stacks too big for one DAG into slices of their own
 // dependency order. It is a candidate only when the stack graph is
 // acyclic: stacks may well depend on each other in both directions.
-func (gp grouper) stackGroups() (Grouping, bool) {
+func (gp grouper) stackGroups() ([][]int, bool) {
 	index := map[*ir.Stack]int{}
 	var byStack [][]int
 	for i, a := range gp.g.Apps {
@@ -400,40 +424,126 @@ func (gp grouper) stackGroups() (Grouping, bool) {
 		groups = append(groups, cut(members, k)...)
 	}
 	if len(groups) > gp.groups {
-		return Grouping{}, false
+		return nil, false
 	}
-	return layout(gp.g, groups, "stacks")
+	return groups, true
 }
 
 // layout derives the group graph, orders the groups topologically and
 // estimates the makespan. It fails when the group graph has a cycle.
 func layout(g *Graph, groups [][]int, strategy string) (Grouping, bool) {
+	return newScratch(g).layout(groups, strategy)
+}
+
+// scratch holds what layout computes for one candidate, reused from one
+// candidate to the next: only the best is kept, copied out by result.
+type scratch struct {
+	g *Graph
+	// groupOf, by app, serves groupPreds; run, the estimate.
+	groupOf []int
+	run     runBuf
+	// groups are the candidate's non-empty groups; preds, succs, mark,
+	// indeg, ready and renumber serve the group graph and its order.
+	groups                            [][]int
+	preds, succs                      [][]int
+	mark, indeg, ready, order, renumb []int
+	groupEnd                          []time.Duration
+	// members and waits are the candidate as a Grouping has it, in the
+	// groups' topological order, backed by memberBuf and waitBuf.
+	members, waits     [][]int
+	memberBuf, waitBuf []int
+}
+
+func newScratch(g *Graph) *scratch {
+	n := len(g.Apps)
+	groupOf := make([]int, n)
+	return &scratch{g: g, groupOf: groupOf, memberBuf: make([]int, 0, n),
+		// The estimate runs after groupPreds is done with groupOf.
+		run: runBuf{groupOf: groupOf, finishAt: make([]time.Duration, n)}}
+}
+
+// grow returns s resliced to m elements, reusing its array when it can.
+func grow[T any](s []T, m int) []T {
+	if cap(s) < m {
+		return make([]T, m)
+	}
+	return s[:m]
+}
+
+// layout is the candidate groups as a Grouping of its own.
+func (s *scratch) layout(groups [][]int, strategy string) (Grouping, bool) {
+	span, ok := s.estimate(groups)
+	if !ok {
+		return Grouping{}, false
+	}
+	return s.result(strategy, span), true
+}
+
+// estimate lays out the candidate groups in s and returns its makespan.
+// It fails when the group graph has a cycle.
+func (s *scratch) estimate(groups [][]int) (time.Duration, bool) {
 	// A cut into more slices than apps leaves empty ones, possible once
 	// the DAG of groups may hold more groups than a group holds apps
 	// (Limits.TopTasks); an empty group is a DAG without tasks, which
 	// Argo rejects.
-	groups = slices.DeleteFunc(slices.Clone(groups), func(m []int) bool { return len(m) == 0 })
-	preds := groupPreds(g, groups)
-	order, ok := topoGroups(preds)
-	if !ok {
-		return Grouping{}, false
-	}
-	m := len(groups)
-	renumber := make([]int, m)
-	for newK, oldK := range order {
-		renumber[oldK] = newK
-	}
-	gr := Grouping{Strategy: strategy, Members: make([][]int, m), Waits: make([][]int, m)}
-	for oldK, members := range groups {
-		k := renumber[oldK]
-		gr.Members[k] = slices.Sorted(slices.Values(members))
-		for _, p := range preds[oldK] {
-			gr.Waits[k] = append(gr.Waits[k], renumber[p])
+	s.groups = s.groups[:0]
+	for _, m := range groups {
+		if len(m) > 0 {
+			s.groups = append(s.groups, m)
 		}
-		slices.Sort(gr.Waits[k])
 	}
-	gr.Makespan = gr.run(g, len(g.Apps), expected)
-	return gr, true
+	s.groupPreds()
+	if !s.topoGroups() {
+		return 0, false
+	}
+	m := len(s.groups)
+	s.renumb = grow(s.renumb, m)
+	for newK, oldK := range s.order {
+		s.renumb[oldK] = newK
+	}
+	s.members, s.waits = grow(s.members, m), grow(s.waits, m)
+	s.memberBuf, s.waitBuf = s.memberBuf[:0], s.waitBuf[:0]
+	for newK, oldK := range s.order {
+		at := len(s.memberBuf)
+		s.memberBuf = append(s.memberBuf, s.groups[oldK]...)
+		s.members[newK] = s.memberBuf[at:len(s.memberBuf):len(s.memberBuf)]
+		slices.Sort(s.members[newK])
+		at = len(s.waitBuf)
+		for _, p := range s.preds[oldK] {
+			s.waitBuf = append(s.waitBuf, s.renumb[p])
+		}
+		s.waits[newK] = s.waitBuf[at:len(s.waitBuf):len(s.waitBuf)]
+		slices.Sort(s.waits[newK])
+	}
+	// memberBuf and waitBuf may have moved while they grew.
+	for k, at, wat := 0, 0, 0; k < m; k++ {
+		nm, nw := len(s.members[k]), len(s.waits[k])
+		s.members[k] = s.memberBuf[at : at+nm : at+nm]
+		s.waits[k] = s.waitBuf[wat : wat+nw : wat+nw]
+		at, wat = at+nm, wat+nw
+	}
+	gr := Grouping{Members: s.members, Waits: s.waits}
+	return gr.runUnlimitedIn(s.g, expected, &s.run), true
+}
+
+// result copies the candidate last estimated out of s.
+func (s *scratch) result(strategy string, span time.Duration) Grouping {
+	m := len(s.members)
+	gr := Grouping{Strategy: strategy, Members: make([][]int, m), Waits: make([][]int, m), Makespan: span}
+	members := slices.Clone(s.memberBuf)
+	var waits []int
+	if len(s.waitBuf) > 0 {
+		waits = slices.Clone(s.waitBuf)
+	}
+	for k, at, wat := 0, 0, 0; k < m; k++ {
+		nm, nw := len(s.members[k]), len(s.waits[k])
+		gr.Members[k] = members[at : at+nm : at+nm]
+		if nw > 0 {
+			gr.Waits[k] = waits[wat : wat+nw : wat+nw]
+		}
+		at, wat = at+nm, wat+nw
+	}
+	return gr
 }
 
 // withApps fills Groups for the layout chosen: the search estimates
@@ -449,68 +559,71 @@ func (gr Grouping) withApps(g *Graph) Grouping {
 	return gr
 }
 
-// groupPreds are, for each group, the groups holding a dependency of one
-// of its apps, each listed once.
-func groupPreds(g *Graph, groups [][]int) [][]int {
-	groupOf := make([]int, len(g.Apps))
-	for k, members := range groups {
+// groupPreds sets s.preds: for each group, the groups holding a
+// dependency of one of its apps, each listed once.
+func (s *scratch) groupPreds() {
+	for k, members := range s.groups {
 		for _, i := range members {
-			groupOf[i] = k
+			s.groupOf[i] = k
 		}
 	}
-	m := len(groups)
-	preds := make([][]int, m)
+	m := len(s.groups)
+	s.preds = grow(s.preds, m)
 	// mark[h] == k says that group k already waits for h.
-	mark := make([]int, m)
-	for k := range mark {
-		mark[k] = -1
+	s.mark = grow(s.mark, m)
+	for k := range s.mark {
+		s.mark[k] = -1
+		s.preds[k] = s.preds[k][:0]
 	}
-	for to, members := range groups {
+	for to, members := range s.groups {
 		for _, i := range members {
-			for _, d := range g.Deps[i] {
-				from := groupOf[d]
-				if from == to || mark[from] == to {
+			for _, d := range s.g.Deps[i] {
+				from := s.groupOf[d]
+				if from == to || s.mark[from] == to {
 					continue
 				}
-				mark[from] = to
-				preds[to] = append(preds[to], from)
+				s.mark[from] = to
+				s.preds[to] = append(s.preds[to], from)
 			}
 		}
 	}
-	return preds
 }
 
-// topoGroups orders the group graph with Kahn's algorithm; among ready
-// groups the one listed first goes first, which keeps slice order and
-// makes the result deterministic. It fails on a cycle.
-func topoGroups(preds [][]int) ([]int, bool) {
-	m := len(preds)
-	succs := make([][]int, m)
-	indeg := make([]int, m)
-	for k, ps := range preds {
-		indeg[k] = len(ps)
+// topoGroups sets s.order, the group graph in Kahn's algorithm's order;
+// among ready groups the one listed first goes first, which keeps slice
+// order and makes the result deterministic. It fails on a cycle.
+func (s *scratch) topoGroups() bool {
+	m := len(s.preds)
+	s.succs, s.indeg = grow(s.succs, m), grow(s.indeg, m)
+	for k := range s.succs {
+		s.succs[k] = s.succs[k][:0]
+	}
+	for k, ps := range s.preds {
+		s.indeg[k] = len(ps)
 		for _, p := range ps {
-			succs[p] = append(succs[p], k)
+			s.succs[p] = append(s.succs[p], k)
 		}
 	}
-	var ready, order []int
+	ready, order := s.ready[:0], s.order[:0]
 	for k := range m {
-		if indeg[k] == 0 {
+		if s.indeg[k] == 0 {
 			ready = append(ready, k)
 		}
 	}
 	for len(ready) > 0 {
 		slices.Sort(ready)
 		k := ready[0]
-		ready = ready[1:]
+		// Shift rather than reslice, so ready's array is reused.
+		ready = append(ready[:0], ready[1:]...)
 		order = append(order, k)
-		for _, s := range succs[k] {
-			if indeg[s]--; indeg[s] == 0 {
-				ready = append(ready, s)
+		for _, x := range s.succs[k] {
+			if s.indeg[x]--; s.indeg[x] == 0 {
+				ready = append(ready, x)
 			}
 		}
 	}
-	return order, len(order) == m
+	s.ready, s.order = ready, order
+	return len(order) == m
 }
 
 func expected(a *ir.App) time.Duration { return a.ExpectedDuration }

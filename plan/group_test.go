@@ -243,3 +243,25 @@ func TestDeployGraphPositions(t *testing.T) {
 		t.Errorf("subset: deps %v, want [[] [0]]", got)
 	}
 }
+
+// Limits.Fit answers as Group and Slices do, without a search: nil
+// while the apps fit, the same error once they do not.
+func TestLimitsFit(t *testing.T) {
+	lim := Limits{Engine: "E", Workflow: "E workflow", Tasks: 3, Groups: 2}
+	for n := range 9 {
+		apps := make([]*ir.App, n)
+		for i := range apps {
+			apps[i] = &ir.App{Name: fmt.Sprint("a", i), Index: i}
+		}
+		fit := lim.Fit(n)
+		for name, lay := range map[string]func(*Graph, Limits) (Grouping, error){"Group": Group, "Slices": Slices} {
+			_, err := lay(Independent(apps), lim)
+			if (err == nil) != (fit == nil) || err != nil && err.Error() != fit.Error() {
+				t.Errorf("%d apps: Fit says %v, %s %v", n, fit, name, err)
+			}
+		}
+		if want := n > 6; (fit != nil) != want {
+			t.Errorf("%d apps: Fit says %v, want an error: %v", n, fit, want)
+		}
+	}
+}

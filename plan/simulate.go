@@ -153,11 +153,24 @@ func (gr Grouping) run(g *Graph, par int, dur func(*ir.App) time.Duration) time.
 // to estimate every candidate. Sums saturate, as worst cases can be
 // huge.
 func (gr Grouping) runUnlimited(g *Graph, dur func(*ir.App) time.Duration) time.Duration {
-	finishAt := make([]time.Duration, len(g.Apps))
-	groupEnd := make([]time.Duration, len(gr.Members))
+	return gr.runUnlimitedIn(g, dur, &runBuf{})
+}
+
+// runBuf is runUnlimited's memory, which the layout search reuses from
+// one candidate to the next.
+type runBuf struct {
+	finishAt, groupEnd []time.Duration
+	groupOf            []int
+}
+
+// runUnlimitedIn is runUnlimited in buf's memory, grown as needed.
+func (gr Grouping) runUnlimitedIn(g *Graph, dur func(*ir.App) time.Duration, buf *runBuf) time.Duration {
+	buf.finishAt = grow(buf.finishAt, len(g.Apps))
+	buf.groupEnd = grow(buf.groupEnd, len(gr.Members))
+	buf.groupOf = grow(buf.groupOf, len(g.Apps))
+	finishAt, groupEnd, groupOf := buf.finishAt, buf.groupEnd, buf.groupOf
 	// When an app is reached, its dependencies in earlier groups already
 	// carry another group number.
-	groupOf := make([]int, len(g.Apps))
 	for i := range groupOf {
 		groupOf[i] = -1
 	}

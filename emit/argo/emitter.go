@@ -3,7 +3,6 @@ package argo
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -112,22 +111,61 @@ func build(p *ir.Program) (*Objects, error) {
 	o := &Objects{ClusterTemplate: b.clusterTemplate(), Children: map[string][]*wfv1.WorkflowTemplate{}, Nodes: map[string]int{}}
 	nc := newNodeCounter(o.ClusterTemplate)
 	deployGraph := plan.DeployGraph(p.Apps)
+	budget := p.Platform.Workflows.NodeBudget
 	for _, w := range []struct {
 		name  string
 		dst   **wfv1.WorkflowTemplate
 		build func(*builder, plan.Limits) (*wfv1.WorkflowTemplate, error)
 		lim   plan.Limits
-		g     *plan.Graph
-		task  func(*ir.App) wfv1.DAGTask
+		// laid, when set, is lim as build lays the apps out in it:
+		// deploy takes one task per resource waited for.
+		laid func(plan.Limits) plan.Limits
+		g    *plan.Graph
+		task func(*ir.App) wfv1.DAGTask
 		// wait is the task of a resource wait, for deploy.
 		wait func(*ir.Resource) wfv1.DAGTask
 		// params are the parent's parameters the children's tasks read.
 		params []string
 	}{
-		{DeployTemplate, &o.Deploy, (*builder).deploy, Limits, deployGraph, b.syncTask, b.waitTask, []string{ParamConverged}},
-		{TeardownTemplate, &o.Teardown, (*builder).teardown, Limits, deployGraph.Reversed(), b.deleteTask, nil, []string{ParamVolumes}},
-		{ValidateTemplate, &o.Validate, (*builder).validate, limits(MaxTemplates - 1), plan.Independent(p.Apps), b.checkTask, nil, nil},
+		{DeployTemplate, &o.Deploy, (*builder).deploy, Limits, func(l plan.Limits) plan.Limits { return plan.DeployLimits(p.Apps, l) }, deployGraph, b.syncTask, b.waitTask, []string{ParamConverged}},
+		{TeardownTemplate, &o.Teardown, (*builder).teardown, Limits, nil, deployGraph.Reversed(), b.deleteTask, nil, []string{ParamVolumes}},
+		{ValidateTemplate, &o.Validate, (*builder).validate, limits(MaxTemplates - 1), nil, plan.Independent(p.Apps), b.checkTask, nil, nil},
 	} {
+		var counts *taskCounts
+		split := func() error {
+			if counts == nil {
+				c, err := taskNodes(nc, w.g, w.task, w.wait)
+				if err != nil {
+					return fmt.Errorf("workflows: %s: %w", w.name, err)
+				}
+				counts = &c
+			}
+			var err error
+			if *w.dst, o.Children[w.name], err = b.splitWorkflow(nc, w.name, *counts, w.build, w.params); err != nil {
+				return wrap(w.name, err)
+			}
+			return nil
+		}
+		// Every app's task and every resource wait is in the workflow at
+		// least once, beside the apps DAG's node and those of its groups,
+		// two at least: when they alone are over the budget, so is the
+		// workflow, and building it whole would only be thrown away. They
+		// are counted first only when the DAG would be grouped, where
+		// plan's layout search makes that build costly (a flat DAG costs
+		// little more to build than its tasks do to count), and not when
+		// the layout is past Argo's limits, the error building it reports.
+		if n := len(w.g.Apps); n > w.lim.Tasks && laidOut(w.lim, w.laid).Fit(n) == nil {
+			c, err := taskNodes(nc, w.g, w.task, w.wait)
+			if err != nil {
+				return nil, fmt.Errorf("workflows: %s: %w", w.name, err)
+			}
+			if counts = &c; c.apps+c.waitNodes+3 > budget {
+				if err := split(); err != nil {
+					return nil, err
+				}
+				continue
+			}
+		}
 		t, err := w.build(b, w.lim)
 		if err != nil {
 			return nil, fmt.Errorf("workflows: %s: %w", w.name, err)
@@ -136,12 +174,13 @@ func build(p *ir.Program) (*Objects, error) {
 		if err != nil {
 			return nil, fmt.Errorf("workflows: %s: %w", w.name, err)
 		}
-		if n > p.Platform.Workflows.NodeBudget {
-			if t, o.Children[w.name], err = b.splitWorkflow(nc, t, w.build, w.g, w.task, w.wait, w.params); err != nil {
-				return nil, wrap(w.name, err)
+		if n > budget {
+			if err := split(); err != nil {
+				return nil, err
 			}
+			continue
 		}
-		*w.dst = t
+		*w.dst, o.Nodes[w.name] = t, n
 	}
 	if err := checkNamespace(p.Platform.Workflows.Namespace); err != nil {
 		return nil, fmt.Errorf("workflows: %w (the compiler should have rejected it; this is a platc bug)", err)
@@ -156,6 +195,9 @@ func build(p *ir.Program) (*Objects, error) {
 		}
 	}
 	for _, t := range o.templates() {
+		if _, ok := o.Nodes[t.Name]; ok {
+			continue // built whole, counted above and within the budget
+		}
 		n, err := nc.workflow(&t.Spec)
 		if err != nil {
 			return nil, fmt.Errorf("workflows: %s: %w", t.Name, err)
@@ -176,13 +218,22 @@ func build(p *ir.Program) (*Objects, error) {
 	return o, nil
 }
 
-// splitWorkflow rebuilds t as a parent of child workflows, each within
-// the node budget, and returns the parent and the children. plan may
+// laidOut is lim narrowed by laid, when set.
+func laidOut(lim plan.Limits, laid func(plan.Limits) plan.Limits) plan.Limits {
+	if laid != nil {
+		return laid(lim)
+	}
+	return lim
+}
+
+// splitWorkflow builds the workflow name as a parent of child workflows,
+// each within the node budget, and returns the parent and the children;
+// counts are its tasks' nodes (taskNodes). plan may
 // choose many small groups when they finish sooner, and each is a node
 // of the parent: while the parent is over the budget, the parent's DAG
 // is allowed fewer groups by as many nodes as it is over.
-func (b *builder) splitWorkflow(nc nodeCounter, t *wfv1.WorkflowTemplate, build func(*builder, plan.Limits) (*wfv1.WorkflowTemplate, error), g *plan.Graph, task func(*ir.App) wfv1.DAGTask, wait func(*ir.Resource) wfv1.DAGTask, params []string) (*wfv1.WorkflowTemplate, []*wfv1.WorkflowTemplate, error) {
-	lim, err := b.splitLimits(nc, g, task, wait, t.Name)
+func (b *builder) splitWorkflow(nc nodeCounter, name string, counts taskCounts, build func(*builder, plan.Limits) (*wfv1.WorkflowTemplate, error), params []string) (*wfv1.WorkflowTemplate, []*wfv1.WorkflowTemplate, error) {
+	lim, err := b.splitLimits(counts, name)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -190,12 +241,7 @@ func (b *builder) splitWorkflow(nc nodeCounter, t *wfv1.WorkflowTemplate, build 
 	var parent *wfv1.WorkflowTemplate
 	var children []*wfv1.WorkflowTemplate
 	for {
-		s := &splitter{name: t.Name}
-		for _, p := range t.Spec.Arguments.Parameters {
-			if slices.Contains(params, p.Name) {
-				s.params = append(s.params, p)
-			}
-		}
+		s := &splitter{name: name, paramNames: params, tasks: counts.tasks}
 		sb := *b
 		sb.split = s
 		next, err := build(&sb, lim)

@@ -80,8 +80,8 @@ func (n nodeCounter) workflow(spec *wfv1.WorkflowSpec) (int, error) {
 
 // call counts the nodes of one call of a template, by local name or by
 // reference, with arguments args given in a caller whose inputs are
-// scope.
-func (n nodeCounter) call(local map[string]*wfv1.Template, name string, ref *wfv1.TemplateRef, a wfv1.Arguments, scope map[string]string) (int, error) {
+// scope (nil at the top).
+func (n nodeCounter) call(local map[string]*wfv1.Template, name string, ref *wfv1.TemplateRef, a wfv1.Arguments, scope *inputScope) (int, error) {
 	var t *wfv1.Template
 	if ref != nil {
 		t = n.cluster[ref.Template]
@@ -93,17 +93,7 @@ func (n nodeCounter) call(local map[string]*wfv1.Template, name string, ref *wfv
 	if t == nil {
 		return 0, fmt.Errorf("node count: no template %q", cmpOr(name, refName(ref)))
 	}
-	inputs := map[string]string{}
-	for _, p := range t.Inputs.Parameters {
-		if p.Default != nil {
-			inputs[p.Name] = p.Default.String()
-		}
-	}
-	for _, p := range a.Parameters {
-		if p.Value != nil {
-			inputs[p.Name] = substitute(p.Value.String(), scope)
-		}
-	}
+	inputs := &inputScope{t: t, args: a.Parameters, caller: scope}
 	body := 1
 	switch {
 	case t.DAG != nil:
@@ -136,6 +126,36 @@ func (n nodeCounter) call(local map[string]*wfv1.Template, name string, ref *wfv
 	return 1 + (limit+1)*body, nil
 }
 
+// inputScope is the inputs of one call of template t: an argument's
+// value (substituted in the caller's scope) or else the input's
+// default. It is looked up, not copied into a map: the count runs once
+// per app task, more than once per build, and reads a handful of inputs.
+type inputScope struct {
+	t      *wfv1.Template
+	args   []wfv1.Parameter
+	caller *inputScope
+}
+
+// get is the input name's value, if it has one; of two arguments (or
+// defaults) of one name, the last counts.
+func (s *inputScope) get(name string) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	for i := len(s.args) - 1; i >= 0; i-- {
+		if p := s.args[i]; p.Name == name && p.Value != nil {
+			return substitute(p.Value.String(), s.caller), true
+		}
+	}
+	ps := s.t.Inputs.Parameters
+	for i := len(ps) - 1; i >= 0; i-- {
+		if p := ps[i]; p.Name == name && p.Default != nil {
+			return p.Default.String(), true
+		}
+	}
+	return "", false
+}
+
 func refName(r *wfv1.TemplateRef) string {
 	if r == nil {
 		return ""
@@ -152,10 +172,10 @@ func cmpOr(a, b string) string {
 
 // substitute replaces {{inputs.parameters.X}} in v with scope's X, the
 // only expression platc passes down a call chain.
-func substitute(v string, scope map[string]string) string {
+func substitute(v string, scope *inputScope) string {
 	const pre, post = "{{inputs.parameters.", "}}"
 	if strings.HasPrefix(v, pre) && strings.HasSuffix(v, post) {
-		if s, ok := scope[strings.TrimSuffix(strings.TrimPrefix(v, pre), post)]; ok {
+		if s, ok := scope.get(strings.TrimSuffix(strings.TrimPrefix(v, pre), post)); ok {
 			return s
 		}
 	}
@@ -164,7 +184,7 @@ func substitute(v string, scope map[string]string) string {
 
 // retryLimit is a retry limit as a number; an unset limit is unlimited in
 // Argo, which platc never emits.
-func retryLimit(l *intstr.IntOrString, inputs map[string]string) (int, error) {
+func retryLimit(l *intstr.IntOrString, inputs *inputScope) (int, error) {
 	if l == nil {
 		return 0, fmt.Errorf("retryStrategy without a limit")
 	}
@@ -258,9 +278,20 @@ func paramError(kind, name, where, param string, size int) error {
 // stores (before the annotations and status that MaxObjectBytes leaves
 // room for).
 func objectBytes(o any) (int, error) {
-	data, err := json.Marshal(o)
-	if err != nil {
+	// Encoded into a counter, not marshalled: Marshal copies out every
+	// object's JSON, up to a MiB each, only for its length. The Encoder
+	// escapes HTML as Marshal does and adds a newline.
+	var n byteCounter
+	if err := json.NewEncoder(&n).Encode(o); err != nil {
 		return 0, err
 	}
-	return len(data), nil
+	return int(n) - 1, nil
+}
+
+// byteCounter is an io.Writer that counts what is written to it.
+type byteCounter int
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	*c += byteCounter(len(p))
+	return len(p), nil
 }

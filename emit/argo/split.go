@@ -2,6 +2,7 @@ package argo
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
@@ -34,11 +35,16 @@ type splitter struct {
 	// name is the parent WorkflowTemplate's name; children are name-01, …
 	name string
 	// params are the workflow parameters the children need from the
-	// parent (teardown's volumes), declared and passed on as they are.
-	params   []wfv1.Parameter
-	children []*wfv1.WorkflowTemplate
+	// parent (teardown's volumes), declared and passed on as they are:
+	// the parent's parameters named in paramNames (useParams).
+	params     []wfv1.Parameter
+	paramNames []string
+	children   []*wfv1.WorkflowTemplate
 	// childrenKey is the key of converged_children (resume.go).
 	childrenKey string
+	// tasks are the apps' tasks as Build counted them (taskCounts), laid
+	// out instead of built again.
+	tasks []wfv1.DAGTask
 }
 
 // layout is the templates of the parent's apps DAG (called name in the
@@ -46,11 +52,16 @@ type splitter struct {
 // templates. spec is the parent's spec so far, whose settings the
 // children copy without its mutex: the parent holds it for them.
 func (s *splitter) layout(b *builder, name string, g *plan.Graph, gr plan.Grouping, task func(*ir.App) wfv1.DAGTask, wait func(*ir.Resource) wfv1.DAGTask, spec wfv1.WorkflowSpec) ([]wfv1.Template, error) {
+	s.useParams(spec)
 	groupOf := make([]int, len(g.Apps))
 	for k, members := range gr.Members {
 		for _, i := range members {
 			groupOf[i] = k
 		}
+	}
+	counted := task
+	if s.tasks != nil {
+		counted = func(a *ir.App) wfv1.DAGTask { return s.tasks[a.Index] }
 	}
 	names := groupNames(s.name, len(gr.Members))
 	top := wfv1.Template{Name: name, DAG: &wfv1.DAGTemplate{FailFast: continueAfterFailure()}}
@@ -64,7 +75,7 @@ func (s *splitter) layout(b *builder, name string, g *plan.Graph, gr plan.Groupi
 			Arguments: wfv1.Arguments{Parameters: []wfv1.Parameter{value("template", names[k])}},
 			When:      s.childWhen(g, names, gr.Members, k),
 		})
-		s.addChild(b, names[k], spec, appTasks(g, members, groupOf, k, task, wait))
+		s.addChild(b, names[k], spec, appTasks(g, members, groupOf, k, counted, wait))
 	}
 	run, err := s.childTemplate(b)
 	if err != nil {
@@ -101,9 +112,21 @@ func (s *splitter) snapshotChildren(b *builder, snaps []wfv1.WorkflowStep) wfv1.
 // snapshotChildren runs, each a DAG of its one snapshot step, with the
 // parent's settings (spec) as the group children have them.
 func (s *splitter) snapshotSpecs(b *builder, snaps []wfv1.WorkflowStep, spec wfv1.WorkflowSpec) {
+	s.useParams(spec)
 	for k, name := range s.snapshotNames(len(snaps)) {
 		st := snaps[k]
 		s.addChild(b, name, spec, []wfv1.DAGTask{{Name: st.Name, Template: st.Template, TemplateRef: st.TemplateRef, Arguments: st.Arguments}})
+	}
+}
+
+// useParams sets s.params from the parent's spec, whose parameters are
+// declared before its children are laid out.
+func (s *splitter) useParams(spec wfv1.WorkflowSpec) {
+	s.params = nil
+	for _, p := range spec.Arguments.Parameters {
+		if slices.Contains(s.paramNames, p.Name) {
+			s.params = append(s.params, p)
+		}
 	}
 }
 
@@ -164,48 +187,78 @@ func (s *splitter) childTemplate(b *builder) (wfv1.Template, error) {
 	}, nil
 }
 
-// splitLimits are the limits of plan's grouping for a split workflow:
-// each group a child whose nodes, each app's task counted at worst,
-// stay within the budget, and at most MaxTasks children in the parent's
-// DAG. A deploy's resource waits (wait, nil for the other workflows) are
-// tasks beside the apps' in every child whose apps wait for them, so,
-// as plan.DeployLimits does for the tasks, every resource waited for
-// takes its nodes from every child's budget, wherever it lands: counting
-// a wait as one task, not as its retry node and attempts, made children
-// one wait's worth over the budget (the shop at a budget of 22). A
-// budget smaller than one app's task and the waits is a LimitError.
-func (b *builder) splitLimits(nc nodeCounter, g *plan.Graph, task func(*ir.App) wfv1.DAGTask, wait func(*ir.Resource) wfv1.DAGTask, what string) (plan.Limits, error) {
-	budget := b.p.Platform.Workflows.NodeBudget
-	worst, worstApp := 0, ""
+// taskCounts are the status nodes of the tasks of one workflow's apps
+// DAG, each task counted at worst: the most of one app's task (and that
+// app), the sum over all apps, and, for a deploy, the resource waits,
+// each counted once.
+type taskCounts struct {
+	worst            int
+	worstApp         string
+	apps             int
+	waitNodes, waits int
+	// tasks are the apps' tasks, by ir.App.Index: the same in the split
+	// build, none of whose settings a task reads (task names are set
+	// where tasks are laid out), which takes them from here.
+	tasks []wfv1.DAGTask
+}
+
+// taskNodes counts the tasks of g's apps (task) and of the resources they
+// wait for (wait, nil but for deploy), as Build's lower bound of the
+// workflow's nodes and splitLimits' measure.
+func taskNodes(nc nodeCounter, g *plan.Graph, task func(*ir.App) wfv1.DAGTask, wait func(*ir.Resource) wfv1.DAGTask) (taskCounts, error) {
+	var c taskCounts
+	top := 0
+	for _, a := range g.Apps {
+		top = max(top, a.Index+1)
+	}
+	c.tasks = make([]wfv1.DAGTask, top)
 	for _, a := range g.Apps {
 		t := task(a)
 		n, err := nc.call(nil, t.Template, t.TemplateRef, t.Arguments, nil)
 		if err != nil {
-			return plan.Limits{}, err
+			return taskCounts{}, err
 		}
-		if n > worst {
-			worst, worstApp = n, a.Name
+		c.tasks[a.Index] = t
+		c.apps += n
+		if n > c.worst {
+			c.worst, c.worstApp = n, a.Name
 		}
 	}
-	waitNodes, waits := 0, 0
-	if wait != nil {
-		seen := map[*ir.Resource]bool{}
-		for _, a := range g.Apps {
-			for _, rd := range a.ResourceDeps {
-				if seen[rd.Resource] {
-					continue
-				}
-				seen[rd.Resource] = true
-				t := wait(rd.Resource)
-				n, err := nc.call(nil, t.Template, t.TemplateRef, t.Arguments, nil)
-				if err != nil {
-					return plan.Limits{}, err
-				}
-				waitNodes += n
-				waits++
+	if wait == nil {
+		return c, nil
+	}
+	seen := map[*ir.Resource]bool{}
+	for _, a := range g.Apps {
+		for _, rd := range a.ResourceDeps {
+			if seen[rd.Resource] {
+				continue
 			}
+			seen[rd.Resource] = true
+			t := wait(rd.Resource)
+			n, err := nc.call(nil, t.Template, t.TemplateRef, t.Arguments, nil)
+			if err != nil {
+				return taskCounts{}, err
+			}
+			c.waitNodes += n
+			c.waits++
 		}
 	}
+	return c, nil
+}
+
+// splitLimits are the limits of plan's grouping for a split workflow
+// whose tasks count c: each group a child whose nodes, each app's task
+// counted at worst, stay within the budget, and at most MaxTasks
+// children in the parent's DAG. A deploy's resource waits are tasks
+// beside the apps' in every child whose apps wait for them, so, as
+// plan.DeployLimits does for the tasks, every resource waited for takes
+// its nodes from every child's budget, wherever it lands: counting a
+// wait as one task, not as its retry node and attempts, made children
+// one wait's worth over the budget (the shop at a budget of 22). A
+// budget smaller than one app's task and the waits is a LimitError.
+func (b *builder) splitLimits(c taskCounts, what string) (plan.Limits, error) {
+	budget := b.p.Platform.Workflows.NodeBudget
+	worst, worstApp, waitNodes, waits := c.worst, c.worstApp, c.waitNodes, c.waits
 	// A child is its DAG's node, its waits and its apps' tasks.
 	per := (budget - 1 - waitNodes) / max(worst, 1)
 	if per < 1 {

@@ -226,13 +226,11 @@ func checkGit(ctx context.Context, repo, ref string, login *Login, opts Connecti
 		if msg == "" {
 			msg = err.Error()
 		}
-		for _, auth := range []string{"Authentication failed", "could not read Username", "terminal prompts disabled", "Permission denied", "403", "401"} {
-			if strings.Contains(errb.String(), auth) {
-				if login != nil {
-					return Warn, fmt.Sprintf("refuses the login of credential %q; Argo CD's repo-server, which logs in with the same, will be refused too. Correct the credential's files (%s)", login.Credential, msg)
-				}
-				return Warn, "reachable, but it asks for credentials; Argo CD needs a repository Secret for it (" + msg + ")"
+		if gitAsksForLogin(errb.String()) {
+			if login != nil {
+				return Warn, fmt.Sprintf("refuses the login of credential %q; Argo CD's repo-server, which logs in with the same, will be refused too. Correct the credential's files (%s)", login.Credential, msg)
 			}
+			return Warn, "reachable, but it asks for credentials; Argo CD needs a repository Secret for it (" + msg + ")"
 		}
 		return Warn, "git ls-remote failed: " + msg
 	}
@@ -243,6 +241,19 @@ func checkGit(ctx context.Context, repo, ref string, login *Login, opts Connecti
 		return Pass, fmt.Sprintf("reachable with the login of credential %q (git ls-remote)", login.Credential)
 	}
 	return Pass, "reachable (git ls-remote)"
+}
+
+// gitAsksForLogin reports whether git's stderr says the server wants a
+// login or refused one. An HTTP status counts only as git words it ("The
+// requested URL returned error: 403"): a bare "403" also matches the
+// port in a URL such as http://127.0.0.1:40347/missing.git.
+func gitAsksForLogin(stderr string) bool {
+	for _, auth := range []string{"Authentication failed", "could not read Username", "terminal prompts disabled", "Permission denied", "returned error: 403", "returned error: 401"} {
+		if strings.Contains(stderr, auth) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasRef reports whether ls-remote's output lists ref itself as a branch

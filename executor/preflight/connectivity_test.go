@@ -222,3 +222,21 @@ func TestConnectivityLogin(t *testing.T) {
 		}
 	}
 }
+
+// What git says when a server wants a login, and what it says otherwise
+// from a URL whose port holds 401 or 403 (TestConnectivityGit failed so
+// when its server's port was 40347).
+func TestGitAsksForLogin(t *testing.T) {
+	for msg, want := range map[string]bool{
+		"fatal: unable to access 'https://git.example.com/x.git/': The requested URL returned error: 403":    true,
+		"fatal: unable to access 'https://git.example.com/x.git/': The requested URL returned error: 401":    true,
+		"fatal: could not read Username for 'https://git.example.com': terminal prompts disabled":            true,
+		"git@git.example.com: Permission denied (publickey).":                                                true,
+		"fatal: repository 'http://127.0.0.1:40347/missing.git/' not found":                                  false,
+		"fatal: unable to access 'http://127.0.0.1:44010/x.git/': Failed to connect to 127.0.0.1 port 44010": false,
+	} {
+		if got := gitAsksForLogin(msg); got != want {
+			t.Errorf("gitAsksForLogin(%q) = %v, want %v", msg, got, want)
+		}
+	}
+}

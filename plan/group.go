@@ -447,7 +447,6 @@ type scratch struct {
 	groups                            [][]int
 	preds, succs                      [][]int
 	mark, indeg, ready, order, renumb []int
-	groupEnd                          []time.Duration
 	// members and waits are the candidate as a Grouping has it, in the
 	// groups' topological order, backed by memberBuf and waitBuf.
 	members, waits     [][]int

@@ -336,21 +336,7 @@ func (b *builder) snapshotSteps(apps []*ir.App) ([]wfv1.WorkflowStep, error) {
 	if !b.snapshotting(apps) {
 		return nil, nil
 	}
-	var chunks []string
-	var cur []byte
-	for _, e := range snapshotEntries(apps) {
-		if len(cur) > 0 && len(cur)+1+len(e)+1 > listChunkBytes {
-			chunks = append(chunks, string(append(cur, ']')))
-			cur = nil
-		}
-		if len(cur) == 0 {
-			cur = append(cur, '[')
-		} else {
-			cur = append(cur, ',')
-		}
-		cur = append(cur, e...)
-	}
-	chunks = append(chunks, string(append(cur, ']')))
+	chunks := jsonChunks(snapshotEntries(apps))
 	names := []string{"snapshots"}
 	if len(chunks) > 1 {
 		names = groupNames("snapshots", len(chunks))
@@ -394,11 +380,21 @@ func appChunks(apps []*ir.App) []string {
 		names = append(names, a.Application)
 	}
 	slices.Sort(names)
+	entries := make([][]byte, len(names))
+	for i, n := range names {
+		entries[i], _ = json.Marshal(n) // a string always marshals
+	}
+	return jsonChunks(entries)
+}
+
+// jsonChunks joins JSON values, in order, into JSON arrays of at most
+// listChunkBytes each (one value longer than that is an array of its
+// own); no values make one empty array.
+func jsonChunks(entries [][]byte) []string {
 	var chunks []string
 	var cur []byte
-	for _, n := range names {
-		q, _ := json.Marshal(n) // a string always marshals
-		if len(cur) > 0 && len(cur)+1+len(q)+1 > listChunkBytes {
+	for _, e := range entries {
+		if len(cur) > 0 && len(cur)+1+len(e)+1 > listChunkBytes {
 			chunks = append(chunks, string(append(cur, ']')))
 			cur = nil
 		}
@@ -407,7 +403,7 @@ func appChunks(apps []*ir.App) []string {
 		} else {
 			cur = append(cur, ',')
 		}
-		cur = append(cur, q...)
+		cur = append(cur, e...)
 	}
 	if len(cur) == 0 {
 		cur = append(cur, '[')

@@ -225,6 +225,10 @@ func (c *compilation) typedList(a *hcl.Attribute, g *grammar) []string {
 // AppProject.
 var reservedApplications = []string{"platc-root", "platc-workflows", "platc-events"}
 
+// reservedPrefix begins the names of the group roots a platform of more
+// than argocd.applications_per_root Applications gets (platc-root-01...).
+const reservedPrefix = "platc-root-"
+
 const reservedProject = "platc-orchestration"
 
 // checkReserved refuses an app whose name, Application or project would
@@ -237,9 +241,9 @@ func (c *compilation) checkReserved(la *lang.App, a *ir.App) {
 		{a.Name, "app name", la.NameRange},
 		{a.Application, "application name", attrRange(la.Application, la.NameRange)},
 	} {
-		if slices.Contains(reservedApplications, n.value) {
+		if slices.Contains(reservedApplications, n.value) || strings.HasPrefix(n.value, reservedPrefix) {
 			c.diags = append(c.diags, diag.Error(n.rng, "Reserved application name",
-				fmt.Sprintf("%q is the name of an Application platc generates for itself (%s). Choose another %s.", n.value, strings.Join(reservedApplications, ", "), n.what)))
+				fmt.Sprintf("%q is the name of an Application platc generates for itself (%s, and %s* for the group roots of a large platform). Choose another %s.", n.value, strings.Join(reservedApplications, ", "), reservedPrefix, n.what)))
 			return
 		}
 	}

@@ -1,6 +1,7 @@
 package compiler
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/platc/platc/compiler/ir"
@@ -76,6 +77,8 @@ func TestReservedNames(t *testing.T) {
 		{`app "x" { application = "platc-workflows" }`, "Reserved application name"},
 		{"app \"platc-events\" {\n namespace = \"n\"\n source {\n path = \"p\"\n }\n}", "Reserved application name"},
 		{`app "x" { project = "platc-orchestration" }`, "Reserved project name"},
+		{`app "platc-root-01" {}`, "Reserved application name"},
+		{`app "x" { application = "platc-root-7" }`, "Reserved application name"},
 	} {
 		src := "platform \"p\" {\n  git {\n    repo_url = \"https://git.example.com/p.git\"\n  }\n}\n" + tc.body + "\n"
 		m, diags := lang.ParseSources([]lang.SourceFile{{Name: "p.hcl", Bytes: []byte(src)}})
@@ -85,6 +88,41 @@ func TestReservedNames(t *testing.T) {
 		_, diags = Compile(m, Options{})
 		if !diags.HasErrors() || diags[0].Summary != tc.want {
 			t.Errorf("%s: diagnostics %v, want %q", tc.body, diags, tc.want)
+		}
+	}
+}
+
+// argocd.applications_per_root is bounded by what one parent
+// Application can record (ir.MaxAppsPerRoot), and defaults to it.
+func TestAppsPerRoot(t *testing.T) {
+	for _, tc := range []struct {
+		argocd string
+		want   int
+		err    string
+	}{
+		{"", ir.DefaultAppsPerRoot, ""},
+		{"applications_per_root = 3", 3, ""},
+		{"applications_per_root = 0", 0, `"applications_per_root" must be a whole number from 1 to 2000; got 0.`},
+		{"applications_per_root = 2001", 0, `"applications_per_root" must be a whole number from 1 to 2000; got 2001.`},
+		{`applications_per_root = "many"`, 0, "applications_per_root"},
+	} {
+		src := "platform \"p\" {\n  git {\n    repo_url = \"https://git.example.com/p.git\"\n  }\n  argocd {\n    " + tc.argocd + "\n  }\n}\n"
+		m, diags := lang.ParseSources([]lang.SourceFile{{Name: "p.hcl", Bytes: []byte(src)}})
+		if diags.HasErrors() {
+			t.Fatal(diags)
+		}
+		p, diags := Compile(m, Options{})
+		if tc.err != "" {
+			if !diags.HasErrors() || !strings.Contains(diags.Error(), tc.err) || diags[0].Subject == nil || diags[0].Subject.Start.Line != 6 {
+				t.Errorf("%s: diagnostics %v, want an error at line 6 saying %q", tc.argocd, diags, tc.err)
+			}
+			continue
+		}
+		if diags.HasErrors() {
+			t.Fatalf("%s: %v", tc.argocd, diags)
+		}
+		if got := p.Platform.ArgoCD.AppsPerRoot; got != tc.want {
+			t.Errorf("%s: AppsPerRoot %d, want %d", tc.argocd, got, tc.want)
 		}
 	}
 }

@@ -271,6 +271,10 @@ func (c *compilation) platform(envVal cty.Value) cty.Value {
 	}
 	p.ArgoCD.Server = e.typedOr(a.Server, gHostPort, "argocd-server."+p.ArgoCD.Namespace+".svc:"+port)
 	p.ArgoCD.GRPCWeb, _ = e.boolean(a.GRPCWeb)
+	p.ArgoCD.AppsPerRoot = ir.DefaultAppsPerRoot
+	if n, ok := e.integer(a.ApplicationsPerRoot, 1, ir.MaxAppsPerRoot); ok {
+		p.ArgoCD.AppsPerRoot = n
+	}
 	p.ArgoCD.ReconciliationTimeout = ir.DefaultReconciliationTimeout
 	if d, ok := e.duration(a.ReconciliationTimeout, reconcileDuration); ok {
 		p.ArgoCD.ReconciliationTimeout = d

@@ -58,6 +58,9 @@ const (
 	// the deploy and teardown DAGs' depends expressions and the validate
 	// checks.
 	perDepBytes = 128
+	// groupRootBytes bounds a group root's Application besides its
+	// repository and revision (1 KB with a 40-character stack name).
+	groupRootBytes = 2 << 10
 	// valuesIndent is the column an Application's valuesObject starts at
 	// (spec.source.helm.valuesObject).
 	valuesIndent = 8
@@ -117,6 +120,14 @@ func EstimateOutput(p *ir.Program) OutputEstimate {
 			e.Largest, e.LargestBytes = a, b
 		}
 		e.Bytes = add(e.Bytes, b)
+	}
+	// Group roots (emit/internal/gitops.Groups): at most one per stack,
+	// one for apps outside stacks, and one more per chunk of a stack
+	// over the limit.
+	if n := e.Files - fixedFiles; n > int64(p.Platform.ArgoCD.AppsPerRoot) {
+		groups := int64(len(p.Stacks)) + 1 + n/int64(max(p.Platform.ArgoCD.AppsPerRoot, 1))
+		e.Files += groups
+		e.Bytes = add(e.Bytes, groups*(groupRootBytes+4*int64(len(p.Platform.Git.RepoURL)+len(p.Platform.Git.Revision))))
 	}
 	return e
 }

@@ -111,7 +111,8 @@ func (d *decoder) decodePlatform(b *hcl.Block) *Platform {
 		p.ArgoCD = &ArgoCD{
 			Namespace: a["namespace"], Project: a["project"], Server: a["server"],
 			Version: a["version"], Insecure: a["insecure"], PlainText: a["plaintext"],
-			GRPCWeb: a["grpc_web"], ReconciliationTimeout: a["reconciliation_timeout"], DeclRange: blk.DefRange,
+			GRPCWeb: a["grpc_web"], ReconciliationTimeout: a["reconciliation_timeout"],
+			ApplicationsPerRoot: a["applications_per_root"], DeclRange: blk.DefRange,
 		}
 		if s := d.single(c, "token_secret"); s != nil {
 			p.ArgoCD.TokenSecret = d.decodeSecretRef(s)

@@ -75,8 +75,10 @@ type ArgoCD struct {
 	GRPCWeb   *hcl.Attribute
 	// ReconciliationTimeout is argocd-cm's timeout.reconciliation.
 	ReconciliationTimeout *hcl.Attribute
-	TokenSecret           *SecretRef
-	DeclRange             hcl.Range
+	// ApplicationsPerRoot bounds the Applications one app-of-apps holds.
+	ApplicationsPerRoot *hcl.Attribute
+	TokenSecret         *SecretRef
+	DeclRange           hcl.Range
 }
 
 // SecretRef names a key of a Kubernetes Secret. platc never carries secret

@@ -33,7 +33,7 @@ var argocdSchema = &hcl.BodySchema{
 	Attributes: []hcl.AttributeSchema{
 		{Name: "namespace"}, {Name: "project"}, {Name: "server"}, {Name: "version"},
 		{Name: "insecure"}, {Name: "plaintext"}, {Name: "grpc_web"},
-		{Name: "reconciliation_timeout"},
+		{Name: "reconciliation_timeout"}, {Name: "applications_per_root"},
 	},
 	Blocks: []hcl.BlockHeaderSchema{{Type: "token_secret"}},
 }

@@ -156,6 +156,10 @@ type ArgoCD struct {
 	// compares it with Git again unasked (argocd-cm's
 	// timeout.reconciliation); default DefaultReconciliationTimeout.
 	ReconciliationTimeout time.Duration
+	// AppsPerRoot is the most Applications one app-of-apps holds
+	// (argocd.applications_per_root, default DefaultAppsPerRoot): a
+	// platform with more gets a root of group roots (emit/internal/gitops).
+	AppsPerRoot int
 	// TokenSecret is the Secret holding the automation account's API
 	// token, in the workflows namespace.
 	TokenSecret SecretRef
@@ -182,6 +186,17 @@ type Workflows struct {
 	// workflows.node_budget, by default DefaultNodeBudget.
 	NodeBudget int
 }
+
+// DefaultAppsPerRoot and MaxAppsPerRoot bound the Applications one
+// app-of-apps holds. Argo CD records each child twice on its parent, in
+// status.resources and in the last sync's result, about 346 bytes per
+// child with short names (measured at 10,001 children: a 3,461,399-byte
+// status patch, which kube-apiserver's 2 MiB etcd limit refused). 2,000
+// children keep the parent under 1 MiB even with 63-character names.
+const (
+	DefaultAppsPerRoot = 2000
+	MaxAppsPerRoot     = 2000
+)
 
 // DefaultNodeBudget is the node budget of a Workflow (docs/workflows.md,
 // "Object size and the node budget"). Argo's controller rewrites the

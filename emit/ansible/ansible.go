@@ -211,6 +211,7 @@ func groupVars(p *ir.Program) (om, error) {
 		// that rate: a fixed ten minutes failed the bootstrap of 10,000.
 		kv{"gitops_handoff_sync_retries", handoffRetries(len(p.Apps))},
 		kv{"gitops_handoff_orchestration_apps", orchestration},
+		kv{"gitops_handoff_group_roots", append([]string{}, gitops.GroupRootNames(p)...)},
 		kv{"gitops_handoff_argocd_account", gitops.Account},
 		// Where the workflows read the automation token; the bootstrap
 		// creates the Secret and never writes the token anywhere else.

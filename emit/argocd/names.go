@@ -42,3 +42,9 @@ func Projects(p *ir.Program) []Project { return gitops.Projects(p) }
 
 // Root is the root Application the bootstrap installs for p (root.yaml).
 func Root(p *ir.Program) *Application { return gitops.Root(p) }
+
+// GroupRoots are the names of p's group roots, the app-of-apps between
+// the root and the apps' Applications of a platform too large for one
+// (argocd.applications_per_root); none for most platforms. Teardown
+// stops their automated sync with the root's.
+func GroupRoots(p *ir.Program) []string { return gitops.GroupRootNames(p) }

@@ -568,7 +568,9 @@ func jsonnetVars(vs []ir.JsonnetVar) []JsonnetVar {
 }
 
 // Root is the root app-of-apps: it points at generated/<env>/argocd/apps
-// in the platform repository and only creates Application objects.
+// in the platform repository and only creates Application objects: the
+// apps', or on a platform too large for one root, the group roots
+// (Groups), which hold the apps' and follow the same policy.
 //
 // It syncs automatically, but without selfHeal and prune: a new commit
 // creates the Applications of new apps, while teardown can delete child
@@ -587,8 +589,11 @@ func jsonnetVars(vs []ir.JsonnetVar) []JsonnetVar {
 // mistyped field, cannot occur in the root's objects: platc writes them
 // from typed structs, tested against Argo CD's CRD schema. The apps'
 // own Applications keep the check; their manifests are people's.
-func Root(p *ir.Program) *Application {
-	a := ownApplication(p, RootApp, AppsDir, p.Platform.ArgoCD.Namespace)
+func Root(p *ir.Program) *Application { return parent(p, RootApp, AppsDir) }
+
+// parent is an app-of-apps of dir: the root, or a group root.
+func parent(p *ir.Program, name, dir string) *Application {
+	a := ownApplication(p, name, dir, p.Platform.ArgoCD.Namespace)
 	a.Spec.SyncPolicy = &SyncPolicy{
 		Automated:   &Automated{},
 		SyncOptions: []string{"RespectIgnoreDifferences=true", "Validate=false"},
@@ -604,6 +609,73 @@ func Root(p *ir.Program) *Application {
 	}}
 	return a
 }
+
+// A Group is one group root: an app-of-apps, itself one of the root's
+// Applications, of the Applications of some apps in its own directory.
+type Group struct {
+	Name string    // the group root's Application name
+	Dir  string    // its directory of the generated tree
+	Apps []*ir.App // whose Applications it holds, in p.Apps's order
+}
+
+// GroupRootPrefix begins every group root's name; the compiler refuses
+// it for apps (compiler/apps.go).
+const GroupRootPrefix = RootApp + "-"
+
+// Groups splits p's Applications among group roots, or is nil when they
+// fit in the root itself (argocd.applications_per_root). Argo CD records
+// every child twice on its parent's status, and kube-apiserver refuses a
+// parent over its 2 MiB write limit: one root could not record the sync
+// of 10,000 Applications (ir.DefaultAppsPerRoot).
+//
+// There is one group per stack, platc-root-<stack>, so that an app
+// added or removed moves no other app's Application between roots; a
+// stack over the limit continues in platc-root-<stack>.2 and on (stack
+// names have no dot), and apps outside any stack go in platc-root-0
+// (stack names start with a letter).
+func Groups(p *ir.Program) []Group {
+	limit := p.Platform.ArgoCD.AppsPerRoot
+	byStack := map[*ir.Stack][]*ir.App{}
+	n := 0
+	for _, a := range p.Apps {
+		if a.Source != nil { // App's test: adopted apps have no Application here
+			byStack[a.Stack] = append(byStack[a.Stack], a)
+			n++
+		}
+	}
+	if limit < 1 || n <= limit {
+		return nil
+	}
+	var out []Group
+	add := func(name string, apps []*ir.App) {
+		for k := 0; len(apps) > 0; k++ {
+			gn := GroupRootPrefix + name
+			if k > 0 {
+				gn += "." + strconv.Itoa(k+1)
+			}
+			m := min(limit, len(apps))
+			out = append(out, Group{Name: gn, Dir: path.Join(AppsDir, gn), Apps: apps[:m:m]})
+			apps = apps[m:]
+		}
+	}
+	add("0", byStack[nil])
+	for _, s := range p.Stacks {
+		add(s.Name, byStack[s])
+	}
+	return out
+}
+
+// GroupRootNames are the names of p's group roots, in Groups's order.
+func GroupRootNames(p *ir.Program) []string {
+	var out []string
+	for _, g := range Groups(p) {
+		out = append(out, g.Name)
+	}
+	return out
+}
+
+// GroupRoot is g's Application: an app-of-apps like the root.
+func GroupRoot(p *ir.Program, g Group) *Application { return parent(p, g.Name, g.Dir) }
 
 // clusterResources are the cluster-scoped kinds platc deploys through
 // Argo CD: the ClusterWorkflowTemplate, and the snapshot ClusterRole and

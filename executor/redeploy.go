@@ -60,10 +60,11 @@ const (
 const sensorGone = 60 * time.Second
 
 // ownApps are platc's Applications whose automated sync would redeploy:
-// the root, and the events Application (which would re-create the
+// the root, then its group roots (each would re-create its apps'
+// Applications), and the events Application (which would re-create the
 // Sensor) when the platform has events.
 func (r *run) ownApps() []string {
-	apps := []string{argocd.RootApp}
+	apps := append([]string{argocd.RootApp}, argocd.GroupRoots(r.cfg.Program)...)
 	if r.cfg.Program.Events != nil {
 		apps = append(apps, argocd.EventsApp)
 	}
@@ -202,6 +203,7 @@ func (r *run) stopRedeploy(ctx context.Context) ([]string, error) {
 func (r *run) restoreRedeploy(ctx context.Context) ([]string, error) {
 	ns := r.cfg.Program.Platform.ArgoCD.Namespace
 	var done []string
+	recreating := false
 	for _, name := range r.ownApps() {
 		app, err := r.getObject(ctx, cluster.Applications, "Application", ns, name)
 		if err != nil {
@@ -235,8 +237,11 @@ func (r *run) restoreRedeploy(ctx context.Context) ([]string, error) {
 		if ok {
 			r.log.Infof(r.phase, name, "restored the automated sync a teardown switched off on Application %s/%s", ns, name)
 			done = append(done, fmt.Sprintf("Application %s/%s: automated sync restored", ns, name))
-			if name == argocd.RootApp {
-				r.waitRecreated(ctx)
+			if name != argocd.EventsApp {
+				recreating = true
+				if err := r.requestSync(ctx, ns, name); err != nil {
+					return done, err
+				}
 			}
 		}
 		if sensor != "" {
@@ -248,7 +253,52 @@ func (r *run) restoreRedeploy(ctx context.Context) ([]string, error) {
 			}
 		}
 	}
+	if recreating {
+		r.waitRecreated(ctx)
+	}
 	return r.resumeSchedule(ctx, done)
+}
+
+// requestSync asks Argo CD to sync the root or a group root once, as
+// argocd app sync does: by writing the Application's operation. Its
+// automated sync alone would not re-create the Applications a teardown
+// deleted: without self-heal, Argo CD syncs a revision automatically
+// only once, and the root synced this one before the teardown. The
+// operation carries the root's own sync options, as an automated sync's
+// would (RespectIgnoreDifferences keeps the apps' automated sync as the
+// deploy left it). An operation already there, a sync on its way, is
+// left alone.
+func (r *run) requestSync(ctx context.Context, ns, name string) error {
+	for attempt := 0; ; attempt++ {
+		app, err := r.getObject(ctx, cluster.Applications, "Application", ns, name)
+		if err != nil || app == nil {
+			return err
+		}
+		if _, busy := app.Object["operation"]; busy {
+			r.log.Infof(r.phase, name, "Application %s/%s is syncing already", ns, name)
+			return nil
+		}
+		rev, _, _ := unstructured.NestedString(app.Object, "spec", "source", "targetRevision")
+		opts, _, _ := unstructured.NestedStringSlice(app.Object, "spec", "syncPolicy", "syncOptions")
+		sync := map[string]any{"revision": rev}
+		if len(opts) > 0 {
+			sync["syncOptions"] = opts
+		}
+		patch := map[string]any{
+			"metadata":  map[string]any{"resourceVersion": app.GetResourceVersion()},
+			"operation": map[string]any{"initiatedBy": map[string]any{"username": "platc"}, "sync": sync},
+		}
+		err = r.mergePatch(ctx, ns, name, patch)
+		switch {
+		case err == nil:
+			r.log.Infof(r.phase, name, "asked Argo CD to sync Application %s/%s at %s, so that it re-creates the Applications a teardown deleted", ns, name, rev)
+			return nil
+		case apierrors.IsConflict(err) && attempt < 3:
+			continue // Argo CD wrote its status meanwhile; read again
+		default:
+			return fmt.Errorf("asking Argo CD to sync Application %s/%s: %s", ns, name, r.client.Explain(err))
+		}
+	}
 }
 
 // deploySchedule is the name of the deploy CronWorkflow, or "" when the

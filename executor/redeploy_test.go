@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -188,13 +189,24 @@ func TestTeardownStopsRedeployFirst(t *testing.T) {
 	}
 	// The deploy waits for the root, its automated sync back, to
 	// re-create the Applications the teardown deleted before it submits
-	// its workflow (the steps fail on a missing Application). No Argo CD
-	// runs here: the test re-creates them, as the root's sync would, once
-	// the root syncs automatically again.
+	// its workflow (the steps fail on a missing Application). Automated
+	// sync alone would not: without self-heal Argo CD syncs a revision
+	// automatically only once (e2e TestWorkflowOfWorkflows showed it on
+	// the real Argo CD), so the deploy writes a sync operation on the
+	// root, as argocd app sync does. No Argo CD runs here: the test
+	// re-creates the Applications, as the root's sync would, once the root
+	// syncs automatically again and carries that operation.
 	ch = f.async(t, config.Deploy, testenv.AdminToken, nil)
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if v, ok := automated(argocd.RootApp); ok && equalJSON(v, rootBefore) {
+		root := app(argocd.RootApp)
+		rev, _, _ := unstructured.NestedString(root.Object, "operation", "sync", "revision")
+		opts, _, _ := unstructured.NestedStringSlice(root.Object, "operation", "sync", "syncOptions")
+		want, _, _ := unstructured.NestedString(root.Object, "spec", "source", "targetRevision")
+		if v, ok := automated(argocd.RootApp); ok && equalJSON(v, rootBefore) && rev != "" {
+			if rev != want || !slices.Contains(opts, "RespectIgnoreDifferences=true") {
+				t.Fatalf("the root's sync operation asks for revision %q with options %v; want %q with the root's own options", rev, opts, want)
+			}
 			break
 		}
 		if time.Now().After(deadline) {

@@ -1,6 +1,7 @@
 package argo
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -40,6 +41,12 @@ type Objects struct {
 	// Schedules are the CronWorkflows of schedules.yaml, one per
 	// scheduled action; none without schedule blocks.
 	Schedules []*wfv1.CronWorkflow
+	// encoded is, when Emit built the objects, the compact JSON of each
+	// WorkflowTemplate as the size check marshalled it, which render
+	// decodes instead of marshalling it again: encoding the templates
+	// twice was the most allocations of the checks at 10,000 apps. Build
+	// keeps none: its objects outlive the check (the executor's, plan's).
+	encoded map[*wfv1.WorkflowTemplate][]byte
 }
 
 // Template is the WorkflowTemplate called name (DeployTemplate,
@@ -67,8 +74,12 @@ func (o *Objects) templates() []*wfv1.WorkflowTemplate {
 // past a real limit (object size, node budget): the user's to fix. Any
 // other error means platc built something Argo would reject: a bug, or a
 // platform beyond Argo's limits (tens of thousands of apps).
-func Build(p *ir.Program) (*Objects, error) {
-	o, err := build(p)
+func Build(p *ir.Program) (*Objects, error) { return buildKeeping(p, false) }
+
+// buildKeeping is Build, keeping the templates' JSON (Objects.encoded)
+// when keep is set.
+func buildKeeping(p *ir.Program, keep bool) (*Objects, error) {
+	o, err := build(p, keep)
 	var le *LimitError
 	if errors.As(err, &le) && le.nodes > 0 {
 		if b := workingBudget(p, le.nodes); b > 0 {
@@ -94,7 +105,7 @@ func workingBudget(p *ir.Program, nodes int) int {
 		b = min(b, nodes)
 		q := *p
 		q.Platform.Workflows.NodeBudget = b
-		if _, err := build(&q); err == nil {
+		if _, err := build(&q, false); err == nil {
 			return b
 		}
 		if b == nodes {
@@ -103,7 +114,7 @@ func workingBudget(p *ir.Program, nodes int) int {
 	}
 }
 
-func build(p *ir.Program) (*Objects, error) {
+func build(p *ir.Program, keep bool) (*Objects, error) {
 	if p.Platform.Workflows.NodeBudget < 1 {
 		return nil, fmt.Errorf("workflows: node budget %d (the compiler sets it; this is a platc bug)", p.Platform.Workflows.NodeBudget)
 	}
@@ -209,7 +220,7 @@ func build(p *ir.Program) (*Objects, error) {
 	}
 	o.RBAC = b.rbac(len(o.Children) > 0)
 	o.Schedules = b.schedules()
-	if err := o.checkSizes(); err != nil {
+	if err := o.checkSizes(keep); err != nil {
 		return nil, err
 	}
 	if err := o.checkParams(); err != nil {
@@ -306,10 +317,22 @@ func (o *Objects) all() []any {
 	return append(objs, o.RBAC...)
 }
 
-// checkSizes checks every object against MaxObjectBytes.
-func (o *Objects) checkSizes() error {
+// checkSizes checks every object against MaxObjectBytes; with keep, it
+// keeps the WorkflowTemplates' JSON in o.encoded.
+func (o *Objects) checkSizes(keep bool) error {
+	if keep {
+		o.encoded = map[*wfv1.WorkflowTemplate][]byte{}
+	}
 	for _, obj := range o.all() {
-		size, err := objectBytes(obj)
+		var size int
+		var err error
+		if t, ok := obj.(*wfv1.WorkflowTemplate); ok && keep {
+			var data []byte
+			data, err = json.Marshal(t)
+			size, o.encoded[t] = len(data), data
+		} else {
+			size, err = objectBytes(obj)
+		}
 		if err != nil {
 			return fmt.Errorf("workflows: %w", err)
 		}
@@ -325,7 +348,7 @@ func (o *Objects) checkSizes() error {
 // rbac.yaml and, with schedules, schedules.yaml, rendered from Build's
 // objects.
 func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
-	o, err := Build(p)
+	o, err := buildKeeping(p, true)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +363,7 @@ func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
 		{"workflows/validate.yaml", o.file(o.Validate)},
 		{"workflows/rbac.yaml", o.RBAC},
 	} {
-		data, err := render(f.objs...)
+		data, err := o.render(f.objs...)
 		if err != nil {
 			return nil, fmt.Errorf("workflows: %s: %w", f.path, err)
 		}
@@ -351,7 +374,7 @@ func (Emitter) Emit(p *ir.Program) ([]emit.File, error) {
 		for i, s := range o.Schedules {
 			objs[i] = s
 		}
-		data, err := render(objs...)
+		data, err := o.render(objs...)
 		if err != nil {
 			return nil, fmt.Errorf("workflows: schedules.yaml: %w", err)
 		}
@@ -372,10 +395,22 @@ func (o *Objects) file(t *wfv1.WorkflowTemplate) []any {
 // render is emit.YAML after dropping the empty objects that Argo's typed
 // templates cannot omit (a template's metadata, inputs and outputs, a
 // task's arguments): noise that hides what matters in a review.
-func render(objs ...any) ([]byte, error) {
+// The JSON of a WorkflowTemplate that o.encoded holds is decoded as it
+// is (what emit.Tree does after marshalling); the entry is then dropped,
+// its bytes free to go.
+func (o *Objects) render(objs ...any) ([]byte, error) {
 	clean := make([]any, len(objs))
-	for i, o := range objs {
-		m, err := emit.Tree(o)
+	for i, obj := range objs {
+		var m any
+		var err error
+		if t, ok := obj.(*wfv1.WorkflowTemplate); ok && o.encoded[t] != nil {
+			if err = json.Unmarshal(o.encoded[t], &m); err != nil {
+				err = fmt.Errorf("unmarshal %s: %w", t.Name, err)
+			}
+			delete(o.encoded, t)
+		} else {
+			m, err = emit.Tree(obj)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -58,15 +58,25 @@ func (e *LimitError) Error() string { return e.Summary + ": " + e.Detail }
 // snapshot step, one node per volume claim of an app that is snapshotted).
 type nodeCounter struct {
 	cluster map[string]*wfv1.Template
+	// scopes is the stack of the calls being counted, reused by every
+	// count (so one counter counts one call at a time): a call's inputs
+	// are pushed on it, not allocated, because a build counts every app's
+	// task twice (taskNodes, then each child workflow) and an allocation
+	// per call was a quarter of what splitting added at 10,000 apps.
+	scopes *[]inputScope
 }
 
 func newNodeCounter(c *wfv1.ClusterWorkflowTemplate) nodeCounter {
-	n := nodeCounter{cluster: map[string]*wfv1.Template{}}
+	n := nodeCounter{cluster: map[string]*wfv1.Template{}, scopes: new([]inputScope)}
 	for i := range c.Spec.Templates {
 		n.cluster[c.Spec.Templates[i].Name] = &c.Spec.Templates[i]
 	}
 	return n
 }
+
+// noCaller is the caller of a call at the top, whose arguments are
+// literal.
+const noCaller = -1
 
 // workflow counts the nodes of a workflow spec, from its entrypoint.
 // Parameters of the workflow itself resolve to their defaults.
@@ -75,13 +85,19 @@ func (n nodeCounter) workflow(spec *wfv1.WorkflowSpec) (int, error) {
 	for i := range spec.Templates {
 		local[spec.Templates[i].Name] = &spec.Templates[i]
 	}
-	return n.call(local, spec.Entrypoint, nil, wfv1.Arguments{}, nil)
+	return n.call(local, spec.Entrypoint, nil, wfv1.Arguments{}, noCaller)
+}
+
+// task counts the nodes of a task that calls a ClusterTemplate
+// template or one of local's, with literal arguments.
+func (n nodeCounter) task(local map[string]*wfv1.Template, t *wfv1.DAGTask) (int, error) {
+	return n.call(local, t.Template, t.TemplateRef, t.Arguments, noCaller)
 }
 
 // call counts the nodes of one call of a template, by local name or by
 // reference, with arguments args given in a caller whose inputs are
-// scope (nil at the top).
-func (n nodeCounter) call(local map[string]*wfv1.Template, name string, ref *wfv1.TemplateRef, a wfv1.Arguments, scope *inputScope) (int, error) {
+// the scope at index caller of n.scopes (noCaller at the top).
+func (n nodeCounter) call(local map[string]*wfv1.Template, name string, ref *wfv1.TemplateRef, a wfv1.Arguments, caller int) (int, error) {
 	var t *wfv1.Template
 	if ref != nil {
 		t = n.cluster[ref.Template]
@@ -93,7 +109,9 @@ func (n nodeCounter) call(local map[string]*wfv1.Template, name string, ref *wfv
 	if t == nil {
 		return 0, fmt.Errorf("node count: no template %q", cmpOr(name, refName(ref)))
 	}
-	inputs := &inputScope{t: t, args: a.Parameters, caller: scope}
+	inputs := len(*n.scopes)
+	*n.scopes = append(*n.scopes, inputScope{t: t, args: a.Parameters, caller: caller})
+	defer func() { *n.scopes = (*n.scopes)[:inputs] }()
 	body := 1
 	switch {
 	case t.DAG != nil:
@@ -119,7 +137,7 @@ func (n nodeCounter) call(local map[string]*wfv1.Template, name string, ref *wfv
 	if t.RetryStrategy == nil {
 		return body, nil
 	}
-	limit, err := retryLimit(t.RetryStrategy.Limit, inputs)
+	limit, err := retryLimit(t.RetryStrategy.Limit, *n.scopes, inputs)
 	if err != nil {
 		return 0, fmt.Errorf("node count: template %q: %w", t.Name, err)
 	}
@@ -131,20 +149,24 @@ func (n nodeCounter) call(local map[string]*wfv1.Template, name string, ref *wfv
 // default. It is looked up, not copied into a map: the count runs once
 // per app task, more than once per build, and reads a handful of inputs.
 type inputScope struct {
-	t      *wfv1.Template
-	args   []wfv1.Parameter
-	caller *inputScope
+	t    *wfv1.Template
+	args []wfv1.Parameter
+	// caller is the index of the caller's scope in the stack, or
+	// noCaller.
+	caller int
 }
 
-// get is the input name's value, if it has one; of two arguments (or
-// defaults) of one name, the last counts.
-func (s *inputScope) get(name string) (string, bool) {
-	if s == nil {
+// get is the value of input name of the scope at index i of stack, if
+// it has one; of two arguments (or defaults) of one name, the last
+// counts.
+func get(stack []inputScope, i int, name string) (string, bool) {
+	if i == noCaller {
 		return "", false
 	}
+	s := &stack[i]
 	for i := len(s.args) - 1; i >= 0; i-- {
 		if p := s.args[i]; p.Name == name && p.Value != nil {
-			return substitute(p.Value.String(), s.caller), true
+			return substitute(p.Value.String(), stack, s.caller), true
 		}
 	}
 	ps := s.t.Inputs.Parameters
@@ -170,12 +192,13 @@ func cmpOr(a, b string) string {
 	return b
 }
 
-// substitute replaces {{inputs.parameters.X}} in v with scope's X, the
-// only expression platc passes down a call chain.
-func substitute(v string, scope *inputScope) string {
+// substitute replaces {{inputs.parameters.X}} in v with the X of the
+// scope at index scope of stack, the only expression platc passes down a
+// call chain.
+func substitute(v string, stack []inputScope, scope int) string {
 	const pre, post = "{{inputs.parameters.", "}}"
 	if strings.HasPrefix(v, pre) && strings.HasSuffix(v, post) {
-		if s, ok := scope.get(strings.TrimSuffix(strings.TrimPrefix(v, pre), post)); ok {
+		if s, ok := get(stack, scope, strings.TrimSuffix(strings.TrimPrefix(v, pre), post)); ok {
 			return s
 		}
 	}
@@ -184,14 +207,14 @@ func substitute(v string, scope *inputScope) string {
 
 // retryLimit is a retry limit as a number; an unset limit is unlimited in
 // Argo, which platc never emits.
-func retryLimit(l *intstr.IntOrString, inputs *inputScope) (int, error) {
+func retryLimit(l *intstr.IntOrString, stack []inputScope, inputs int) (int, error) {
 	if l == nil {
 		return 0, fmt.Errorf("retryStrategy without a limit")
 	}
 	if l.Type == intstr.Int {
 		return int(l.IntVal), nil
 	}
-	v, err := strconv.Atoi(substitute(l.StrVal, inputs))
+	v, err := strconv.Atoi(substitute(l.StrVal, stack, inputs))
 	if err != nil || v < 0 {
 		return 0, fmt.Errorf("retry limit %q does not resolve to a number", l.StrVal)
 	}
@@ -216,34 +239,37 @@ func (o *Objects) checkParams() error {
 // checkSpecParams checks one spec's parameters and literal environment
 // variables against MaxParamBytes; kind and name say whose spec it is.
 func checkSpecParams(kind, name string, spec *wfv1.WorkflowSpec) error {
-	check := func(where string, ps []wfv1.Parameter) error {
+	// where and what name the parameters' owner: "template" and its
+	// name. They are joined only for an error: joined for every template,
+	// step and task they were a string per task at 10,000 apps.
+	check := func(where, what string, ps []wfv1.Parameter) error {
 		for _, p := range ps {
 			for _, v := range []*wfv1.AnyString{p.Value, p.Default} {
 				if v != nil && len(v.String()) > MaxParamBytes {
-					return paramError(kind, name, where, p.Name, len(v.String()))
+					return paramError(kind, name, where+what, p.Name, len(v.String()))
 				}
 			}
 		}
 		return nil
 	}
-	if err := check("its arguments", spec.Arguments.Parameters); err != nil {
+	if err := check("its arguments", "", spec.Arguments.Parameters); err != nil {
 		return err
 	}
 	for i := range spec.Templates {
 		t := &spec.Templates[i]
-		if err := check("template "+t.Name, t.Inputs.Parameters); err != nil {
+		if err := check("template ", t.Name, t.Inputs.Parameters); err != nil {
 			return err
 		}
 		for _, g := range t.Steps {
 			for _, s := range g.Steps {
-				if err := check("step "+s.Name, s.Arguments.Parameters); err != nil {
+				if err := check("step ", s.Name, s.Arguments.Parameters); err != nil {
 					return err
 				}
 			}
 		}
 		if t.DAG != nil {
 			for _, task := range t.DAG.Tasks {
-				if err := check("task "+task.Name, task.Arguments.Parameters); err != nil {
+				if err := check("task ", task.Name, task.Arguments.Parameters); err != nil {
 					return err
 				}
 			}

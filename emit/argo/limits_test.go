@@ -11,6 +11,8 @@ import (
 
 	wfv1 "github.com/argoproj/argo-workflows/v3/pkg/apis/workflow/v1alpha1"
 	"github.com/argoproj/argo-workflows/v3/workflow/validate"
+	apiv1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/platc/platc/compiler/ir"
 	"github.com/platc/platc/internal/synth"
@@ -335,22 +337,28 @@ func TestAppChunks(t *testing.T) {
 // TestObjectTooLarge: an object over MaxObjectBytes is a LimitError that
 // names it and says what to do.
 func TestObjectTooLarge(t *testing.T) {
-	o, err := Build(synthetic(t, synth.Options{Apps: 43}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := o.checkSizes(); err != nil {
-		t.Fatalf("the 43-app platform: %v", err)
-	}
-	big := strings.Repeat("x", MaxObjectBytes)
-	o.Teardown.Spec.Arguments.Parameters[0].Description = wfv1.AnyStringPtr(big)
-	err = o.checkSizes()
-	var le *LimitError
-	if !errors.As(err, &le) {
-		t.Fatalf("checkSizes = %v, want a LimitError", err)
-	}
-	if !strings.Contains(le.Summary, "WorkflowTemplate teardown is too large") || !strings.Contains(le.Detail, "split the platform") {
-		t.Errorf("LimitError %q: %q", le.Summary, le.Detail)
+	// keep: the check as Emit runs it, marshalling the templates and
+	// keeping their JSON, must find the same.
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("keep=%v", keep), func(t *testing.T) {
+			o, err := Build(synthetic(t, synth.Options{Apps: 43}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := o.checkSizes(keep); err != nil {
+				t.Fatalf("the 43-app platform: %v", err)
+			}
+			big := strings.Repeat("x", MaxObjectBytes)
+			o.Teardown.Spec.Arguments.Parameters[0].Description = wfv1.AnyStringPtr(big)
+			err = o.checkSizes(keep)
+			var le *LimitError
+			if !errors.As(err, &le) {
+				t.Fatalf("checkSizes = %v, want a LimitError", err)
+			}
+			if !strings.Contains(le.Summary, "WorkflowTemplate teardown is too large") || !strings.Contains(le.Detail, "split the platform") {
+				t.Errorf("LimitError %q: %q", le.Summary, le.Detail)
+			}
+		})
 	}
 }
 
@@ -465,6 +473,83 @@ func TestSplitNeverSlowerThanWaves(t *testing.T) {
 			}
 			t.Logf("%d apps, cross %t: %d children: split %s, waves %s, critical path %s; at parallelism %d: split %s, waves %s",
 				n, cross, len(groups), s.DAG.Unlimited, s.Waves.Unlimited, s.Schedule.Makespan, s.Parallelism, s.DAG.Limited, s.Waves.Limited)
+		}
+	}
+}
+
+// TestNodeCounterScopes: a retry limit read through a chain of calls
+// resolves in each call's own scope (an argument, substituted in the
+// caller's scope, or else the input's default), siblings do not see each
+// other's arguments, and the counter's stack of scopes is empty after
+// every count, an error included. The counts are worked out by hand from
+// the rule on nodeCounter.
+func TestNodeCounterScopes(t *testing.T) {
+	in := func(name, def string) wfv1.Parameter {
+		return wfv1.Parameter{Name: name, Default: wfv1.AnyStringPtr(def)}
+	}
+	step := func(tmpl string, args ...wfv1.Parameter) wfv1.ParallelSteps {
+		return wfv1.ParallelSteps{Steps: []wfv1.WorkflowStep{{Name: "s", Template: tmpl, Arguments: wfv1.Arguments{Parameters: args}}}}
+	}
+	limit := intstr.FromString(fromInput("retries"))
+	ct := &wfv1.ClusterWorkflowTemplate{Spec: wfv1.WorkflowSpec{Templates: []wfv1.Template{
+		// 1 + (retries+1) nodes.
+		{Name: "leaf", Inputs: wfv1.Inputs{Parameters: []wfv1.Parameter{in("retries", "1")}},
+			Container: &apiv1.Container{}, RetryStrategy: &wfv1.RetryStrategy{Limit: &limit}},
+		// 2 + leaf's, leaf retried n times.
+		{Name: "mid", Inputs: wfv1.Inputs{Parameters: []wfv1.Parameter{in("n", "5")}},
+			Steps: []wfv1.ParallelSteps{step("leaf", value("retries", fromInput("n")))}},
+		// 2 + mid's, mid given m.
+		{Name: "outer", Inputs: wfv1.Inputs{Parameters: []wfv1.Parameter{in("m", "7")}},
+			Steps: []wfv1.ParallelSteps{step("mid", value("n", fromInput("m")))}},
+	}}}
+	task := func(tmpl string, args ...wfv1.Parameter) wfv1.DAGTask {
+		return wfv1.DAGTask{Name: tmpl, TemplateRef: &wfv1.TemplateRef{Name: "c", Template: tmpl, ClusterScope: true}, Arguments: wfv1.Arguments{Parameters: args}}
+	}
+	nc := newNodeCounter(ct)
+	for _, c := range []struct {
+		task wfv1.DAGTask
+		want int
+	}{
+		{task("leaf"), 1 + 2},                                            // default 1
+		{task("leaf", value("retries", "4")), 1 + 5},                     // an argument
+		{task("mid", value("n", "2")), 2 + 1 + 3},                        // passed down once
+		{task("mid"), 2 + 1 + 6},                                         // mid's default
+		{task("outer", value("m", "0")), 2 + 2 + 1 + 1},                  // passed down twice
+		{task("outer"), 2 + 2 + 1 + 8},                                   // outer's default, passed down
+		{task("outer", value("m", "9"), value("m", "3")), 2 + 2 + 1 + 4}, // the last of two
+	} {
+		got, err := nc.task(nil, &c.task)
+		if err != nil || got != c.want {
+			t.Errorf("%s %v: %d nodes, %v; want %d", c.task.TemplateRef.Template, c.task.Arguments.Parameters, got, err, c.want)
+		}
+		if n := len(*nc.scopes); n != 0 {
+			t.Fatalf("%d scopes left on the stack", n)
+		}
+	}
+	// Siblings in one DAG: each reads its own arguments, whichever ran
+	// before it.
+	spec := wfv1.WorkflowSpec{Entrypoint: "main", Templates: []wfv1.Template{{Name: "main", DAG: &wfv1.DAGTemplate{Tasks: []wfv1.DAGTask{
+		task("outer", value("m", "0")), task("mid"), task("leaf", value("retries", "4")), task("mid", value("n", "2")),
+	}}}}}
+	if got, err := nc.workflow(&spec); err != nil || got != 1+6+9+6+6 {
+		t.Errorf("workflow: %d nodes, %v; want %d", got, err, 1+6+9+6+6)
+	}
+	bad := task("outer", value("m", "many"))
+	if _, err := nc.task(nil, &bad); err == nil || !strings.Contains(err.Error(), `retry limit "{{inputs.parameters.retries}}" does not resolve to a number`) {
+		t.Errorf("a limit that is no number: %v", err)
+	}
+	if n := len(*nc.scopes); n != 0 {
+		t.Errorf("%d scopes left on the stack after an error", n)
+	}
+}
+
+// TestAppendJSONString: appendJSONString writes what json.Marshal does,
+// on the names it quotes itself and on those it leaves to Marshal.
+func TestAppendJSONString(t *testing.T) {
+	for _, s := range []string{"", "app-00001", "stack-01.app", "UPPER_case~!", `q"uote`, `back\slash`, "<tag>&", "tab\there", "\x7f", "é", "\u2028", "bad\xffutf8"} {
+		want, _ := json.Marshal(s)
+		if got := appendJSONString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Errorf("%q: %s, want x%s", s, got, want)
 		}
 	}
 }

@@ -241,3 +241,16 @@ func TestResumeSkipsNothingElse(t *testing.T) {
 		t.Errorf("a malformed mask reached the child as %q; want it empty", got[ParamConverged])
 	}
 }
+
+// TestSkipWhenText: the when of a skipped task, as the goldens hold it,
+// at the first position and one past a hundred (three digits).
+func TestSkipWhenText(t *testing.T) {
+	for pos, want := range map[int]string{
+		0:   `{{=workflow.parameters.converged[0:12] != "0123456789ab" || workflow.parameters.converged[12:13] != "1"}}`,
+		101: `{{=workflow.parameters.converged[0:12] != "0123456789ab" || workflow.parameters.converged[113:114] != "1"}}`,
+	} {
+		if got := skipWhen("converged", "0123456789ab", pos); got != want {
+			t.Errorf("position %d: %s, want %s", pos, got, want)
+		}
+	}
+}

@@ -81,7 +81,7 @@ func TestCRDSchemas(t *testing.T) {
 						t.Fatal(err)
 					}
 					wf := s.wf
-					data, err := render(wf)
+					data, err := new(Objects).render(wf)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -214,7 +214,7 @@ func taskNodes(nc nodeCounter, g *plan.Graph, task func(*ir.App) wfv1.DAGTask, w
 	c.tasks = make([]wfv1.DAGTask, top)
 	for _, a := range g.Apps {
 		t := task(a)
-		n, err := nc.call(nil, t.Template, t.TemplateRef, t.Arguments, nil)
+		n, err := nc.task(nil, &t)
 		if err != nil {
 			return taskCounts{}, err
 		}
@@ -235,7 +235,7 @@ func taskNodes(nc nodeCounter, g *plan.Graph, task func(*ir.App) wfv1.DAGTask, w
 			}
 			seen[rd.Resource] = true
 			t := wait(rd.Resource)
-			n, err := nc.call(nil, t.Template, t.TemplateRef, t.Arguments, nil)
+			n, err := nc.task(nil, &t)
 			if err != nil {
 				return taskCounts{}, err
 			}

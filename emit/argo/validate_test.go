@@ -129,7 +129,7 @@ func scopes(p *ir.Program) []scope {
 // roundTrip renders a Workflow as build would and reads it back strictly.
 func roundTrip(t testing.TB, wf *wfv1.Workflow) *wfv1.Workflow {
 	t.Helper()
-	data, err := render(wf)
+	data, err := new(Objects).render(wf)
 	if err != nil {
 		t.Fatal(err)
 	}

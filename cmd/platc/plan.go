@@ -12,6 +12,7 @@ import (
 	"github.com/platc/platc/cmd/platc/internal/planview"
 	"github.com/platc/platc/diag"
 	"github.com/platc/platc/emit/argo"
+	"github.com/platc/platc/emit/argocd"
 	"github.com/platc/platc/internal/exitcode"
 )
 
@@ -73,6 +74,9 @@ func planCommand() *cli.Command {
 				if groups := argo.SplitGroups(prog, o); groups != nil {
 					v.SimulateSplit(groups)
 				}
+			}
+			for _, g := range argocd.GroupRootLayout(prog) {
+				v.Roots = append(v.Roots, planview.Root{Name: g.Name, Apps: g.Apps})
 			}
 			if format == "json" {
 				return v.WriteJSON(cmd.Root().Writer)

@@ -44,7 +44,24 @@ app "web" {
 }
 `)
 	write("findings/notes.md", "not part of the platform\n")
-	cyclic, findings = filepath.Dir(cyclic), filepath.Dir(findings)
+	roots := write("roots/platform.hcl", `platform "acme" {
+  argocd {
+    applications_per_root = 1
+  }
+  git { repo_url = "https://git.example.com/platform.git" }
+}
+stack "edge" {
+  app "ingress" {
+    namespace = "ingress"
+    source { path = "apps/ingress" }
+  }
+  app "certs" {
+    namespace = "certs"
+    source { path = "apps/certs" }
+  }
+}
+`)
+	cyclic, findings, roots = filepath.Dir(cyclic), filepath.Dir(findings), filepath.Dir(roots)
 	example, err := filepath.Abs("../../examples")
 	if err != nil {
 		t.Fatal(err)
@@ -71,6 +88,7 @@ app "web" {
 		{"diagnostics", []string{"lint", "--format", "json", cyclic}},
 		{"plan", []string{"plan", "--format", "json", example}},
 		{"plan", []string{"plan", "--simulate", "--format", "json", example}},
+		{"plan", []string{"plan", "--format", "json", roots}},
 		{"diagnostics", []string{"plan", "--format", "json", cyclic}},
 		{"graph", []string{"graph", "--format", "json", example}},
 		{"graph", []string{"graph", "--by", "stack", "--format", "json", example}},

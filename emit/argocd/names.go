@@ -48,3 +48,24 @@ func Root(p *ir.Program) *Application { return gitops.Root(p) }
 // (argocd.applications_per_root); none for most platforms. Teardown
 // stops their automated sync with the root's.
 func GroupRoots(p *ir.Program) []string { return gitops.GroupRootNames(p) }
+
+// A GroupRoot is one group root and the apps whose Applications it
+// holds, for platc plan.
+type GroupRoot struct {
+	Name string
+	Apps []string
+}
+
+// GroupRootLayout is p's group roots with their apps; nil when the root
+// holds every Application itself.
+func GroupRootLayout(p *ir.Program) []GroupRoot {
+	var out []GroupRoot
+	for _, g := range gitops.Groups(p) {
+		gr := GroupRoot{Name: g.Name}
+		for _, a := range g.Apps {
+			gr.Apps = append(gr.Apps, a.Name)
+		}
+		out = append(out, gr)
+	}
+	return out
+}

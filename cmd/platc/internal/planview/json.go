@@ -28,8 +28,16 @@ type planJSON struct {
 	// Workflows is how deploy, teardown and validate are laid out within
 	// the node budget; absent when the workflows cannot be built.
 	Workflows *workflowsJSON `json:"workflows,omitempty"`
+	// GroupRoots are the group roots of a platform of more Applications
+	// than one root holds; absent when the root holds them all.
+	GroupRoots []rootJSON `json:"group_roots,omitempty"`
 	// Simulation is there with --simulate.
 	Simulation *simulationJSON `json:"simulation,omitempty"`
+}
+
+type rootJSON struct {
+	Name string   `json:"name"`
+	Apps []string `json:"apps"`
 }
 
 type planAppJSON struct {
@@ -163,6 +171,9 @@ func (v *View) WriteJSON(w io.Writer) error {
 			}
 			out.Workflows.Layouts = append(out.Workflows.Layouts, lj)
 		}
+	}
+	for _, r := range v.Roots {
+		out.GroupRoots = append(out.GroupRoots, rootJSON{Name: r.Name, Apps: r.Apps})
 	}
 	for i, wave := range p.Waves {
 		for _, a := range wave {

@@ -39,6 +39,16 @@ type View struct {
 	// validate within the node budget; passed in like Deadlines. Nil when
 	// the workflows cannot be built.
 	Workflows *Workflows
+	// Roots are the group roots between the root app-of-apps and the
+	// apps' Applications (argocd.applications_per_root), passed in like
+	// Workflows; nil when the root holds them all.
+	Roots []Root
+}
+
+// A Root is one group root and the apps whose Applications it holds.
+type Root struct {
+	Name string
+	Apps []string
 }
 
 // Workflows are the Workflows the emitter writes and their sizes.

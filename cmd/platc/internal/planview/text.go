@@ -39,7 +39,24 @@ func (v *View) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "\nEstimated duration: %s. Each app starts as soon as its own dependencies are healthy, so the critical path is the whole deploy.\n", Human(s.Makespan))
 	v.writeGrouping(w)
 	v.writeWorkflows(w)
+	v.writeRoots(w)
 	v.writeDeadlines(w)
+}
+
+// writeRoots lists the group roots of a platform too large for one root.
+func (v *View) writeRoots(w io.Writer) {
+	if len(v.Roots) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "\nApplications (at most %d per app-of-apps, platform.argocd.applications_per_root): the root holds %s:\n",
+		v.Program.Platform.ArgoCD.AppsPerRoot, english.Count(len(v.Roots), "group root"))
+	for i, r := range v.Roots {
+		if i == textChildren {
+			fmt.Fprintf(w, "  … and %d more (platc plan --format json lists them all)\n", len(v.Roots)-i)
+			break
+		}
+		fmt.Fprintf(w, "  %s: %s\n", r.Name, english.Count(len(r.Apps), "app"))
+	}
 }
 
 // textChildren is how many children of a split workflow the text lists

@@ -1,11 +1,18 @@
 package e2e
 
 import (
+	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/platc/platc/emit/argocd"
 )
 
 // A workflow of workflows on the real controller (docs/workflows.md): the
@@ -20,13 +27,26 @@ import (
 // recovers, a second deploy completes, skipping the converged apps and
 // api's wait for database's Database, already Healthy, and the
 // teardown, split too, is the exact reverse.
+//
+// The Applications are split too: at one Application per root
+// (argocd.applications_per_root = 1) the root holds six group roots,
+// platc-root-base and platc-root-base.2 and so on, each the app-of-apps
+// of one app's Application, which the real Argo CD syncs. Teardown
+// switches their automated sync off with the root's, and the deploy
+// after it restores them, and they re-create the Applications.
 func TestWorkflowOfWorkflows(t *testing.T) {
-	dir := shopWith(t, `    parallelism     = 4`, "    parallelism     = 4\n    node_budget     = 20")
+	dir := shopWith(t, `    parallelism     = 4`, "    parallelism     = 4\n    node_budget     = 20",
+		`    project   = "shop"`, "    project   = \"shop\"\n    applications_per_root = 1")
 	s := start(t, dir, "database")
 	p := s.pl.Program
 	if p.Platform.Workflows.NodeBudget != 20 {
 		t.Fatalf("node budget %d, want 20", p.Platform.Workflows.NodeBudget)
 	}
+	groups := argocd.GroupRoots(p)
+	if len(groups) != 6 {
+		t.Fatalf("group roots %v, want one per app", groups)
+	}
+	s.wantGroupRootsHold(groups)
 
 	r := s.run("deploy", ExitPartial)
 	wantIn(t, "report", string(r.Report), `"app":"database"`, `"app":"web"`, "not run: database did not succeed", "not run: database and api did not succeed")
@@ -116,7 +136,101 @@ func TestWorkflowOfWorkflows(t *testing.T) {
 		if len(children) != 4 || snapshots != 1 {
 			t.Errorf("teardown ran %d child workflows (%d of snapshots), want 4 (1)", len(children), snapshots)
 		}
+		for _, g := range append([]string{argocd.RootApp}, groups...) {
+			if s.automated(g) {
+				t.Errorf("Application %s syncs automatically after the teardown", g)
+			}
+		}
 	})
+
+	t.Run("redeploy", func(t *testing.T) {
+		s.reuseReleasedVolumes()
+		r := s.run("deploy", ExitOK)
+		for _, g := range append([]string{argocd.RootApp}, groups...) {
+			wantIn(t, "report", string(r.Report), "Application "+p.Platform.ArgoCD.Namespace+"/"+g+": automated sync restored")
+			if !s.automated(g) {
+				t.Errorf("Application %s does not sync automatically after the deploy", g)
+			}
+		}
+		s.settle()
+		s.wantConverged()
+		s.wantGroupRootsHold(groups)
+	})
+}
+
+// reuseReleasedVolumes makes the volumes of the claims a teardown
+// deleted (api's delete and database's snapshot policy) bindable again,
+// as an administrator does to reuse a Retain volume: the simulated
+// storage is static volumes, each pre-bound to its claim's name, and the
+// PV controller keeps a Released volume for the deleted claim's UID. A
+// real cluster's provisioner would give the new claims new volumes.
+func (s *scenario) reuseReleasedVolumes() {
+	s.t.Helper()
+	pvs, err := s.env.Kube.CoreV1().PersistentVolumes().List(s.ctx, metav1.ListOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	for _, pv := range pvs.Items {
+		if pv.Status.Phase != corev1.VolumeReleased {
+			continue
+		}
+		patch := []byte(`[{"op":"remove","path":"/spec/claimRef/uid"},{"op":"remove","path":"/spec/claimRef/resourceVersion"}]`)
+		if _, err := s.env.Kube.CoreV1().PersistentVolumes().Patch(s.ctx, pv.Name, types.JSONPatchType, patch, metav1.PatchOptions{}); err != nil {
+			s.t.Fatalf("making volume %s bindable again: %v", pv.Name, err)
+		}
+	}
+}
+
+// automated reports whether platc's Application name syncs
+// automatically.
+func (s *scenario) automated(name string) bool {
+	s.t.Helper()
+	u, err := s.env.Dynamic.Resource(applicationGVR).Namespace(s.pl.Program.Platform.ArgoCD.Namespace).Get(s.ctx, name, metav1.GetOptions{})
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	v, ok, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "syncPolicy", "automated")
+	return ok && v != nil
+}
+
+// wantGroupRootsHold checks, against Argo CD's own record, that the root
+// holds each group root and each group root exactly the Applications of
+// its directory in the generated tree.
+func (s *scenario) wantGroupRootsHold(groups []string) {
+	s.t.Helper()
+	ns := s.pl.Program.Platform.ArgoCD.Namespace
+	held := func(name string) []string {
+		u, err := s.env.Dynamic.Resource(applicationGVR).Namespace(ns).Get(s.ctx, name, metav1.GetOptions{})
+		if err != nil {
+			s.t.Fatal(err)
+		}
+		res, _, _ := unstructured.NestedSlice(u.Object, "status", "resources")
+		var out []string
+		for _, r := range res {
+			m, _ := r.(map[string]any)
+			if m["kind"] == "Application" {
+				out = append(out, fmt.Sprint(m["name"]))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	inRoot := held(argocd.RootApp)
+	for _, g := range groups {
+		if !slices.Contains(inRoot, g) {
+			s.t.Errorf("the root holds %v, not group root %s", inRoot, g)
+		}
+		files, err := filepath.Glob(filepath.Join(s.pl.Generated, "argocd", "apps", g, "*.yaml"))
+		if err != nil || len(files) == 0 {
+			s.t.Fatalf("no Applications in group root %s's directory (%v)", g, err)
+		}
+		var want []string
+		for _, f := range files {
+			want = append(want, strings.TrimSuffix(filepath.Base(f), ".yaml"))
+		}
+		slices.Sort(want)
+		wantSame(s.t, "Applications of group root "+g, held(g), want)
+	}
 }
 
 // workflowTree is the latest Workflow labelled platc.io/workflow=action

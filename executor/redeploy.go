@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -204,7 +205,13 @@ func (r *run) restoreRedeploy(ctx context.Context) ([]string, error) {
 	ns := r.cfg.Program.Platform.ArgoCD.Namespace
 	var done []string
 	recreating := false
-	for _, name := range r.ownApps() {
+	// The root last: its sync, once asked for, applies each of its
+	// Applications with the automated sync it has live at that moment
+	// (RespectIgnoreDifferences), so a group root or the events
+	// Application restored after it had its restore undone (e2e
+	// TestWorkflowOfWorkflows, 3 group roots of 6).
+	order := append(slices.DeleteFunc(r.ownApps(), func(n string) bool { return n == argocd.RootApp }), argocd.RootApp)
+	for _, name := range order {
 		app, err := r.getObject(ctx, cluster.Applications, "Application", ns, name)
 		if err != nil {
 			return done, err

@@ -243,7 +243,7 @@ func TestTeardownStopsRedeployFirst(t *testing.T) {
 	r = wait(t, ch)
 	expect(t, r, exitcode.OK, "succeeded")
 	contains(t, "logs", r.logs, "the root re-created the 3 Applications a teardown deleted")
-	contains(t, "report", r.out, `"restored":["Application `+f.argocd+`/platc-root: automated sync restored"`,
+	contains(t, "report", r.out, `"restored":["Application `+f.argocd+`/platc-events: automated sync restored"`, `"Application `+f.argocd+`/platc-root: automated sync restored"`,
 		"Sensor platc-deploy: Argo CD re-creates it (Application "+f.argocd+"/platc-events heals itself)",
 		"CronWorkflow "+f.wf+"/deploy-schedule: resumed")
 	if suspended, recorded := schedule(); suspended || recorded != "" {

@@ -21,7 +21,7 @@ import (
 func TestHandoffWaits(t *testing.T) {
 	requireTools(t, "ansible-playbook")
 	role := exampleFiles(t)["ansible/roles/gitops-handoff/tasks/main.yml"]
-	rootUntil := untilOf(t, role, "Validate | Wait for the root Application to apply its revision")
+	rootUntil := untilOf(t, role, "Validate | Wait for the root Application and its group roots to apply their revision")
 	appUntil := untilOf(t, role, "Validate | Wait for the orchestration Applications to be synced and healthy")
 
 	app := func(target, compared, sync, health, phase string, resources ...map[string]any) map[string]any {

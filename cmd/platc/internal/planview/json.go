@@ -173,7 +173,7 @@ func (v *View) WriteJSON(w io.Writer) error {
 		}
 	}
 	for _, r := range v.Roots {
-		out.GroupRoots = append(out.GroupRoots, rootJSON{Name: r.Name, Apps: r.Apps})
+		out.GroupRoots = append(out.GroupRoots, rootJSON(r))
 	}
 	for i, wave := range p.Waves {
 		for _, a := range wave {

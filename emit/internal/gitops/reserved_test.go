@@ -16,6 +16,8 @@ func TestCompilerReservesNames(t *testing.T) {
 		`app "a" { application = "` + gitops.WorkflowsApp + `" }`,
 		`app "` + gitops.EventsApp + `" {}`,
 		`app "a" { project = "` + gitops.Project + `" }`,
+		`app "` + gitops.GroupRootPrefix + `data" {}`,
+		`app "a" { application = "` + gitops.GroupRootPrefix + `data.2" }`,
 	} {
 		src := "platform \"p\" {\n  git {\n    repo_url = \"https://git.example.com/p.git\"\n  }\n}\n" + body + "\n"
 		m, diags := lang.ParseSources([]lang.SourceFile{{Name: "p.hcl", Bytes: []byte(src)}})

@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 
 	"github.com/platc/platc/compiler/ir"
+	"github.com/platc/platc/emit/argocd"
 )
 
 const shop = "testdata/shop"
@@ -179,7 +180,7 @@ func TestTeardownPartlyDeployed(t *testing.T) {
 	if n := len(s.workflowsOf("deploy")); n != deploys {
 		t.Errorf("%d deploy Workflows after the teardown and the push, want %d", n, deploys)
 	}
-	if s.rootAutomated() {
+	if s.automated(argocd.RootApp) {
 		t.Error("the root syncs automatically again after the teardown")
 	}
 	orphan()
@@ -189,7 +190,7 @@ func TestTeardownPartlyDeployed(t *testing.T) {
 	// re-creates the Applications, and cache fails again.
 	r = s.run("deploy", ExitPartial)
 	wantIn(t, "report", string(r.Report), `"restored":["Application `+p.Platform.ArgoCD.Namespace+`/platc-root: automated sync restored"]`)
-	if !s.rootAutomated() {
+	if !s.automated(argocd.RootApp) {
 		t.Error("the deploy after the teardown did not restore the root's automated sync")
 	}
 	s.settle()
@@ -263,15 +264,11 @@ func (s *scenario) workflowsOf(action string) []string {
 	return out
 }
 
-// rootAutomated reports whether the root Application syncs
+// automated reports whether platc's Application name syncs
 // automatically.
-func (s *scenario) rootAutomated() bool {
+func (s *scenario) automated(name string) bool {
 	s.t.Helper()
-	ri, name, err := s.pl.root()
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	u, err := ri.Get(s.ctx, name, metav1.GetOptions{})
+	u, err := s.env.Dynamic.Resource(applicationGVR).Namespace(s.pl.Program.Platform.ArgoCD.Namespace).Get(s.ctx, name, metav1.GetOptions{})
 	if err != nil {
 		s.t.Fatal(err)
 	}

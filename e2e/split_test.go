@@ -181,18 +181,6 @@ func (s *scenario) reuseReleasedVolumes() {
 	}
 }
 
-// automated reports whether platc's Application name syncs
-// automatically.
-func (s *scenario) automated(name string) bool {
-	s.t.Helper()
-	u, err := s.env.Dynamic.Resource(applicationGVR).Namespace(s.pl.Program.Platform.ArgoCD.Namespace).Get(s.ctx, name, metav1.GetOptions{})
-	if err != nil {
-		s.t.Fatal(err)
-	}
-	v, ok, _ := unstructured.NestedFieldNoCopy(u.Object, "spec", "syncPolicy", "automated")
-	return ok && v != nil
-}
-
 // wantGroupRootsHold checks, against Argo CD's own record, that the root
 // holds each group root and each group root exactly the Applications of
 // its directory in the generated tree.
